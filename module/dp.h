@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dp: Directed Point messaging -- internal interfaces of dp.ko.
+ *
+ * Parts keep the paper's names: the CAT (dp_cat.c) maps DPIDs to endpoints,
+ * the MDR (dp_mdr.c) dispatches received messages, the NART (dp_node.c over
+ * dp_nart.c) maps NIDs to link addresses, the TBP (dp_pool.c over
+ * dp_ring.c) is an endpoint's receive pool, and the NIC layer (nic/) hides
+ * the hardware behind struct dp_nic_ops.  A node is a network namespace.
+ *
+ * Lock order, outermost first:
+ *   rtnl_lock                  (netdev attach/detach only)
+ *   dp_node.cfg_lock           NID, NIC attachment, NART updates
+ *   dp_endpoint.lock           bind, edges
+ *   dp_endpoint.rd_lock        readers: read(), release
+ *   dp_pool.lock (irq-safe)    ring producer/consumer
+ * The CAT xarray uses its own xa_lock.  The receive path takes no mutex:
+ * it finds the NIC, NART, endpoint and edge under RCU and only takes
+ * dp_pool.lock.
+ */
+#ifndef _DP_H
+#define _DP_H
+
+#include <linux/hashtable.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <linux/uio.h>
+#include <net/net_namespace.h>
+
+#include "dp_agnostic.h"
+#include "dp_nart.h"
+#include "dp_ring.h"
+#include "dp_wire.h"
+#include "dp_compat.h"
+
+#define DP_MAX_MSG		65535u	/* the wire length field is 16 bits */
+#define DP_MAX_EDGES		1024u
+
+extern unsigned int dp_pool_size_default;
+
+/* ---- NIC layer (nic/dp_nic.c) ---- */
+
+struct dp_nic;
+struct dp_node;
+
+/**
+ * struct dp_nic_ops - what a backend provides.
+ * @name: backend name reported to dpctl ("netdev", later "tulip", "myrinet").
+ * @xmit: send one message in process context: link header to @dst, then
+ *	@hdr, then @len bytes from @from, copied once into the NIC's transmit
+ *	buffer.  Returns 0 or -errno; may sleep.
+ * @mtu: largest link payload in bytes (dp header + message).
+ * @lladdr: copy the NIC's link address into @addr; returns its length.
+ * @detach: stop delivering and free the backend; called once, after the
+ *	last sender has left (see dp_nic_put()).
+ */
+struct dp_nic_ops {
+	const char *name;
+	int (*xmit)(struct dp_nic *nic, const u8 *dst,
+		    const struct dp_wire_hdr *hdr, struct iov_iter *from,
+		    size_t len);
+	unsigned int (*mtu)(const struct dp_nic *nic);
+	unsigned int (*lladdr)(const struct dp_nic *nic, u8 *addr);
+	void (*detach)(struct dp_nic *nic);
+};
+
+/**
+ * struct dp_nic - one attached NIC, embedded in the backend's own struct.
+ * @ops: backend operations.
+ * @node: the node this NIC serves; fixed for the NIC's life.
+ * @users: senders in flight plus one for the attachment itself.
+ * @idle: completed when @users drops to zero.
+ * @hw: backend's device (a net_device for netdev), for notifier matching.
+ * @ifname: device name shown by dpctl.
+ */
+struct dp_nic {
+	const struct dp_nic_ops *ops;
+	struct dp_node *node;
+	refcount_t users;
+	struct completion idle;
+	void *hw;
+	char ifname[IFNAMSIZ];
+};
+
+void dp_nic_init(struct dp_nic *nic, const struct dp_nic_ops *ops,
+		 struct dp_node *node, void *hw, const char *ifname);
+struct dp_nic *dp_nic_get(struct dp_node *node);
+void dp_nic_put(struct dp_nic *nic);
+unsigned int dp_nic_max_msg(const struct dp_nic *nic);
+
+/* netdev backend (nic/dp_netdev.c) */
+int dp_netdev_attach(struct dp_node *node, const char *ifname);
+int dp_netdev_init(void);
+void dp_netdev_exit(void);
+
+/* ---- Node: one per network namespace (dp_node.c) ---- */
+
+struct dp_ctrs {
+	u64 c[DP_CTR_COUNT];
+};
+
+/**
+ * struct dp_node - per-namespace state.
+ * @net: the namespace (not refcounted: the node lives inside it).
+ * @nid: this node's NID; written under @cfg_lock, read with READ_ONCE().
+ * @cfg_lock: serialises configuration.
+ * @nic: attached NIC or NULL; RCU.
+ * @nart: NID to link address table; RCU, replaced whole on update.
+ * @cat: the CAT, DPID to struct dp_endpoint; RCU lookups.
+ * @ctr: per-CPU counters indexed by enum dp_counter.
+ */
+struct dp_node {
+	struct net *net;
+	u32 nid;
+	struct mutex cfg_lock;
+	struct dp_nic __rcu *nic;
+	struct dp_nart_tbl __rcu *nart;
+	struct xarray cat;
+	struct dp_ctrs __percpu *ctr;
+};
+
+struct dp_node *dp_node_of(const struct net *net);
+void dp_count(struct dp_node *node, enum dp_counter c);
+void dp_count_add(struct dp_node *node, enum dp_counter c, u64 v);
+void dp_node_counters(struct dp_node *node, u64 *out);
+void dp_node_counters_reset(struct dp_node *node);
+int dp_node_set_nid(struct dp_node *node, u32 nid);
+int dp_node_attach(struct dp_node *node, const char *backend,
+		   const char *ifname);
+void dp_node_detach(struct dp_node *node);
+void dp_node_detach_hw(struct dp_node *node, void *hw);
+void dp_node_publish_nic(struct dp_node *node, struct dp_nic *nic);
+int dp_nart_update(struct dp_node *node, const struct dp_nart_entry *set,
+		   u32 del_nid, bool flush);
+int dp_pernet_init(void);
+void dp_pernet_exit(void);
+
+/* ---- Token buffer pool (dp_pool.c) ---- */
+
+/**
+ * struct dp_pool - an endpoint's receive pool, mapped read-only to user space.
+ * @lock: protects @ring and the rx statistics; taken from any context.
+ * @ring: token ring over the data area.
+ * @ctrl: the control page, the first page of @mem.
+ * @mem: vmalloc_user() area: control page then data area.
+ * @map_size: bytes of @mem.
+ * @wq: readers and pollers.
+ */
+struct dp_pool {
+	spinlock_t lock;
+	struct dp_ring ring;
+	struct dp_pool_ctrl *ctrl;
+	void *mem;
+	size_t map_size;
+	wait_queue_head_t wq;
+	u64 rx_msgs;
+	u64 rx_bytes;
+	u64 rx_drop_full;
+};
+
+bool dp_pool_size_valid(u32 size);
+int dp_pool_init(struct dp_pool *pool, u32 data_size, u32 nid, u32 dpid);
+void dp_pool_free(struct dp_pool *pool);
+int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
+		    const void *payload);
+u32 dp_pool_release(struct dp_pool *pool, u32 n);
+bool dp_pool_empty(const struct dp_pool *pool);
+u32 dp_pool_queued(const struct dp_pool *pool);
+int dp_pool_mmap(struct dp_pool *pool, struct vm_area_struct *vma);
+
+/* ---- Endpoint (dp_endpoint.c) and its edges (dp_edge.c) ---- */
+
+/**
+ * struct dp_edge - a directed edge {peer NID, peer DPID} of an endpoint.
+ * @hnode: in dp_endpoint.edges, keyed by dp_edge_key().
+ * @to: the peer.
+ * @tx_seq: last sequence number sent.
+ */
+struct dp_edge {
+	struct hlist_node hnode;
+	struct dp_addr to;
+	atomic_t tx_seq;
+	struct rcu_head rcu;
+};
+
+/**
+ * struct dp_endpoint - one open /dev/dp file.
+ * @node: the node of the namespace that opened it.
+ * @net: reference that keeps @node alive while the file is open.
+ * @lock: serialises bind and edge changes.
+ * @rd_lock: serialises readers so one message is consumed once.
+ * @dpid: bound DPID, 0 until bind; read with smp_load_acquire().
+ * @uid: owner, stamped on every message sent.
+ * @edges: connected edges; RCU readers, writers hold @lock.
+ * @n_edges: entries in @edges.
+ * @cur: edge used by write(); RCU.
+ * @pool: receive pool, valid once @dpid is set.
+ */
+struct dp_endpoint {
+	struct dp_node *node;
+	struct net *net;
+	struct mutex lock;
+	struct mutex rd_lock;
+	u32 dpid;
+	kuid_t uid;
+	DECLARE_HASHTABLE(edges, 6);
+	u32 n_edges;
+	struct dp_edge __rcu *cur;
+	atomic64_t tx_msgs;
+	atomic64_t tx_bytes;
+	struct dp_pool pool;
+	struct rcu_head rcu;
+};
+
+bool dp_ep_bound(const struct dp_endpoint *ep);
+int dp_edge_connect(struct dp_endpoint *ep, const struct dp_addr *to);
+int dp_edge_disconnect(struct dp_endpoint *ep, const struct dp_addr *to);
+struct dp_edge *dp_edge_find(struct dp_endpoint *ep, const struct dp_addr *to);
+void dp_edge_free_all(struct dp_endpoint *ep);
+extern const struct file_operations dp_fops;
+
+/* ---- CAT (dp_cat.c) ---- */
+int dp_cat_bind(struct dp_node *node, struct dp_endpoint *ep, u32 dpid);
+void dp_cat_unbind(struct dp_node *node, struct dp_endpoint *ep);
+struct dp_endpoint *dp_cat_lookup(struct dp_node *node, u32 dpid);
+
+/* ---- Send path (dp_tx.c) and MDR (dp_mdr.c) ---- */
+ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
+		const void __user *buf, size_t len);
+u32 dp_max_msg(struct dp_node *node);
+void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,
+	       const void *frame, unsigned int len);
+void dp_mdr_local(struct dp_node *node, const struct dp_msg_hdr *h,
+		  const void *payload);
+
+/* ---- Generic netlink (dp_genl.c) ---- */
+int dp_genl_init(void);
+void dp_genl_exit(void);
+
+#endif /* _DP_H */

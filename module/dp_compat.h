@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Differences between the kernels dp builds against (6.1 .. 6.12). */
+#ifndef _DP_COMPAT_H
+#define _DP_COMPAT_H
+
+#include <linux/mm.h>
+#include <linux/version.h>
+
+/* vm_flags became read-only with accessors in 6.3. */
+static inline void dp_vm_flags_mod(struct vm_area_struct *vma,
+				   unsigned long set, unsigned long clear)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
+#endif /* _DP_COMPAT_H */

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Endpoints: one per open /dev/dp file, with the paper's UNIX semantics:
+ * read() is a blocking receive with copy, write() a send on the current
+ * edge, fsync() releases one message, mmap() maps the pool read-only.
+ */
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "dp.h"
+
+bool dp_ep_bound(const struct dp_endpoint *ep)
+{
+	/* Pairs with the release in dp_ep_bind(): the pool is ready. */
+	return smp_load_acquire(&ep->dpid) != DP_DPID_NONE;
+}
+
+static int dp_ep_open(struct inode *inode, struct file *file)
+{
+	struct dp_endpoint *ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
+
+	if (!ep)
+		return -ENOMEM;
+	ep->net = get_net(current->nsproxy->net_ns);
+	ep->node = dp_node_of(ep->net);
+	ep->uid = current_fsuid();
+	mutex_init(&ep->lock);
+	mutex_init(&ep->rd_lock);
+	hash_init(ep->edges);
+	file->private_data = ep;
+	return nonseekable_open(inode, file);
+}
+
+/* After a grace period no receiver can still hold the endpoint. */
+static void dp_ep_free_rcu(struct rcu_head *head)
+{
+	struct dp_endpoint *ep = container_of(head, struct dp_endpoint, rcu);
+
+	dp_pool_free(&ep->pool);
+	put_net(ep->net);
+	kfree(ep);
+}
+
+static int dp_ep_release(struct inode *inode, struct file *file)
+{
+	struct dp_endpoint *ep = file->private_data;
+
+	if (dp_ep_bound(ep))
+		dp_cat_unbind(ep->node, ep);
+	dp_edge_free_all(ep);
+	call_rcu(&ep->rcu, dp_ep_free_rcu);
+	return 0;
+}
+
+static int dp_ep_bind(struct dp_endpoint *ep, const struct dp_bind *b)
+{
+	u32 size = b->pool_size ? b->pool_size : dp_pool_size_default;
+	int err;
+
+	if (b->dpid == DP_DPID_NONE || b->flags || b->reserved ||
+	    !dp_pool_size_valid(size))
+		return -EINVAL;
+	mutex_lock(&ep->lock);
+	err = -EISCONN;
+	if (ep->dpid)
+		goto out;
+	err = dp_pool_init(&ep->pool, size, READ_ONCE(ep->node->nid), b->dpid);
+	if (err)
+		goto out;
+	/* The CAT publishes ep with release semantics: the pool is ready. */
+	err = dp_cat_bind(ep->node, ep, b->dpid);
+	if (err)
+		dp_pool_free(&ep->pool);
+	else
+		smp_store_release(&ep->dpid, b->dpid);
+out:
+	mutex_unlock(&ep->lock);
+	return err;
+}
+
+/* Wait until a message is at the head; called without rd_lock. */
+static int dp_ep_wait(struct dp_endpoint *ep, bool nonblock)
+{
+	if (!dp_pool_empty(&ep->pool))
+		return 0;
+	if (nonblock)
+		return -EAGAIN;
+	return wait_event_interruptible(ep->pool.wq, !dp_pool_empty(&ep->pool));
+}
+
+/* Copy the head message out and release it.  Caller holds rd_lock. */
+static ssize_t dp_ep_take(struct dp_endpoint *ep, char __user *buf,
+			  size_t count)
+{
+	struct dp_token *t;
+	u32 len;
+
+	lockdep_assert_held(&ep->rd_lock);
+	spin_lock_irq(&ep->pool.lock);
+	t = dp_ring_head(&ep->pool.ring);
+	spin_unlock_irq(&ep->pool.lock);
+	if (!t)
+		return 0;
+	/* Only releases move the head, and we hold rd_lock: t stays put. */
+	len = t->len;
+	if (len > count)
+		return -EMSGSIZE;
+	if (copy_to_user(buf, t + 1, len))
+		return -EFAULT;
+	dp_pool_release(&ep->pool, 1);
+	return len;
+}
+
+static ssize_t dp_ep_read(struct file *file, char __user *buf, size_t count,
+			  loff_t *ppos)
+{
+	struct dp_endpoint *ep = file->private_data;
+	ssize_t ret;
+
+	if (!dp_ep_bound(ep))
+		return -EBADFD;
+	do {
+		ret = dp_ep_wait(ep, file->f_flags & O_NONBLOCK);
+		if (ret)
+			return ret;
+		if (mutex_lock_interruptible(&ep->rd_lock))
+			return -ERESTARTSYS;
+		ret = dp_ep_take(ep, buf, count);
+		mutex_unlock(&ep->rd_lock);
+	} while (ret == 0);	/* another reader took it first */
+	return ret;
+}
+
+static ssize_t dp_ep_write(struct file *file, const char __user *buf,
+			   size_t count, loff_t *ppos)
+{
+	struct dp_endpoint *ep = file->private_data;
+
+	if (!dp_ep_bound(ep))
+		return -EBADFD;
+	return dp_send(ep, NULL, buf, count);
+}
+
+static u32 dp_ep_release_n(struct dp_endpoint *ep, u32 n)
+{
+	u32 done;
+
+	mutex_lock(&ep->rd_lock);
+	done = dp_pool_release(&ep->pool, n);
+	mutex_unlock(&ep->rd_lock);
+	return done;
+}
+
+static int dp_ep_fsync(struct file *file, loff_t start, loff_t end,
+		       int datasync)
+{
+	struct dp_endpoint *ep = file->private_data;
+
+	if (!dp_ep_bound(ep))
+		return -EBADFD;
+	dp_ep_release_n(ep, 1);
+	return 0;
+}
+
+static __poll_t dp_ep_poll(struct file *file, poll_table *wait)
+{
+	struct dp_endpoint *ep = file->private_data;
+	__poll_t mask = EPOLLOUT | EPOLLWRNORM;
+
+	if (!dp_ep_bound(ep))
+		return EPOLLERR;
+	poll_wait(file, &ep->pool.wq, wait);
+	if (!dp_pool_empty(&ep->pool))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	return mask;
+}
+
+static int dp_ep_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct dp_endpoint *ep = file->private_data;
+
+	if (!dp_ep_bound(ep))
+		return -EBADFD;
+	return dp_pool_mmap(&ep->pool, vma);
+}
+
+static void dp_ep_info(struct dp_endpoint *ep, struct dp_info *info)
+{
+	struct dp_edge *cur;
+
+	memset(info, 0, sizeof(*info));
+	info->nid = READ_ONCE(ep->node->nid);
+	info->dpid = ep->dpid;
+	info->map_size = ep->pool.map_size;
+	info->data_size = ep->pool.ring.size;
+	info->max_msg = dp_max_msg(ep->node);
+	mutex_lock(&ep->lock);
+	info->n_edges = ep->n_edges;
+	cur = rcu_dereference_protected(ep->cur, lockdep_is_held(&ep->lock));
+	if (cur)
+		info->cur = cur->to;
+	mutex_unlock(&ep->lock);
+}
+
+static void dp_ep_stats(struct dp_endpoint *ep, struct dp_ep_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->tx_msgs = atomic64_read(&ep->tx_msgs);
+	st->tx_bytes = atomic64_read(&ep->tx_bytes);
+	spin_lock_irq(&ep->pool.lock);
+	st->rx_msgs = ep->pool.rx_msgs;
+	st->rx_bytes = ep->pool.rx_bytes;
+	st->rx_drop_full = ep->pool.rx_drop_full;
+	st->queued = ep->pool.ring.queued;
+	spin_unlock_irq(&ep->pool.lock);
+}
+
+static long dp_ioc_node_stats(struct dp_endpoint *ep, void __user *arg)
+{
+	struct dp_node_stats st = { .n = DP_CTR_COUNT };
+
+	BUILD_BUG_ON(DP_CTR_COUNT > DP_CTR_SLOTS);
+	st.nid = READ_ONCE(ep->node->nid);
+	dp_node_counters(ep->node, st.ctr);
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+static long dp_ioc_send(struct dp_endpoint *ep, void __user *arg)
+{
+	struct dp_send s;
+
+	if (copy_from_user(&s, arg, sizeof(s)))
+		return -EFAULT;
+	if (s.flags)
+		return -EINVAL;
+	return dp_send(ep, &s.to, u64_to_user_ptr(s.buf), s.len);
+}
+
+static long dp_ioc_release(struct dp_endpoint *ep, void __user *arg)
+{
+	u32 n;
+
+	if (get_user(n, (u32 __user *)arg))
+		return -EFAULT;
+	return dp_ep_release_n(ep, n);
+}
+
+static long dp_ioc_addr(struct dp_endpoint *ep, unsigned int cmd,
+			void __user *arg)
+{
+	struct dp_addr a;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (cmd == DP_IOC_CONNECT)
+		return dp_edge_connect(ep, &a);
+	return dp_edge_disconnect(ep, &a);
+}
+
+/* Commands that need a bound endpoint. */
+static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
+			   void __user *arg)
+{
+	struct dp_ep_stats st;
+	struct dp_info info;
+
+	switch (cmd) {
+	case DP_IOC_CONNECT:
+	case DP_IOC_DISCONNECT:
+		return dp_ioc_addr(ep, cmd, arg);
+	case DP_IOC_RELEASE:
+		return dp_ioc_release(ep, arg);
+	case DP_IOC_SEND:
+		return dp_ioc_send(ep, arg);
+	case DP_IOC_INFO:
+		dp_ep_info(ep, &info);
+		return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
+	case DP_IOC_STATS:
+		dp_ep_stats(ep, &st);
+		return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+	}
+	return -ENOTTY;
+}
+
+static long dp_ep_ioctl(struct file *file, unsigned int cmd, unsigned long a)
+{
+	struct dp_endpoint *ep = file->private_data;
+	void __user *arg = (void __user *)a;
+	struct dp_bind b;
+
+	switch (cmd) {
+	case DP_IOC_BIND:
+		if (copy_from_user(&b, arg, sizeof(b)))
+			return -EFAULT;
+		return dp_ep_bind(ep, &b);
+	case DP_IOC_NODE_STATS:
+		return dp_ioc_node_stats(ep, arg);
+	case DP_IOC_CONNECT:
+	case DP_IOC_DISCONNECT:
+	case DP_IOC_RELEASE:
+	case DP_IOC_SEND:
+	case DP_IOC_INFO:
+	case DP_IOC_STATS:
+		if (!dp_ep_bound(ep))
+			return -EBADFD;
+		return dp_ioctl_bound(ep, cmd, arg);
+	}
+	return -ENOTTY;
+}
+
+const struct file_operations dp_fops = {
+	.owner = THIS_MODULE,
+	.open = dp_ep_open,
+	.release = dp_ep_release,
+	.read = dp_ep_read,
+	.write = dp_ep_write,
+	.fsync = dp_ep_fsync,
+	.poll = dp_ep_poll,
+	.mmap = dp_ep_mmap,
+	.unlocked_ioctl = dp_ep_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dp.ko: Directed Point messaging for cluster programs.  Module entry,
+ * parameters for the initial namespace's node, and the /dev/dp device.
+ */
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/rtnetlink.h>
+
+#include "dp.h"
+
+static unsigned int nid;
+module_param(nid, uint, 0444);
+MODULE_PARM_DESC(nid, "NID of the initial network namespace's node (0: unset)");
+
+static char *ifname;
+module_param(ifname, charp, 0444);
+MODULE_PARM_DESC(ifname, "Network device the initial namespace's node attaches to");
+
+static char *backend = "netdev";
+module_param(backend, charp, 0444);
+MODULE_PARM_DESC(backend, "NIC backend used with ifname: netdev");
+
+unsigned int dp_pool_size_default = 256 * 1024;
+module_param_named(pool_size, dp_pool_size_default, uint, 0444);
+MODULE_PARM_DESC(pool_size, "Default pool data size in bytes (power of two, 16K..64M)");
+
+static struct miscdevice dp_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "dp",
+	.fops = &dp_fops,
+	.mode = 0666,
+};
+
+/* Apply the module parameters to the initial namespace's node. */
+static int __init dp_init_node(void)
+{
+	struct dp_node *node = dp_node_of(&init_net);
+	int err = 0;
+
+	if (nid)
+		err = dp_node_set_nid(node, nid);
+	if (err || !ifname || !*ifname)
+		return err;
+	rtnl_lock();
+	err = dp_node_attach(node, backend, ifname);
+	rtnl_unlock();
+	if (err)
+		pr_err("dp: cannot attach %s backend to %s: %d\n", backend,
+		       ifname, err);
+	return err;
+}
+
+static int __init dp_init(void)
+{
+	int err;
+
+	if (!dp_pool_size_valid(dp_pool_size_default)) {
+		pr_err("dp: pool_size %u is not a power of two in [%u, %u]\n",
+		       dp_pool_size_default, DP_POOL_MIN, DP_POOL_MAX);
+		return -EINVAL;
+	}
+	err = dp_pernet_init();
+	if (err)
+		return err;
+	err = dp_netdev_init();
+	if (err)
+		goto err_pernet;
+	err = dp_init_node();
+	if (err)
+		goto err_netdev;
+	err = dp_genl_init();
+	if (err)
+		goto err_netdev;
+	err = misc_register(&dp_misc);
+	if (err)
+		goto err_genl;
+	pr_info("dp: Directed Point loaded, node %u\n", nid);
+	return 0;
+
+err_genl:
+	dp_genl_exit();
+err_netdev:
+	dp_netdev_exit();
+err_pernet:
+	dp_pernet_exit();
+	return err;
+}
+
+static void __exit dp_exit(void)
+{
+	misc_deregister(&dp_misc);
+	dp_genl_exit();
+	dp_netdev_exit();
+	dp_pernet_exit();	/* detaches every node's NIC */
+	rcu_barrier();		/* endpoint and edge frees queued by call_rcu */
+	pr_info("dp: unloaded\n");
+}
+
+module_init(dp_init);
+module_exit(dp_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Directed Point: protected low-latency cluster messaging");
+MODULE_AUTHOR("dp developers");

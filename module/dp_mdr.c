@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MDR (message dispatch routine): a received message goes from the NIC
+ * layer straight into the destination endpoint's pool.  Runs in softirq or
+ * interrupt context; every frame is untrusted and every frame that is not
+ * delivered is charged to exactly one drop counter.
+ */
+#include "dp.h"
+
+/* Deliver to the endpoint bound to h->dst_dpid.  Caller holds RCU. */
+static void dp_mdr_dispatch(struct dp_node *node, const struct dp_msg_hdr *h,
+			    const void *payload)
+{
+	struct dp_endpoint *ep = dp_cat_lookup(node, h->dst_dpid);
+	int drop;
+
+	if (!ep) {
+		dp_count(node, DP_CTR_RX_DROP_NO_EP);
+		return;
+	}
+	drop = dp_pool_deliver(&ep->pool, h, payload);
+	if (drop) {
+		dp_count(node, drop);
+		return;
+	}
+	dp_count(node, DP_CTR_RX_MSGS);
+	dp_count_add(node, DP_CTR_RX_BYTES, h->len);
+}
+
+/* The sender must be a NART member transmitting from its own address. */
+static int dp_mdr_check_src(struct dp_node *node, const struct dp_msg_hdr *h,
+			    const u8 *src, u8 src_len)
+{
+	const struct dp_nart_entry *e;
+
+	e = dp_nart_find(rcu_dereference(node->nart), h->src_nid);
+	if (!e)
+		return DP_CTR_RX_DROP_UNKNOWN_SRC;
+	if (e->alen != src_len || memcmp(e->addr, src, src_len))
+		return DP_CTR_RX_DROP_SPOOFED;
+	return 0;
+}
+
+/* A frame from a NIC: @frame is the dp header followed by the message. */
+void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,
+	       const void *frame, unsigned int len)
+{
+	struct dp_msg_hdr h;
+	int drop;
+
+	rcu_read_lock();
+	drop = dp_wire_decode(frame, len, &h);
+	if (!drop && h.dst_nid != READ_ONCE(node->nid))
+		drop = DP_CTR_RX_DROP_NOT_NODE;
+	if (!drop)
+		drop = dp_mdr_check_src(node, &h, src, src_len);
+	if (drop)
+		dp_count(node, drop);
+	else
+		dp_mdr_dispatch(node, &h, (const u8 *)frame + DP_WIRE_HDR_LEN);
+	rcu_read_unlock();
+}
+
+/* A message between two endpoints of the same node: no NIC, no parsing. */
+void dp_mdr_local(struct dp_node *node, const struct dp_msg_hdr *h,
+		  const void *payload)
+{
+	rcu_read_lock();
+	dp_mdr_dispatch(node, h, payload);
+	rcu_read_unlock();
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/* NART table arithmetic; see dp_nart.h.  Kernel-agnostic. */
+#include "dp_nart.h"
+
+size_t dp_nart_tbl_bytes(u32 cap)
+{
+	return sizeof(struct dp_nart_tbl) + (size_t)cap * sizeof(struct dp_nart_entry);
+}
+
+/* Index of nid, or of the first entry above it. */
+static u32 dp_nart_lower_bound(const struct dp_nart_tbl *t, u32 nid)
+{
+	u32 lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (t->e[mid].nid < nid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct dp_nart_entry *dp_nart_find(const struct dp_nart_tbl *t, u32 nid)
+{
+	u32 i;
+
+	if (!t)
+		return NULL;
+	i = dp_nart_lower_bound(t, nid);
+	if (i < t->n && t->e[i].nid == nid)
+		return &t->e[i];
+	return NULL;
+}
+
+u32 dp_nart_find_addr(const struct dp_nart_tbl *t, const u8 *addr, u8 alen)
+{
+	u32 i;
+
+	for (i = 0; t && i < t->n; i++)
+		if (t->e[i].alen == alen && !memcmp(t->e[i].addr, addr, alen))
+			return t->e[i].nid;
+	return 0;
+}
+
+int dp_nart_set(struct dp_nart_tbl *t, const struct dp_nart_entry *e)
+{
+	u32 i;
+
+	if (!e->nid || !e->alen || e->alen > DP_LLADDR_MAX)
+		return -EINVAL;
+	i = dp_nart_lower_bound(t, e->nid);
+	if (i < t->n && t->e[i].nid == e->nid) {
+		t->e[i] = *e;
+		return 0;
+	}
+	if (t->n == t->cap)
+		return -ENOSPC;
+	memmove(&t->e[i + 1], &t->e[i], (size_t)(t->n - i) * sizeof(t->e[0]));
+	t->e[i] = *e;
+	t->n++;
+	return 0;
+}
+
+int dp_nart_del(struct dp_nart_tbl *t, u32 nid)
+{
+	u32 i = dp_nart_lower_bound(t, nid);
+
+	if (i >= t->n || t->e[i].nid != nid)
+		return -ENOENT;
+	memmove(&t->e[i], &t->e[i + 1], (size_t)(t->n - i - 1) * sizeof(t->e[0]));
+	t->n--;
+	return 0;
+}
+
+void dp_nart_copy(struct dp_nart_tbl *dst, const struct dp_nart_tbl *src)
+{
+	dst->n = src ? src->n : 0;
+	if (dst->n)
+		memcpy(dst->e, src->e, (size_t)dst->n * sizeof(src->e[0]));
+}

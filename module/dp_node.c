@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Nodes: every network namespace is one dp node with its own NID, CAT,
+ * NART, NIC and counters (as TIPC and WireGuard are per namespace).
+ */
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <net/netns/generic.h>
+
+#include "dp.h"
+
+static unsigned int dp_net_id __read_mostly;
+
+struct dp_node *dp_node_of(const struct net *net)
+{
+	return net_generic(net, dp_net_id);
+}
+
+void dp_count(struct dp_node *node, enum dp_counter c)
+{
+	this_cpu_inc(node->ctr->c[c]);
+}
+
+void dp_count_add(struct dp_node *node, enum dp_counter c, u64 v)
+{
+	this_cpu_add(node->ctr->c[c], v);
+}
+
+/* Sum the per-CPU counters; each value may be a moment stale, never torn. */
+void dp_node_counters(struct dp_node *node, u64 *out)
+{
+	int cpu, i;
+
+	memset(out, 0, DP_CTR_COUNT * sizeof(*out));
+	for_each_possible_cpu(cpu) {
+		struct dp_ctrs *c = per_cpu_ptr(node->ctr, cpu);
+
+		for (i = 0; i < DP_CTR_COUNT; i++)
+			out[i] += READ_ONCE(c->c[i]);
+	}
+}
+
+void dp_node_counters_reset(struct dp_node *node)
+{
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		struct dp_ctrs *c = per_cpu_ptr(node->ctr, cpu);
+
+		for (i = 0; i < DP_CTR_COUNT; i++)
+			WRITE_ONCE(c->c[i], 0);
+	}
+}
+
+int dp_node_set_nid(struct dp_node *node, u32 nid)
+{
+	if (nid == DP_NID_NONE)
+		return -EINVAL;
+	mutex_lock(&node->cfg_lock);
+	WRITE_ONCE(node->nid, nid);
+	mutex_unlock(&node->cfg_lock);
+	return 0;
+}
+
+/* Publish a freshly attached NIC; the caller detached any previous one. */
+void dp_node_publish_nic(struct dp_node *node, struct dp_nic *nic)
+{
+	lockdep_assert_held(&node->cfg_lock);
+	WARN_ON_ONCE(rcu_access_pointer(node->nic));
+	rcu_assign_pointer(node->nic, nic);
+}
+
+/*
+ * Unpublish the NIC, wait for senders that still hold it, then let the
+ * backend stop receiving and free itself.
+ */
+static void dp_node_detach_locked(struct dp_node *node)
+{
+	struct dp_nic *nic;
+
+	lockdep_assert_held(&node->cfg_lock);
+	nic = rcu_dereference_protected(node->nic,
+					lockdep_is_held(&node->cfg_lock));
+	if (!nic)
+		return;
+	RCU_INIT_POINTER(node->nic, NULL);
+	synchronize_rcu();
+	dp_nic_put(nic);
+	wait_for_completion(&nic->idle);
+	nic->ops->detach(nic);
+}
+
+void dp_node_detach(struct dp_node *node)
+{
+	mutex_lock(&node->cfg_lock);
+	dp_node_detach_locked(node);
+	mutex_unlock(&node->cfg_lock);
+}
+
+/* The device @hw is going away (netdev notifier, PCI remove). */
+void dp_node_detach_hw(struct dp_node *node, void *hw)
+{
+	struct dp_nic *nic;
+
+	mutex_lock(&node->cfg_lock);
+	nic = rcu_dereference_protected(node->nic,
+					lockdep_is_held(&node->cfg_lock));
+	if (nic && nic->hw == hw) {
+		pr_info("dp: node %u: %s went away, detached\n",
+			node->nid, nic->ifname);
+		dp_node_detach_locked(node);
+	}
+	mutex_unlock(&node->cfg_lock);
+}
+
+/*
+ * Attach a backend.  Called with rtnl held so a netdev cannot be
+ * unregistered between lookup and publication.
+ */
+int dp_node_attach(struct dp_node *node, const char *backend,
+		   const char *ifname)
+{
+	int err;
+
+	ASSERT_RTNL();
+	if (backend && strcmp(backend, "netdev"))
+		return -EOPNOTSUPP;
+	mutex_lock(&node->cfg_lock);
+	dp_node_detach_locked(node);
+	err = dp_netdev_attach(node, ifname);
+	mutex_unlock(&node->cfg_lock);
+	return err;
+}
+
+/*
+ * NART update by copy-on-write: readers on the receive and send paths see
+ * either the old or the new table, never a half-written one.
+ */
+int dp_nart_update(struct dp_node *node, const struct dp_nart_entry *set,
+		   u32 del_nid, bool flush)
+{
+	struct dp_nart_tbl *old, *new;
+	u32 cap;
+	int err = 0;
+
+	mutex_lock(&node->cfg_lock);
+	old = rcu_dereference_protected(node->nart,
+					lockdep_is_held(&node->cfg_lock));
+	cap = (old ? old->n : 0) + 1;
+	if (cap > DP_NART_MAX) {
+		err = -ENOSPC;
+		goto out;
+	}
+	new = kvzalloc(dp_nart_tbl_bytes(cap), GFP_KERNEL_ACCOUNT);
+	if (!new) {
+		err = -ENOMEM;
+		goto out;
+	}
+	new->cap = cap;
+	if (!flush)
+		dp_nart_copy(new, old);
+	if (set)
+		err = dp_nart_set(new, set);
+	else if (del_nid)
+		err = dp_nart_del(new, del_nid);
+	if (err) {
+		kvfree(new);
+		goto out;
+	}
+	rcu_assign_pointer(node->nart, new);
+	if (old) {
+		synchronize_rcu();
+		kvfree(old);
+	}
+out:
+	mutex_unlock(&node->cfg_lock);
+	return err;
+}
+
+static __net_init int dp_net_init(struct net *net)
+{
+	struct dp_node *node = dp_node_of(net);
+
+	node->net = net;
+	mutex_init(&node->cfg_lock);
+	xa_init(&node->cat);
+	node->ctr = alloc_percpu(struct dp_ctrs);
+	if (!node->ctr)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Open endpoints hold a reference on their namespace, so none is left
+ * here; only the NIC and the NART remain to be torn down.
+ */
+static __net_exit void dp_net_exit(struct net *net)
+{
+	struct dp_node *node = dp_node_of(net);
+
+	dp_node_detach(node);
+	kvfree(rcu_dereference_protected(node->nart, true));
+	WARN_ON_ONCE(!xa_empty(&node->cat));
+	xa_destroy(&node->cat);
+	free_percpu(node->ctr);
+}
+
+static struct pernet_operations dp_net_ops = {
+	.init = dp_net_init,
+	.exit = dp_net_exit,
+	.id = &dp_net_id,
+	.size = sizeof(struct dp_node),
+};
+
+int dp_pernet_init(void)
+{
+	return register_pernet_subsys(&dp_net_ops);
+}
+
+void dp_pernet_exit(void)
+{
+	unregister_pernet_subsys(&dp_net_ops);
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Token buffer pool (TBP): an endpoint's fixed-size receive area, shared
+ * read-only with its process.  The kernel is the only writer of tokens,
+ * message bytes, prod and cons, so nothing it later trusts is writable by
+ * user space.
+ */
+#include <linux/mm.h>
+#include <linux/poll.h>
+#include <linux/vmalloc.h>
+
+#include "dp.h"
+
+bool dp_pool_size_valid(u32 size)
+{
+	return size >= DP_POOL_MIN && size <= DP_POOL_MAX && is_power_of_2(size);
+}
+
+static size_t dp_pool_ctrl_size(void)
+{
+	return max_t(size_t, PAGE_SIZE, DP_POOL_CTRL_SIZE);
+}
+
+int dp_pool_init(struct dp_pool *pool, u32 data_size, u32 nid, u32 dpid)
+{
+	size_t ctrl_size = dp_pool_ctrl_size();
+
+	pool->map_size = ctrl_size + data_size;
+	/* Zeroed, page-aligned and marked for remap_vmalloc_range(). */
+	pool->mem = vmalloc_user(pool->map_size);
+	if (!pool->mem)
+		return -ENOMEM;
+	spin_lock_init(&pool->lock);
+	init_waitqueue_head(&pool->wq);
+	pool->ctrl = pool->mem;
+	pool->ctrl->magic = DP_POOL_MAGIC;
+	pool->ctrl->version = DP_POOL_VERSION;
+	pool->ctrl->ctrl_size = ctrl_size;
+	pool->ctrl->data_size = data_size;
+	pool->ctrl->nid = nid;
+	pool->ctrl->dpid = dpid;
+	dp_ring_init(&pool->ring, (u8 *)pool->mem + ctrl_size, data_size);
+	return 0;
+}
+
+void dp_pool_free(struct dp_pool *pool)
+{
+	vfree(pool->mem);
+	pool->mem = NULL;
+}
+
+/* Mirror the ring's counters into the control page for user space. */
+static void dp_pool_publish(struct dp_pool *pool)
+{
+	lockdep_assert_held(&pool->lock);
+	smp_store_release(&pool->ctrl->cons, pool->ring.cons);
+	/* Token and bytes are written before prod: pairs with libdp's acquire. */
+	smp_store_release(&pool->ctrl->prod, pool->ring.prod);
+}
+
+/*
+ * Place one message at the tail.  Any context.  Returns 0, or the drop
+ * counter to charge when the pool has no room.
+ */
+int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
+		    const void *payload)
+{
+	struct dp_token *t;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	t = dp_ring_reserve(&pool->ring, h->len, &err);
+	if (!t) {
+		pool->rx_drop_full++;
+		spin_unlock_irqrestore(&pool->lock, flags);
+		return err;
+	}
+	memcpy(t + 1, payload, h->len);
+	t->src_nid = h->src_nid;
+	t->src_dpid = h->src_dpid;
+	t->src_uid = h->src_uid;
+	t->seq = h->seq;
+	dp_ring_commit(&pool->ring, t, h->len);
+	pool->rx_msgs++;
+	pool->rx_bytes += h->len;
+	dp_pool_publish(pool);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (wq_has_sleeper(&pool->wq))
+		wake_up_interruptible_poll(&pool->wq, EPOLLIN | EPOLLRDNORM);
+	return 0;
+}
+
+u32 dp_pool_release(struct dp_pool *pool, u32 n)
+{
+	u32 done;
+
+	spin_lock_irq(&pool->lock);
+	done = dp_ring_release(&pool->ring, n);
+	dp_pool_publish(pool);
+	spin_unlock_irq(&pool->lock);
+	return done;
+}
+
+bool dp_pool_empty(const struct dp_pool *pool)
+{
+	return READ_ONCE(pool->ring.queued) == 0;
+}
+
+u32 dp_pool_queued(const struct dp_pool *pool)
+{
+	return READ_ONCE(pool->ring.queued);
+}
+
+/*
+ * Map the pool read-only: a writable or private mapping is refused, and
+ * VM_MAYWRITE is cleared so mprotect(PROT_WRITE) fails later.  The mapping
+ * is not inherited across fork and cannot grow.
+ */
+int dp_pool_mmap(struct dp_pool *pool, struct vm_area_struct *vma)
+{
+	unsigned long len = vma->vm_end - vma->vm_start;
+
+	if (vma->vm_pgoff || len > pool->map_size)
+		return -EINVAL;
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE)
+		return -EACCES;
+	dp_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
+			VM_MAYWRITE);
+	return remap_vmalloc_range(vma, pool->mem, 0);
+}

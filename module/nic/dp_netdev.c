@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netdev backend: dp over any Linux Ethernet device.  Frames of EtherType
+ * DP_ETH_P arrive through a packet_type handler bound to the device and go
+ * straight to the MDR; messages leave through dev_queue_xmit() in an skb
+ * that the user's bytes are copied into once.
+ */
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/rtnetlink.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+
+#include "dp.h"
+
+struct dp_netdev {
+	struct dp_nic nic;
+	struct net_device *dev;
+	struct packet_type pt;
+};
+
+static struct dp_netdev *dp_netdev_of(const struct dp_nic *nic)
+{
+	return container_of(nic, struct dp_netdev, nic);
+}
+
+static unsigned int dp_netdev_mtu(const struct dp_nic *nic)
+{
+	return READ_ONCE(dp_netdev_of(nic)->dev->mtu);
+}
+
+static unsigned int dp_netdev_lladdr(const struct dp_nic *nic, u8 *addr)
+{
+	const struct net_device *dev = dp_netdev_of(nic)->dev;
+
+	memcpy(addr, dev->dev_addr, ETH_ALEN);
+	return ETH_ALEN;
+}
+
+static int dp_netdev_xmit(struct dp_nic *nic, const u8 *dst,
+			  const struct dp_wire_hdr *hdr, struct iov_iter *from,
+			  size_t len)
+{
+	struct net_device *dev = dp_netdev_of(nic)->dev;
+	int head = LL_RESERVED_SPACE(dev), tail = dev->needed_tailroom;
+	struct sk_buff *skb;
+	int rc;
+
+	skb = alloc_skb(head + sizeof(*hdr) + len + tail, GFP_KERNEL);
+	if (!skb)
+		return -ENOBUFS;
+	skb_reserve(skb, head);
+	skb_reset_network_header(skb);
+	skb_put_data(skb, hdr, sizeof(*hdr));
+	if (!copy_from_iter_full(skb_put(skb, len), len, from)) {
+		kfree_skb(skb);
+		return -EFAULT;
+	}
+	skb->dev = dev;
+	skb->protocol = htons(DP_ETH_P);
+	if (dev_hard_header(skb, dev, DP_ETH_P, dst, NULL, skb->len) < 0) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	rc = dev_queue_xmit(skb);
+	if (rc < 0)
+		return rc;
+	return net_xmit_eval(rc) ? -ENOBUFS : 0;
+}
+
+/* Softirq: one frame from the device, straight to the MDR. */
+static int dp_netdev_rcv(struct sk_buff *skb, struct net_device *dev,
+			 struct packet_type *pt, struct net_device *orig_dev)
+{
+	struct dp_netdev *nd = container_of(pt, struct dp_netdev, pt);
+	struct dp_node *node = nd->nic.node;
+
+	if (skb->pkt_type == PACKET_OTHERHOST ||
+	    skb->pkt_type == PACKET_OUTGOING) {
+		dp_count(node, DP_CTR_RX_DROP_NOT_NODE);
+		goto out;
+	}
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb || skb_linearize(skb)) {
+		dp_count(node, DP_CTR_RX_DROP_NOMEM);
+		goto out;
+	}
+	dp_mdr_rx(node, eth_hdr(skb)->h_source, ETH_ALEN, skb->data, skb->len);
+out:
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+}
+
+static void dp_netdev_detach(struct dp_nic *nic)
+{
+	struct dp_netdev *nd = dp_netdev_of(nic);
+
+	dev_remove_pack(&nd->pt);	/* waits for handlers in flight */
+	dev_put(nd->dev);
+	kfree(nd);
+}
+
+static const struct dp_nic_ops dp_netdev_ops = {
+	.name = "netdev",
+	.xmit = dp_netdev_xmit,
+	.mtu = dp_netdev_mtu,
+	.lladdr = dp_netdev_lladdr,
+	.detach = dp_netdev_detach,
+};
+
+/* Called with rtnl and node->cfg_lock held, no NIC attached. */
+int dp_netdev_attach(struct dp_node *node, const char *ifname)
+{
+	struct net_device *dev;
+	struct dp_netdev *nd;
+
+	ASSERT_RTNL();
+	lockdep_assert_held(&node->cfg_lock);
+	dev = __dev_get_by_name(node->net, ifname);
+	if (!dev)
+		return -ENODEV;
+	if (dev->type != ARPHRD_ETHER || dev->addr_len != ETH_ALEN)
+		return -EOPNOTSUPP;
+	nd = kzalloc(sizeof(*nd), GFP_KERNEL);
+	if (!nd)
+		return -ENOMEM;
+	dev_hold(dev);
+	nd->dev = dev;
+	dp_nic_init(&nd->nic, &dp_netdev_ops, node, dev, dev->name);
+	nd->pt.type = htons(DP_ETH_P);
+	nd->pt.dev = dev;
+	nd->pt.func = dp_netdev_rcv;
+	dev_add_pack(&nd->pt);
+	dp_node_publish_nic(node, &nd->nic);
+	return 0;
+}
+
+/* A device we use is being unregistered or moved to another namespace. */
+static int dp_netdev_event(struct notifier_block *nb, unsigned long event,
+			   void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+
+	if (event == NETDEV_UNREGISTER)
+		dp_node_detach_hw(dp_node_of(dev_net(dev)), dev);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block dp_netdev_nb = {
+	.notifier_call = dp_netdev_event,
+};
+
+int dp_netdev_init(void)
+{
+	return register_netdevice_notifier(&dp_netdev_nb);
+}
+
+void dp_netdev_exit(void)
+{
+	unregister_netdevice_notifier(&dp_netdev_nb);
+}

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
+/*
+ * dp: Directed Point messaging -- the one contract between dp.ko and user space.
+ *
+ * Builds in C and C++ user space without kernel headers: only fixed-width
+ * types from <stdint.h> (or <linux/types.h> in the kernel) are used, every
+ * struct has explicit padding, and nothing depends on the ABI's alignment.
+ *
+ * Four parts:
+ *   1. ioctls on an endpoint file descriptor (open("/dev/dp") + DP_IOC_BIND);
+ *   2. the token buffer pool (TBP) layout, mapped read-only by mmap();
+ *   3. the wire header that the kernel puts in front of every message;
+ *   4. the generic netlink family "dp" used by dpctl for node administration.
+ */
+#ifndef _UAPI_LINUX_DP_H
+#define _UAPI_LINUX_DP_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/ioctl.h>
+typedef __u8 dp_u8;
+typedef __u16 dp_u16;
+typedef __u32 dp_u32;
+typedef __u64 dp_u64;
+typedef __be16 dp_be16;
+typedef __be32 dp_be32;
+#else
+#include <stdint.h>
+#include <sys/ioctl.h>
+typedef uint8_t dp_u8;
+typedef uint16_t dp_u16;
+typedef uint32_t dp_u32;
+typedef uint64_t dp_u64;
+typedef uint16_t dp_be16;
+typedef uint32_t dp_be32;
+#endif
+
+#define DP_DEVICE_PATH		"/dev/dp"
+
+/* ------------------------------------------------------------------ */
+/* 1. Endpoint ioctls                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Identifiers.  A node (network namespace) has a NID, an endpoint a DPID.
+ * 0 is never a valid NID or DPID: it means "unset".
+ */
+#define DP_NID_NONE		0u
+#define DP_DPID_NONE		0u
+
+/* Pool sizes: the data area is a power of two between these bounds. */
+#define DP_POOL_MIN		(16u * 1024)
+#define DP_POOL_MAX		(64u * 1024 * 1024)
+
+/* struct dp_bind: argument of DP_IOC_BIND. */
+struct dp_bind {
+	dp_u32 dpid;		/* endpoint id to take; EADDRINUSE if held */
+	dp_u32 pool_size;	/* data area bytes; 0 = module default */
+	dp_u32 flags;		/* must be 0 */
+	dp_u32 reserved;	/* must be 0 */
+};
+
+/* struct dp_addr: one end of a directed edge, {peer NID, peer DPID}. */
+struct dp_addr {
+	dp_u32 nid;
+	dp_u32 dpid;
+};
+
+/*
+ * struct dp_send: argument of DP_IOC_SEND, a send on an edge that is
+ * connected but not the current one (write() uses the current edge).
+ */
+struct dp_send {
+	struct dp_addr to;	/* must be a connected edge, else ENOTCONN */
+	dp_u64 buf;		/* user pointer to the message */
+	dp_u32 len;		/* bytes; at most dp_info.max_msg */
+	dp_u32 flags;		/* must be 0 */
+};
+
+/* struct dp_info: what DP_IOC_INFO reports about a bound endpoint. */
+struct dp_info {
+	dp_u32 nid;		/* this node's NID (0 if the node has none) */
+	dp_u32 dpid;		/* bound DPID */
+	dp_u32 map_size;	/* bytes to pass to mmap(): control page + data */
+	dp_u32 data_size;	/* bytes in the token area */
+	dp_u32 max_msg;		/* largest message write() accepts right now */
+	dp_u32 n_edges;		/* connected edges */
+	struct dp_addr cur;	/* current edge used by write(); 0/0 if none */
+};
+
+/* struct dp_ep_stats: DP_IOC_STATS, per endpoint. */
+struct dp_ep_stats {
+	dp_u64 tx_msgs;
+	dp_u64 tx_bytes;
+	dp_u64 rx_msgs;
+	dp_u64 rx_bytes;
+	dp_u64 rx_drop_full;	/* arrived while the pool had no room */
+	dp_u64 queued;		/* messages in the pool not yet released */
+};
+
+/*
+ * Node counters, indexed by enum dp_counter.  DP_IOC_NODE_STATS fills
+ * struct dp_node_stats for the caller's network namespace; dpctl reads the
+ * same values through generic netlink (DP_A_COUNTERS).  Every message the
+ * node did not deliver lands in exactly one DP_CTR_*_DROP_* counter.
+ */
+enum dp_counter {
+	DP_CTR_TX_MSGS,		/* messages handed to a NIC or delivered locally */
+	DP_CTR_TX_BYTES,
+	DP_CTR_TX_LOCAL,	/* of TX_MSGS: delivered within the node */
+	DP_CTR_RX_MSGS,		/* messages placed in a pool */
+	DP_CTR_RX_BYTES,
+	DP_CTR_RX_DROP_SHORT,	/* frame shorter than the wire header */
+	DP_CTR_RX_DROP_VERSION,	/* unknown wire version */
+	DP_CTR_RX_DROP_TYPE,	/* unknown message type */
+	DP_CTR_RX_DROP_LEN,	/* length field disagrees with the frame */
+	DP_CTR_RX_DROP_NOT_NODE, /* destination NID is not this node */
+	DP_CTR_RX_DROP_UNKNOWN_SRC, /* source NID not in the NART */
+	DP_CTR_RX_DROP_SPOOFED,	/* source link address is not the NART's */
+	DP_CTR_RX_DROP_NO_EP,	/* no endpoint bound to the destination DPID */
+	DP_CTR_RX_DROP_FULL,	/* destination pool full */
+	DP_CTR_RX_DROP_TOO_BIG,	/* message larger than the destination pool */
+	DP_CTR_RX_DROP_NOMEM,	/* could not linearize the frame */
+	DP_CTR_RX_DROP_BAD_ADDR, /* zero NID or DPID in the header */
+	DP_CTR_TX_DROP_NO_ROUTE, /* destination NID not in the NART */
+	DP_CTR_TX_DROP_NO_NIC,	/* no NIC attached to the node */
+	DP_CTR_TX_DROP_NOMEM,	/* no transmit buffer */
+	DP_CTR_TX_DROP_NIC,	/* the NIC refused the frame */
+	DP_CTR_COUNT
+};
+
+#define DP_CTR_SLOTS		32	/* room for growth in the ioctl struct */
+
+struct dp_node_stats {
+	dp_u32 n;		/* out: DP_CTR_COUNT of the running module */
+	dp_u32 nid;		/* out: this node's NID */
+	dp_u64 ctr[DP_CTR_SLOTS];
+};
+
+#define DP_IOC_MAGIC		'D'
+/* Take a DPID and allocate the pool.  Once per file. */
+#define DP_IOC_BIND		_IOW(DP_IOC_MAGIC, 1, struct dp_bind)
+/* Add a directed edge and make it current for write(). */
+#define DP_IOC_CONNECT		_IOW(DP_IOC_MAGIC, 2, struct dp_addr)
+/* Remove an edge; ENOTCONN if it does not exist. */
+#define DP_IOC_DISCONNECT	_IOW(DP_IOC_MAGIC, 3, struct dp_addr)
+/* Release up to *arg messages from the pool head; returns the count released. */
+#define DP_IOC_RELEASE		_IOW(DP_IOC_MAGIC, 4, dp_u32)
+#define DP_IOC_INFO		_IOR(DP_IOC_MAGIC, 5, struct dp_info)
+#define DP_IOC_SEND		_IOW(DP_IOC_MAGIC, 6, struct dp_send)
+#define DP_IOC_STATS		_IOR(DP_IOC_MAGIC, 7, struct dp_ep_stats)
+/* Node counters of the caller's network namespace; works unbound too. */
+#define DP_IOC_NODE_STATS	_IOR(DP_IOC_MAGIC, 8, struct dp_node_stats)
+
+/* ------------------------------------------------------------------ */
+/* 2. Token buffer pool (mmap, read-only, MAP_SHARED, offset 0)        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The mapping is one control page followed by the data area:
+ *
+ *   [0, DP_POOL_CTRL_SIZE)         struct dp_pool_ctrl
+ *   [ctrl_size, ctrl_size + size)  token buffers
+ *
+ * A token buffer is a struct dp_token followed by the message bytes, padded
+ * to DP_TOKEN_ALIGN.  Token buffers form a FIFO: the head is at offset
+ * (cons % data_size), the tail ends at (prod % data_size).  cons and prod
+ * are free-running byte counters, written only by the kernel.
+ *
+ * The kernel publishes prod with release semantics after it has written
+ * the token and the bytes; readers load prod with acquire semantics.  cons
+ * advances only when the owner releases messages (fsync, DP_IOC_RELEASE,
+ * read()), so the head token stays valid until then.  The kernel never
+ * leaves cons on a DP_TOK_WRAP token.
+ *
+ * When a pool is full, an arriving message is dropped and counted
+ * (DP_CTR_RX_DROP_FULL, dp_ep_stats.rx_drop_full); messages already in
+ * the pool are never overwritten.
+ */
+#define DP_POOL_MAGIC		0x44504f4cu	/* "DPOL" */
+#define DP_POOL_VERSION		1u
+#define DP_POOL_CTRL_SIZE	4096u
+#define DP_TOKEN_ALIGN		64u
+
+struct dp_pool_ctrl {
+	dp_u32 magic;		/* DP_POOL_MAGIC */
+	dp_u32 version;		/* DP_POOL_VERSION */
+	dp_u32 ctrl_size;	/* offset of the data area in the mapping */
+	dp_u32 data_size;	/* bytes in the data area, a power of two */
+	dp_u32 nid;		/* owner's NID at bind time */
+	dp_u32 dpid;		/* owner's DPID */
+	dp_u8 pad0[40];
+	/* Separate cache lines: the producer runs on another CPU. */
+	dp_u64 prod;		/* byte counter: end of the last message */
+	dp_u8 pad1[56];
+	dp_u64 cons;		/* byte counter: head token */
+	dp_u8 pad2[56];
+};
+
+/* struct dp_token: the kernel-written control header of a token buffer. */
+struct dp_token {
+	dp_u32 len;		/* message bytes following this header */
+	dp_u32 next;		/* data-area offset of the next token buffer */
+	dp_u32 src_nid;		/* stamped by the sending kernel */
+	dp_u32 src_dpid;	/* stamped by the sending kernel */
+	dp_u32 src_uid;		/* sender's uid, as stamped by its kernel */
+	dp_u32 seq;		/* the edge's sequence number */
+	dp_u16 flags;		/* DP_TOK_* */
+	dp_u16 reserved;
+	dp_u32 reserved2;
+};
+
+#define DP_TOK_WRAP		0x0001	/* padding: the next token is at offset 0 */
+
+/* Bytes a message of len bytes takes in the data area. */
+#define DP_TOKEN_SPACE(len) \
+	((((dp_u32)sizeof(struct dp_token) + (dp_u32)(len)) + DP_TOKEN_ALIGN - 1) & \
+	 ~(DP_TOKEN_ALIGN - 1))
+
+/* ------------------------------------------------------------------ */
+/* 3. Wire format                                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Every dp frame is an Ethernet (or link) frame of EtherType DP_ETH_P,
+ * IEEE 802 local experimental 1, whose payload starts with this header in
+ * network byte order, followed by len message bytes.  Bytes after those
+ * (Ethernet padding of short frames) are ignored.  See docs/wire.md.
+ */
+#define DP_ETH_P		0x88B5
+#define DP_WIRE_VERSION		1
+
+enum dp_wire_type {
+	DP_WT_DATA = 1,		/* one whole message */
+};
+
+struct dp_wire_hdr {
+	dp_u8 version;		/* DP_WIRE_VERSION */
+	dp_u8 type;		/* enum dp_wire_type */
+	dp_be16 len;		/* message bytes after the header */
+	dp_be32 dst_nid;
+	dp_be32 src_nid;
+	dp_be32 dst_dpid;
+	dp_be32 src_dpid;
+	dp_be32 src_uid;	/* sender's uid in the sending kernel's init ns */
+	dp_be32 seq;		/* per directed edge, starts at 1 */
+	dp_be32 ack;		/* reserved for the reliability layer: send 0 */
+};
+
+#define DP_WIRE_HDR_LEN		32
+
+/* ------------------------------------------------------------------ */
+/* 4. Generic netlink family (dpctl)                                   */
+/* ------------------------------------------------------------------ */
+
+#define DP_GENL_NAME		"dp"
+#define DP_GENL_VERSION		1
+
+enum dp_cmd {
+	DP_CMD_UNSPEC,
+	DP_CMD_NODE_GET,	/* reply: NID, BACKEND, IFNAME, LLADDR, MTU, COUNTERS */
+	DP_CMD_NODE_SET,	/* admin: NID and/or BACKEND + IFNAME (attach) */
+	DP_CMD_NODE_DETACH,	/* admin: detach the NIC */
+	DP_CMD_NART_GET,	/* dump: one NART_ENTRY per message */
+	DP_CMD_NART_SET,	/* admin: NID + LLADDR, add or replace */
+	DP_CMD_NART_DEL,	/* admin: NID */
+	DP_CMD_NART_FLUSH,	/* admin */
+	DP_CMD_EP_GET,		/* dump: one endpoint per message */
+	DP_CMD_COUNTERS_RESET,	/* admin */
+	__DP_CMD_MAX
+};
+
+enum dp_attr {
+	DP_A_UNSPEC,
+	DP_A_NID,		/* u32 */
+	DP_A_BACKEND,		/* string: "netdev" */
+	DP_A_IFNAME,		/* string */
+	DP_A_LLADDR,		/* binary, link address (6 bytes on Ethernet) */
+	DP_A_MTU,		/* u32: largest message */
+	DP_A_COUNTERS,		/* nested: attribute i+1 is u64 counter i */
+	DP_A_DPID,		/* u32 */
+	DP_A_EP_UID,		/* u32: owner uid */
+	DP_A_EP_POOL_SIZE,	/* u32 */
+	DP_A_EP_QUEUED,		/* u32: messages waiting */
+	DP_A_EP_STATS,		/* nested: 1 tx_msgs, 2 tx_bytes, 3 rx_msgs,
+				 * 4 rx_bytes, 5 rx_drop_full (u64 each) */
+	DP_A_EP_EDGES,		/* nested: DP_A_EDGE each */
+	DP_A_EDGE,		/* nested: DP_A_NID, DP_A_DPID, DP_A_EDGE_TX_SEQ */
+	DP_A_EDGE_TX_SEQ,	/* u32 */
+	DP_A_PAD,
+	__DP_A_MAX
+};
+#define DP_A_MAX		(__DP_A_MAX - 1)
+
+#endif /* _UAPI_LINUX_DP_H */
