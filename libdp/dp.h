@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/*
+ * libdp: the Directed Point API (Lee, Tam, Wang, HKU 1997) on top of dp.ko.
+ *
+ * An endpoint is a file descriptor on /dev/dp bound to a DPID.  Sending is a
+ * write() on the current directed edge; receiving is dp_read(), which looks
+ * at the read-only token buffer pool mapped into this process and makes no
+ * system call.  A received message stays in the pool until dp_fsync()
+ * releases it.  The plain UNIX calls keep their meaning on the same fd:
+ * read() = blocking receive with copy (and release), write() = send,
+ * fsync() = release one message, poll()/epoll readiness.
+ *
+ * Errors: functions return -1 (or NULL) and set errno; the kernel's errno
+ * values are listed in docs/contract.md.
+ *
+ * Thread safety: different endpoints may be used from different threads
+ * freely.  On one endpoint, dp_write()/write() may be called from any number
+ * of threads (the kernel serialises sends), but the receive side (dp_read,
+ * dp_token_of, dp_fsync, read) has one head message: use it from one thread
+ * at a time, or serialise it yourself.  dp_close() must not race with any
+ * other call on the same fd.  dp_open()/dp_mmap()/dp_close() on different
+ * fds are safe concurrently.
+ */
+#ifndef _LIBDP_DP_H
+#define _LIBDP_DP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * In the source tree the uapi header sits at ../uapi; installed, it is
+ * <linux/dp.h>.  Prefer the tree's copy so no -I is needed there.
+ */
+#if defined(__has_include)
+#if __has_include("../uapi/linux/dp.h")
+#include "../uapi/linux/dp.h"
+#else
+#include <linux/dp.h>
+#endif
+#else
+#include <linux/dp.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What dp_mmap() reports about an endpoint's token buffer pool. */
+typedef struct dp_mmap {
+	const void *base;		/* start of the mapping (the control page) */
+	size_t map_size;		/* bytes mapped */
+	const unsigned char *data;	/* token area: base + ctrl->ctrl_size */
+	uint32_t data_size;		/* bytes in the token area */
+	const struct dp_pool_ctrl *ctrl; /* prod/cons counters, read-only */
+} dp_mmap_t;
+
+/* Open /dev/dp, bind dpid with the module's default pool, map the pool. */
+int dp_open(uint32_t dpid);
+/* As dp_open with a pool of pool_size bytes (power of two, 16 KiB..64 MiB). */
+int dp_open_pool(uint32_t dpid, uint32_t pool_size);
+/* Add the directed edge to {nid, dpid} and make it current for dp_write. */
+int dp_connect(int fd, uint32_t nid, uint32_t dpid);
+/* Remove an edge (ENOTCONN if absent). */
+int dp_disconnect(int fd, uint32_t nid, uint32_t dpid);
+/* Send one message on the current edge; returns len. */
+ssize_t dp_write(int fd, const void *msg, size_t len);
+/* Send one message on a connected edge that need not be the current one. */
+ssize_t dp_send(int fd, uint32_t nid, uint32_t dpid, const void *msg, size_t len);
+/*
+ * Non-blocking, zero-copy receive without a system call: if a message is at
+ * the head of the pool, set *addr to its first byte (inside the read-only
+ * mapping) and return its length; return 0 if the pool is empty.  The same
+ * message is returned until dp_fsync() releases it.
+ */
+ssize_t dp_read(int fd, char **addr);
+/*
+ * The kernel-written token of the message at addr (as returned by dp_read):
+ * src_nid, src_dpid, src_uid and seq as stamped by the sending kernel.
+ * NULL with EINVAL if addr is not a message in fd's pool.
+ */
+const struct dp_token *dp_token_of(int fd, const char *addr);
+/* Release up to n messages from the head; returns the number released. */
+int dp_fsync(int fd, int n);
+/* Describe (and map, if not yet mapped) the pool of a bound endpoint. */
+int dp_mmap(int fd, dp_mmap_t *tbp);
+/* DP_IOC_INFO: NID, DPID, pool sizes, largest message, current edge. */
+int dp_getinfo(int fd, struct dp_info *info);
+/* Unmap the pool and close the endpoint (its DPID is free again). */
+int dp_close(int fd);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _LIBDP_DP_H */

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Host test of libdp and dpperf's dp path without dp.ko: fakedp.so stands in
+# for /dev/dp (see fakedp.c).  Usage: run.sh DIR [DPPERF]: DIR holds
+# fakedp.so and pool_test.  Prints TAP; exit 0 when all pass.
+set -u
+dir=${1:?usage: run.sh DIR [DPPERF]}
+dpperf=${2:-}
+export LD_PRELOAD="$dir/fakedp.so" FAKEDP_NS=$$
+rc=0
+n=9
+echo "TAP version 13"
+"$dir/pool_test" || rc=1
+if [ -z "$dpperf" ]; then
+	echo "1..$n"
+	exit $rc
+fi
+# dpperf dp, both receive modes, against the fake: no failures, no loss.
+for recv in spin block; do
+	n=$((n + 1))
+	ready="$dir/ready.$$"
+	rm -f "$ready"
+	"$dpperf" server --proto dp --recv "$recv" --ready "$ready" --idle 30 &
+	srv=$!
+	i=0
+	while [ ! -e "$ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	out=$("$dpperf" client --proto dp --peer 1 --recv "$recv" --test pingpong,bw \
+		--iters 200 --sizes 1,64,1500,8000 --bytes 30000 --timeout 5000)
+	crc=$?
+	wait $srv
+	src=$?
+	rm -f "$ready"
+	good=$(printf '%s\n' "$out" | awk -F'\t' '$1 == "dp" && $4 != "nan"' | wc -l)
+	if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$good" -eq 8 ] &&
+	   ! printf '%s\n' "$out" | grep -q '^# lost'; then
+		echo "ok - dpperf dp recv=$recv over fakedp"
+	else
+		printf '%s\n' "$out" | sed 's/^/# /'
+		echo "not ok - dpperf dp recv=$recv over fakedp (client $crc, server $src)"
+		rc=1
+	fi
+done
+echo "1..$n"
+exit $rc

@@ -1,0 +1,819 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dpctl: administer the dp node of the network namespace it runs in, over
+ * the generic netlink family "dp" (uapi/linux/dp.h part 4).  Raw netlink
+ * sockets, no libnl: the messages are few and small.
+ *
+ *   dpctl node                               NID, backend, ifname, lladdr, max message
+ *   dpctl node set [nid N] [dev IF] [backend B]
+ *   dpctl node detach
+ *   dpctl nart [show]                        one "NID MAC" line per entry
+ *   dpctl nart load FILE|-                   flush, then one entry per "NID MAC" line
+ *   dpctl nart add NID MAC | del NID | flush
+ *   dpctl nart check FILE|-                  only validate a NART file
+ *   dpctl ep                                 endpoints, their counters and edges
+ *   dpctl stats [NAME]                       node counters, "name value" per line
+ *   dpctl stats reset
+ *
+ * Exit status 0 on success, 1 on any error (a message on stderr).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+#include <linux/genetlink.h>
+
+#include <linux/dp.h>
+
+#define BUF_SIZE	65536	/* dumps are sized to the reader's buffer */
+#define LLADDR_MAX	16
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+static const char *ctx = "";	/* the command being run, for messages */
+
+static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "dpctl: %s%s", ctx, *ctx ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void usage(FILE *f, int status) __attribute__((noreturn));
+static void usage(FILE *f, int status)
+{
+	fputs("usage: dpctl node [set [nid N] [dev IFNAME] [backend netdev] | detach]\n"
+	      "       dpctl nart [show | load FILE | add NID MAC | del NID | flush | check FILE]\n"
+	      "       dpctl ep\n"
+	      "       dpctl stats [NAME | reset]\n"
+	      "Acts on the dp node of the current network namespace.\n", f);
+	exit(status);
+}
+
+/* ------------------------------------------------------------------ */
+/* Netlink messages                                                    */
+/* ------------------------------------------------------------------ */
+
+struct nl {
+	int fd;
+	uint16_t family;
+	uint32_t seq;
+	char extack[256];	/* kernel's extended-ack text of the last error */
+};
+
+struct msg {
+	union {
+		struct nlmsghdr h;
+		char buf[4096];
+	} u;
+	struct nlattr *nest;	/* open nested attribute, if any */
+};
+
+static void msg_init(struct msg *m, uint16_t type, uint16_t flags, uint8_t cmd)
+{
+	struct genlmsghdr *g;
+
+	memset(m, 0, sizeof(*m));
+	m->u.h.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	m->u.h.nlmsg_type = type;
+	m->u.h.nlmsg_flags = NLM_F_REQUEST | flags;
+	g = NLMSG_DATA(&m->u.h);
+	g->cmd = cmd;
+	g->version = DP_GENL_VERSION;
+}
+
+static void put_attr(struct msg *m, uint16_t type, const void *data, size_t len)
+{
+	struct nlattr *a = (struct nlattr *)(m->u.buf + NLMSG_ALIGN(m->u.h.nlmsg_len));
+	size_t total = NLMSG_ALIGN(m->u.h.nlmsg_len) + NLA_ALIGN(NLA_HDRLEN + len);
+
+	if (total > sizeof(m->u.buf))
+		die("request too large");
+	a->nla_type = type;
+	a->nla_len = (uint16_t)(NLA_HDRLEN + len);
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	m->u.h.nlmsg_len = (uint32_t)total;
+}
+
+static void put_u32(struct msg *m, uint16_t type, uint32_t v)
+{
+	put_attr(m, type, &v, sizeof(v));
+}
+
+static void put_str(struct msg *m, uint16_t type, const char *s)
+{
+	put_attr(m, type, s, strlen(s) + 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Attribute parsing                                                   */
+/* ------------------------------------------------------------------ */
+
+#define ATTR_MAX 64
+
+/* Index attributes [data, data + len) by type; later ones win. */
+static void parse_attrs(const struct nlattr **tb, const void *data, size_t len)
+{
+	const struct nlattr *a = data;
+
+	memset(tb, 0, sizeof(*tb) * (ATTR_MAX + 1));
+	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len) {
+		uint16_t type = a->nla_type & NLA_TYPE_MASK;
+
+		if (type <= ATTR_MAX)
+			tb[type] = a;
+		if ((size_t)NLA_ALIGN(a->nla_len) >= len)
+			break;
+		len -= NLA_ALIGN(a->nla_len);
+		a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+}
+
+static const void *attr_data(const struct nlattr *a)
+{
+	return (const char *)a + NLA_HDRLEN;
+}
+
+static size_t attr_len(const struct nlattr *a)
+{
+	return a->nla_len - NLA_HDRLEN;
+}
+
+static void parse_nested(const struct nlattr **tb, const struct nlattr *a)
+{
+	parse_attrs(tb, attr_data(a), attr_len(a));
+}
+
+/* Integers: memcpy because netlink only promises 4-byte alignment. */
+static uint32_t get_u32(const struct nlattr *a)
+{
+	uint32_t v = 0;
+
+	if (a && attr_len(a) >= sizeof(v))
+		memcpy(&v, attr_data(a), sizeof(v));
+	return v;
+}
+
+static uint16_t get_u16(const struct nlattr *a)
+{
+	uint16_t v = 0;
+
+	if (a && attr_len(a) >= sizeof(v))
+		memcpy(&v, attr_data(a), sizeof(v));
+	return v;
+}
+
+static uint64_t get_u64(const struct nlattr *a)
+{
+	uint64_t v = 0;
+
+	if (a && attr_len(a) >= sizeof(v))
+		memcpy(&v, attr_data(a), sizeof(v));
+	return v;
+}
+
+/* A string attribute, or dflt if absent or not NUL-terminated. */
+static const char *get_str(const struct nlattr *a, const char *dflt)
+{
+	const char *s;
+
+	if (!a || !attr_len(a))
+		return dflt;
+	s = attr_data(a);
+	return memchr(s, '\0', attr_len(a)) ? s : dflt;
+}
+
+/* ------------------------------------------------------------------ */
+/* Socket and transactions                                             */
+/* ------------------------------------------------------------------ */
+
+static void nl_open(struct nl *nl)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int one = 1;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (nl->fd < 0)
+		die("netlink socket: %s", strerror(errno));
+	if (bind(nl->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		die("netlink bind: %s", strerror(errno));
+	/* Best effort: older kernels lack it and then just give the errno. */
+	setsockopt(nl->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	nl->seq = (uint32_t)getpid() << 8;
+}
+
+static void nl_send(struct nl *nl, struct msg *m)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+
+	m->u.h.nlmsg_seq = ++nl->seq;
+	if (sendto(nl->fd, m->u.buf, m->u.h.nlmsg_len, 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0)
+		die("netlink send: %s", strerror(errno));
+}
+
+/* Keep the kernel's extended-ack message (NLMSGERR_ATTR_MSG) if any. */
+static void nl_extack(struct nl *nl, const struct nlmsghdr *h)
+{
+	const struct nlmsgerr *e = NLMSG_DATA(h);
+	const struct nlattr *tb[ATTR_MAX + 1];
+	size_t off = sizeof(*e), len = h->nlmsg_len - NLMSG_HDRLEN;
+
+	nl->extack[0] = '\0';
+	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(h->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - sizeof(e->msg);
+	if (off >= len)
+		return;
+	parse_attrs(tb, (const char *)e + off, len - off);
+	snprintf(nl->extack, sizeof(nl->extack), "%s", get_str(tb[NLMSGERR_ATTR_MSG], ""));
+}
+
+/* NLMSG_DONE carries the dump's error code (0 on success). */
+static int nl_done_error(const struct nlmsghdr *h)
+{
+	int err = 0;
+
+	if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(err)))
+		memcpy(&err, NLMSG_DATA(h), sizeof(err));
+	return err < 0 ? err : 0;
+}
+
+typedef void (*nl_cb)(const struct nlattr **tb, void *arg);
+
+/* One reply message: parse its attributes and hand them to cb. */
+static void nl_deliver(const struct nlmsghdr *h, nl_cb cb, void *arg)
+{
+	const struct nlattr *tb[ATTR_MAX + 1];
+	size_t hl = NLMSG_LENGTH(GENL_HDRLEN);
+
+	if (!cb || h->nlmsg_len < hl)
+		return;
+	parse_attrs(tb, (const char *)h + hl, h->nlmsg_len - hl);
+	cb(tb, arg);
+}
+
+/*
+ * Receive replies to the last request until its ack, error or end of dump.
+ * Returns 0 or a negative errno from the kernel.
+ */
+static int nl_recv(struct nl *nl, nl_cb cb, void *arg)
+{
+	static char buf[BUF_SIZE];
+
+	for (;;) {
+		ssize_t n = recv(nl->fd, buf, sizeof(buf), 0);
+		const struct nlmsghdr *h;
+		size_t off;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("netlink receive: %s", strerror(errno));
+		/* NLMSG_OK/NEXT by hand: the macros mix signed and unsigned. */
+		for (off = 0; off + NLMSG_HDRLEN <= (size_t)n; off += NLMSG_ALIGN(h->nlmsg_len)) {
+			h = (const struct nlmsghdr *)(buf + off);
+			if (h->nlmsg_len < NLMSG_HDRLEN || h->nlmsg_len > (size_t)n - off)
+				break;
+			if (h->nlmsg_seq != nl->seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return nl_done_error(h);
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				nl_extack(nl, h);
+				return ((const struct nlmsgerr *)NLMSG_DATA(h))->error;
+			}
+			nl_deliver(h, cb, arg);
+		}
+	}
+}
+
+/* strerror plus the kernel's extended ack, for a failed request. */
+static void die_errno(struct nl *nl, int err)
+{
+	if (nl->extack[0])
+		die("%s (%s)", strerror(-err), nl->extack);
+	die("%s", strerror(-err));
+}
+
+static void family_cb(const struct nlattr **tb, void *arg)
+{
+	if (tb[CTRL_ATTR_FAMILY_ID])
+		*(uint16_t *)arg = get_u16(tb[CTRL_ATTR_FAMILY_ID]);	/* a u16 */
+}
+
+/* Resolve the "dp" family id through the generic netlink controller. */
+static void nl_family(struct nl *nl)
+{
+	struct msg m;
+	int err;
+
+	msg_init(&m, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY);
+	((struct genlmsghdr *)NLMSG_DATA(&m.u.h))->version = 1;
+	put_str(&m, CTRL_ATTR_FAMILY_NAME, DP_GENL_NAME);
+	nl_send(nl, &m);
+	err = nl_recv(nl, family_cb, &nl->family);
+	if (err == -ENOENT || (!err && !nl->family))
+		die("generic netlink family \"%s\" not found: is dp.ko loaded?",
+		    DP_GENL_NAME);
+	if (err)
+		die_errno(nl, err);
+}
+
+/* A "do" request with an ack; dies on error. */
+static void nl_do(struct nl *nl, struct msg *m, nl_cb cb, void *arg)
+{
+	int err;
+
+	m->u.h.nlmsg_flags |= NLM_F_ACK;
+	nl_send(nl, m);
+	err = nl_recv(nl, cb, arg);
+	if (err)
+		die_errno(nl, err);
+}
+
+static void nl_dump(struct nl *nl, uint8_t cmd, nl_cb cb, void *arg)
+{
+	struct msg m;
+
+	int err;
+
+	/* No NLM_F_ACK: a dump ends with NLMSG_DONE, which carries the error. */
+	msg_init(&m, nl->family, NLM_F_DUMP, cmd);
+	nl_send(nl, &m);
+	err = nl_recv(nl, cb, arg);
+	if (err)
+		die_errno(nl, err);
+}
+
+static void nl_simple(struct nl *nl, uint8_t cmd)
+{
+	struct msg m;
+
+	msg_init(&m, nl->family, 0, cmd);
+	nl_do(nl, &m, NULL, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Argument parsing                                                    */
+/* ------------------------------------------------------------------ */
+
+static uint32_t parse_nid(const char *s, const char *what)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || v == 0 || v > UINT32_MAX || *s == '-')
+		die("bad %s \"%s\" (want 1..4294967295)", what, s);
+	return (uint32_t)v;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)tolower((unsigned char)c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* "aa:bb:..." with 1..16 bytes of one or two hex digits; length, 0 if bad. */
+static size_t parse_mac(const char *s, uint8_t *out)
+{
+	size_t n = 0;
+
+	while (n < LLADDR_MAX) {
+		int hi = hexval(s[0]), lo;
+
+		if (hi < 0)
+			return 0;
+		lo = hexval(s[1]);
+		out[n++] = (uint8_t)(lo < 0 ? hi : hi * 16 + lo);
+		s += lo < 0 ? 1 : 2;
+		if (*s == '\0')
+			return n;
+		if (*s++ != ':')
+			return 0;
+	}
+	return 0;
+}
+
+static void print_mac(FILE *f, const uint8_t *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%02x", i ? ":" : "", a[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* node                                                                */
+/* ------------------------------------------------------------------ */
+
+static void node_cb(const struct nlattr **tb, void *arg)
+{
+	(void)arg;
+	printf("nid %" PRIu32 "\n", get_u32(tb[DP_A_NID]));
+	printf("backend %s\n", get_str(tb[DP_A_BACKEND], "none"));
+	printf("ifname %s\n", get_str(tb[DP_A_IFNAME], "none"));
+	printf("lladdr ");
+	if (tb[DP_A_LLADDR] && attr_len(tb[DP_A_LLADDR]))
+		print_mac(stdout, attr_data(tb[DP_A_LLADDR]), attr_len(tb[DP_A_LLADDR]));
+	else
+		printf("none");
+	printf("\nmax_msg %" PRIu32 "\n", get_u32(tb[DP_A_MTU]));
+}
+
+static void cmd_node_set(struct nl *nl, int argc, char **argv)
+{
+	struct msg m;
+	int i;
+
+	msg_init(&m, nl->family, 0, DP_CMD_NODE_SET);
+	for (i = 0; i < argc; i += 2) {
+		if (i + 1 >= argc)
+			die("\"%s\" needs a value", argv[i]);
+		if (!strcmp(argv[i], "nid"))
+			put_u32(&m, DP_A_NID, parse_nid(argv[i + 1], "NID"));
+		else if (!strcmp(argv[i], "dev"))
+			put_str(&m, DP_A_IFNAME, argv[i + 1]);
+		else if (!strcmp(argv[i], "backend"))
+			put_str(&m, DP_A_BACKEND, argv[i + 1]);
+		else
+			die("unknown keyword \"%s\" (want nid, dev, backend)", argv[i]);
+	}
+	if (!argc)
+		die("nothing to set (want nid N, dev IFNAME, backend B)");
+	nl_do(nl, &m, NULL, NULL);
+}
+
+static void cmd_node(struct nl *nl, int argc, char **argv)
+{
+	struct msg m;
+
+	if (!argc || !strcmp(argv[0], "show")) {
+		msg_init(&m, nl->family, 0, DP_CMD_NODE_GET);
+		nl_do(nl, &m, node_cb, NULL);
+	} else if (!strcmp(argv[0], "set")) {
+		cmd_node_set(nl, argc - 1, argv + 1);
+	} else if (!strcmp(argv[0], "detach") && argc == 1) {
+		nl_simple(nl, DP_CMD_NODE_DETACH);
+	} else {
+		usage(stderr, 1);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* nart                                                                */
+/* ------------------------------------------------------------------ */
+
+struct nart_ent {
+	uint32_t nid;
+	uint8_t alen;
+	uint8_t addr[LLADDR_MAX];
+};
+
+static void nart_cb(const struct nlattr **tb, void *arg)
+{
+	const struct nlattr *ll = tb[DP_A_LLADDR];
+
+	(void)arg;
+	printf("%" PRIu32 " ", get_u32(tb[DP_A_NID]));
+	if (ll && attr_len(ll))
+		print_mac(stdout, attr_data(ll), attr_len(ll));
+	else
+		printf("none");
+	putchar('\n');
+}
+
+static void nart_set(struct nl *nl, const struct nart_ent *e)
+{
+	struct msg m;
+
+	msg_init(&m, nl->family, 0, DP_CMD_NART_SET);
+	put_u32(&m, DP_A_NID, e->nid);
+	put_attr(&m, DP_A_LLADDR, e->addr, e->alen);
+	nl_do(nl, &m, NULL, NULL);
+}
+
+/* Parse one line of a NART file; 0 = blank/comment, 1 = entry, -1 = bad. */
+static int nart_line(char *line, struct nart_ent *e)
+{
+	char *nid, *mac, *extra, *end;
+	unsigned long v;
+
+	line[strcspn(line, "#\r\n")] = '\0';
+	nid = strtok(line, " \t");
+	if (!nid)
+		return 0;
+	mac = strtok(NULL, " \t");
+	extra = strtok(NULL, " \t");
+	if (!mac || extra)
+		return -1;
+	errno = 0;
+	v = strtoul(nid, &end, 0);
+	if (errno || *end || !v || v > UINT32_MAX || *nid == '-')
+		return -1;
+	e->nid = (uint32_t)v;
+	e->alen = (uint8_t)parse_mac(mac, e->addr);
+	return e->alen ? 1 : -1;
+}
+
+/* Read the whole file first, so a bad line leaves the NART untouched. */
+static size_t nart_read(const char *path, struct nart_ent **out)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	char line[512];
+	size_t n = 0, cap = 0, lineno = 0;
+	struct nart_ent e, *v = NULL;
+	int r;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		r = nart_line(line, &e);
+		if (r < 0)
+			die("%s:%zu: bad line (want \"NID MAC\", e.g. \"2 52:54:00:00:00:02\")",
+			    path, lineno);
+		if (!r)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			v = realloc(v, cap * sizeof(*v));
+			if (!v)
+				die("%s", strerror(ENOMEM));
+		}
+		v[n++] = e;
+	}
+	if (ferror(f))
+		die("%s: %s", path, strerror(errno));
+	if (f != stdin)
+		fclose(f);
+	*out = v;
+	return n;
+}
+
+static void cmd_nart_load(struct nl *nl, const char *path)
+{
+	struct nart_ent *v = NULL;
+	size_t i, n = nart_read(path, &v);
+
+	nl_simple(nl, DP_CMD_NART_FLUSH);
+	for (i = 0; i < n; i++)
+		nart_set(nl, &v[i]);
+	free(v);
+}
+
+static void cmd_nart_add(struct nl *nl, const char *nid, const char *mac)
+{
+	struct nart_ent e;
+
+	e.nid = parse_nid(nid, "NID");
+	e.alen = (uint8_t)parse_mac(mac, e.addr);
+	if (!e.alen)
+		die("bad link address \"%s\" (want hex bytes like 52:54:00:00:00:02)", mac);
+	nart_set(nl, &e);
+}
+
+static void cmd_nart(struct nl *nl, int argc, char **argv)
+{
+	struct msg m;
+
+	if (!argc || (!strcmp(argv[0], "show") && argc == 1)) {
+		nl_dump(nl, DP_CMD_NART_GET, nart_cb, NULL);
+	} else if (!strcmp(argv[0], "load") && argc == 2) {
+		cmd_nart_load(nl, argv[1]);
+	} else if (!strcmp(argv[0], "add") && argc == 3) {
+		cmd_nart_add(nl, argv[1], argv[2]);
+	} else if (!strcmp(argv[0], "del") && argc == 2) {
+		msg_init(&m, nl->family, 0, DP_CMD_NART_DEL);
+		put_u32(&m, DP_A_NID, parse_nid(argv[1], "NID"));
+		nl_do(nl, &m, NULL, NULL);
+	} else if (!strcmp(argv[0], "flush") && argc == 1) {
+		nl_simple(nl, DP_CMD_NART_FLUSH);
+	} else {
+		usage(stderr, 1);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* ep                                                                  */
+/* ------------------------------------------------------------------ */
+
+static void ep_stats(const struct nlattr *a)
+{
+	static const char *const names[] = {
+		NULL, "tx_msgs", "tx_bytes", "rx_msgs", "rx_bytes", "rx_drop_full",
+	};
+	const struct nlattr *tb[ATTR_MAX + 1];
+	size_t i;
+
+	if (!a)
+		return;
+	parse_nested(tb, a);
+	printf(" ");
+	for (i = 1; i < sizeof(names) / sizeof(names[0]); i++)
+		printf(" %s %" PRIu64, names[i], get_u64(tb[i]));
+	printf("\n");
+}
+
+/* Edges are many attributes of one type: walk them, not the index. */
+static void ep_edges(const struct nlattr *a)
+{
+	const struct nlattr *e = attr_data(a), *tb[ATTR_MAX + 1];
+	size_t left = attr_len(a);
+
+	while (left >= NLA_HDRLEN && e->nla_len >= NLA_HDRLEN && e->nla_len <= left) {
+		if ((e->nla_type & NLA_TYPE_MASK) == DP_A_EDGE) {
+			parse_nested(tb, e);
+			printf("  edge nid %" PRIu32 " dpid %" PRIu32 " tx_seq %" PRIu32 "\n",
+			       get_u32(tb[DP_A_NID]), get_u32(tb[DP_A_DPID]),
+			       get_u32(tb[DP_A_EDGE_TX_SEQ]));
+		}
+		if ((size_t)NLA_ALIGN(e->nla_len) >= left)
+			break;
+		left -= NLA_ALIGN(e->nla_len);
+		e = (const struct nlattr *)((const char *)e + NLA_ALIGN(e->nla_len));
+	}
+}
+
+static void ep_cb(const struct nlattr **tb, void *arg)
+{
+	(void)arg;
+	printf("dpid %" PRIu32 " uid %" PRIu32 " pool %" PRIu32 " queued %" PRIu32 "\n",
+	       get_u32(tb[DP_A_DPID]), get_u32(tb[DP_A_EP_UID]),
+	       get_u32(tb[DP_A_EP_POOL_SIZE]), get_u32(tb[DP_A_EP_QUEUED]));
+	ep_stats(tb[DP_A_EP_STATS]);
+	if (tb[DP_A_EP_EDGES])
+		ep_edges(tb[DP_A_EP_EDGES]);
+}
+
+/* ------------------------------------------------------------------ */
+/* stats                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Names follow enum dp_counter: DP_CTR_RX_DROP_FULL -> rx_drop_full. */
+static const char *const ctr_names[] = {
+	[DP_CTR_TX_MSGS] = "tx_msgs",
+	[DP_CTR_TX_BYTES] = "tx_bytes",
+	[DP_CTR_TX_LOCAL] = "tx_local",
+	[DP_CTR_RX_MSGS] = "rx_msgs",
+	[DP_CTR_RX_BYTES] = "rx_bytes",
+	[DP_CTR_RX_DROP_SHORT] = "rx_drop_short",
+	[DP_CTR_RX_DROP_VERSION] = "rx_drop_version",
+	[DP_CTR_RX_DROP_TYPE] = "rx_drop_type",
+	[DP_CTR_RX_DROP_LEN] = "rx_drop_len",
+	[DP_CTR_RX_DROP_NOT_NODE] = "rx_drop_not_node",
+	[DP_CTR_RX_DROP_UNKNOWN_SRC] = "rx_drop_unknown_src",
+	[DP_CTR_RX_DROP_SPOOFED] = "rx_drop_spoofed",
+	[DP_CTR_RX_DROP_NO_EP] = "rx_drop_no_ep",
+	[DP_CTR_RX_DROP_FULL] = "rx_drop_full",
+	[DP_CTR_RX_DROP_TOO_BIG] = "rx_drop_too_big",
+	[DP_CTR_RX_DROP_NOMEM] = "rx_drop_nomem",
+	[DP_CTR_RX_DROP_BAD_ADDR] = "rx_drop_bad_addr",
+	[DP_CTR_TX_DROP_NO_ROUTE] = "tx_drop_no_route",
+	[DP_CTR_TX_DROP_NO_NIC] = "tx_drop_no_nic",
+	[DP_CTR_TX_DROP_NOMEM] = "tx_drop_nomem",
+	[DP_CTR_TX_DROP_NIC] = "tx_drop_nic",
+};
+_Static_assert(sizeof(ctr_names) / sizeof(ctr_names[0]) == DP_CTR_COUNT,
+	       "a counter of enum dp_counter has no name");
+
+struct counters {
+	uint64_t v[DP_CTR_SLOTS];
+	unsigned int n;		/* highest counter index seen + 1 */
+};
+
+/* Counter i is attribute type i+1 in the nest; u64 payloads only (skips pads). */
+static void counters_cb(const struct nlattr **tb, void *arg)
+{
+	struct counters *c = arg;
+	const struct nlattr *a;
+	size_t left;
+
+	if (!tb[DP_A_COUNTERS])
+		return;
+	a = attr_data(tb[DP_A_COUNTERS]);
+	left = attr_len(tb[DP_A_COUNTERS]);
+	while (left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= left) {
+		unsigned int t = a->nla_type & NLA_TYPE_MASK;
+
+		if (t >= 1 && t <= DP_CTR_SLOTS && attr_len(a) == sizeof(uint64_t)) {
+			c->v[t - 1] = get_u64(a);
+			if (t > c->n)
+				c->n = t;
+		}
+		if ((size_t)NLA_ALIGN(a->nla_len) >= left)
+			break;
+		left -= NLA_ALIGN(a->nla_len);
+		a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+}
+
+/* A counter's name; counters newer than this dpctl get "counter_N". */
+static const char *ctr_name(unsigned int i, char *buf, size_t len)
+{
+	if (i < DP_CTR_COUNT && ctr_names[i])
+		return ctr_names[i];
+	snprintf(buf, len, "counter_%u", i);
+	return buf;
+}
+
+static void cmd_stats(struct nl *nl, int argc, char **argv)
+{
+	struct counters c = { .n = 0 };
+	struct msg m;
+	char buf[32];
+	unsigned int i;
+
+	if (argc == 1 && !strcmp(argv[0], "reset")) {
+		nl_simple(nl, DP_CMD_COUNTERS_RESET);
+		return;
+	}
+	if (argc > 1)
+		usage(stderr, 1);
+	msg_init(&m, nl->family, 0, DP_CMD_NODE_GET);
+	nl_do(nl, &m, counters_cb, &c);
+	for (i = 0; i < (c.n > DP_CTR_COUNT ? c.n : DP_CTR_COUNT); i++) {
+		const char *name = ctr_name(i, buf, sizeof(buf));
+
+		if (!argc)
+			printf("%s %" PRIu64 "\n", name, c.v[i]);
+		else if (!strcmp(argv[0], name)) {
+			printf("%" PRIu64 "\n", c.v[i]);
+			return;
+		}
+	}
+	if (argc)
+		die("no counter named \"%s\" (see dpctl stats)", argv[0]);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void set_ctx(int argc, char **argv)
+{
+	static char buf[128];
+	size_t len = 0;
+	int i;
+
+	for (i = 1; i < argc && i <= 3 && len < sizeof(buf); i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+					i > 1 ? " " : "", argv[i]);
+	ctx = buf;
+}
+
+int main(int argc, char **argv)
+{
+	struct nl nl;
+
+	if (argc < 2)
+		usage(stderr, 1);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
+		usage(stdout, 0);
+	if (strcmp(argv[1], "node") && strcmp(argv[1], "nart") &&
+	    strcmp(argv[1], "ep") && strcmp(argv[1], "stats"))
+		usage(stderr, 1);
+	set_ctx(argc, argv);
+	/* Validate a NART file without touching the node (no module needed). */
+	if (argc == 4 && !strcmp(argv[1], "nart") && !strcmp(argv[2], "check")) {
+		struct nart_ent *v = NULL;
+
+		printf("%zu entries\n", nart_read(argv[3], &v));
+		free(v);
+		return 0;
+	}
+	nl_open(&nl);
+	nl_family(&nl);
+	if (!strcmp(argv[1], "node"))
+		cmd_node(&nl, argc - 2, argv + 2);
+	else if (!strcmp(argv[1], "nart"))
+		cmd_nart(&nl, argc - 2, argv + 2);
+	else if (!strcmp(argv[1], "ep") && argc == 2)
+		nl_dump(&nl, DP_CMD_EP_GET, ep_cb, NULL);
+	else if (!strcmp(argv[1], "stats"))
+		cmd_stats(&nl, argc - 2, argv + 2);
+	else
+		usage(stderr, 1);
+	if (fflush(stdout) != 0)
+		die("stdout: %s", strerror(errno));
+	return 0;
+}

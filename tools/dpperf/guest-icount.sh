@@ -1,0 +1,134 @@
+#!/bin/sh
+# guest-icount.sh: dpperf in ONE guest under QEMU -icount (harness mode
+# "icount", docs/harness.md), where guest time counts instructions, so the
+# host's noise drops out.  eth0 and eth1 sit on one emulated hub; each goes
+# into its own network namespace, which is its own dp node:
+#   netns a: eth0, 10.78.0.1, NID 1 (client)    netns b: eth1, 10.78.0.2, NID 2 (server)
+# One vCPU: everything receives with blocking calls (--recv block); spinning
+# would measure the scheduler's time slice, not the path.
+# dp, UDP, TCP: ping-pong and bandwidth; raw AF_PACKET: ping-pong only.
+#
+# Prints KTAP and the results between DPPERF-BEGIN and DPPERF-END, each
+# result line led by mode=icount.
+# Environment: DPPERF_ITERS (200), DPPERF_BYTES (2097152).
+set -u
+# shellcheck source=/dev/null
+. /etc/dp/env
+
+ITERS=${DPPERF_ITERS:-200}
+BYTES=${DPPERF_BYTES:-2097152}
+PROTOS="dp udp tcp raw"
+OUT=/tmp/dpperf-icount.tsv
+NART=/tmp/dpperf-icount.nart
+
+n=0
+log() { echo "# guest-icount: $*"; }
+result() {	# result STATUS DESCRIPTION [DIRECTIVE]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n $2${3:+ # $3}"; else echo "not ok $n $2"; fi
+}
+
+# Put IF into namespace NS with address ADDR, MTU 9000 if the NIC allows it.
+netns_if() {	# netns_if NS IF ADDR
+	ip netns add "$1" || return 1
+	ip link set "$2" netns "$1" || return 1
+	ip -n "$1" link set lo up
+	ip -n "$1" link set "$2" mtu 9000 2>/dev/null ||
+		log "$2: MTU 9000 refused, keeping $(ip -n "$1" -o link show "$2" | sed 's/.* mtu \([0-9]*\).*/\1/')"
+	ip -n "$1" addr add "$3/24" dev "$2" &&
+		ip -n "$1" link set "$2" up
+}
+
+dp_node() {	# dp_node NS NID IF
+	ip netns exec "$1" dpctl node set nid "$2" dev "$3" &&
+		ip netns exec "$1" dpctl nart load "$NART"
+}
+
+setup() {
+	for i in eth0 eth1; do
+		[ -e "/sys/class/net/$i" ] || { log "no $i (needs dpg.nics=2)"; return 1; }
+	done
+	mac_a=$(cat /sys/class/net/eth0/address)
+	mac_b=$(cat /sys/class/net/eth1/address)
+	printf '1 %s\n2 %s\n' "$mac_a" "$mac_b" >"$NART"
+	netns_if a eth0 10.78.0.1 && netns_if b eth1 10.78.0.2 || return 1
+	if insmod /usr/lib/dp/dp.ko; then
+		dp_node a 1 eth0 && dp_node b 2 eth1 || dp_ok=0
+	else
+		dp_ok=0
+	fi
+	return 0
+}
+
+# Wait (at most 30 s) for the background server to say it can receive.
+wait_ready() {
+	i=0
+	while [ ! -e "$1" ] && [ "$i" -lt 300 ]; do
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$1" ]
+}
+
+run() {	# run PROTO: server in b (background), client in a
+	tests=pingpong,bw
+	srv="" cli=""
+	case $1 in
+	dp) srv="--peer 1" cli="--peer 2" ;;
+	udp | tcp) cli="--peer 10.78.0.2" ;;
+	raw) tests=pingpong
+	     srv="--ifname eth1 --peer $mac_a" cli="--ifname eth0 --peer $mac_b" ;;
+	esac
+	ready=/tmp/dpperf-ready.$1
+	rm -f "$ready"
+	# shellcheck disable=SC2086 # srv, cli: several words
+	ip netns exec b dpperf server --proto "$1" --recv block --ready "$ready" --idle 180 $srv &
+	pid=$!
+	if ! wait_ready "$ready" "$pid"; then
+		log "$1 server did not come up"
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	ip netns exec a dpperf client --proto "$1" --recv block --test "$tests" \
+		--iters "$ITERS" --bytes "$BYTES" --tag mode=icount $cli >>"$OUT"
+	st=$?
+	wait "$pid"
+	[ $st -eq 2 ] && log "$1: some sizes failed, see the results"
+	[ $st -ne 1 ]
+}
+
+echo "KTAP version 1"
+echo "1..$((2 + $(echo "$PROTOS" | wc -w)))"
+log "iters=$ITERS bytes=$BYTES recv=block (one vCPU)"
+: >"$OUT"
+dp_ok=1
+setup
+st=$?
+result $st "netns a and b with eth0 and eth1"
+[ $dp_ok -eq 1 ] || log "dp setup failed: dp is not measured"
+
+for p in $PROTOS; do
+	if [ $st -ne 0 ] || { [ "$p" = dp ] && [ $dp_ok -ne 1 ]; }; then
+		result 1 "dpperf $p"
+		continue
+	fi
+	run "$p"
+	result $? "dpperf $p"
+done
+
+echo DPPERF-BEGIN
+cat "$OUT"
+echo DPPERF-END
+
+# Deleting the namespaces returns eth0/eth1 to the initial one.
+ip netns del a 2>/dev/null
+ip netns del b 2>/dev/null
+if [ $dp_ok -eq 1 ] || lsmod | grep -q '^dp '; then
+	rmmod dp
+	result $? "rmmod dp"
+else
+	result 1 "rmmod dp (dp.ko was not loaded)"
+fi

@@ -1,0 +1,69 @@
+#!/bin/sh
+# shellcheck disable=SC2317 # functions are run through check()
+# Test of the report generator on synthetic dpperf output: KTAP noise, CRs,
+# a failed (nan) size, two runs of one mode averaged.  Usage: report-test.sh
+# PATH/TO/report.  Prints TAP; exit 0 when all pass.
+set -u
+report=${1:?usage: report-test.sh REPORT}
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+tab=$(printf '\t')
+cr=$(printf '\r')
+
+# gen MODE PROTO TEST UNIT SIZE:VALUE...: result lines as dpperf prints them
+gen() {
+	m=$1 p=$2 t=$3 u=$4; shift 4
+	for sv in "$@"; do
+		echo "mode=$m$tab$p$tab$t$tab${sv%%:*}$tab${sv#*:}$tab$u$cr"
+	done
+}
+{
+	echo "KTAP version 1"
+	echo "ok 1 dp-load"
+	echo DPPERF-BEGIN
+	echo "# mode=realtime dpperf client proto=dp recv=spin peer=2 iters=1000"
+	gen realtime dp pingpong us 1:50 1500:380
+	gen realtime udp pingpong us 1:100 1500:500
+	gen realtime tcp pingpong us 1:125 1500:nan
+	echo "# mode=realtime failed proto=tcp test=pingpong size=1500 reason=timeout"
+	gen realtime dp bw MB/s 1500:12
+	gen realtime udp bw MB/s 1500:8
+	gen realtime tcp bw MB/s 1500:6
+	echo DPPERF-END
+} >"$d/guest0.tsv"
+{
+	echo DPPERF-BEGIN
+	gen realtime dp pingpong us 1:70
+	gen icount dp pingpong us 1:20 64:22
+	gen icount udp pingpong us 1:32.5 64:33
+	gen icount tcp pingpong us 1:40 64:41
+	gen icount raw pingpong us 1:25 64:26
+	echo DPPERF-END
+} >"$d/run2.tsv"
+
+n=0 rc=0
+check() {	# check DESCRIPTION COMMAND...
+	desc=$1; shift
+	n=$((n + 1))
+	if "$@"; then echo "ok $n $desc"; else echo "not ok $n $desc"; rc=1; fi
+}
+has() { grep -qF -- "$1" "$d/results.md"; }
+quiet() { "$@" >/dev/null; }
+
+check "report runs" quiet "$report" "$d"
+check "realtime section" has "## mode=realtime"
+check "icount section" has "## mode=icount"
+# dp 1 B: (50 + 70) / 2 = 60 us; dp/UDP 0.60, dp/TCP 0.48
+check "runs averaged, ratios" has "| 1 | 60.0 | 100.0 | 125.0 | 0.60 | 0.48 |"
+check "failed size shown" has "| 1500 | 380.0 | 500.0 | failed | 0.76 | - |"
+check "bandwidth ratios" has "| 1500 | 12.00 | 8.00 | 6.00 | 1.50 | 2.00 |"
+check "icount raw column" has "| 1 | 20.0 | 32.5 | 40.0 | 25.0 | 0.62 | 0.50 | 0.80 |"
+check "failure noted" has "failed proto=tcp test=pingpong size=1500 reason=timeout"
+if command -v gnuplot >/dev/null; then
+	check "latency.png" test -s "$d/latency.png"
+	check "bandwidth.png" test -s "$d/bandwidth.png"
+fi
+check "empty dir is an error" sh -c "! '$report' '$d/none' 2>/dev/null"
+[ $rc -eq 0 ] || sed 's/^/# /' "$d/results.md"
+echo "1..$n"
+exit $rc

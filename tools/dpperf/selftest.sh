@@ -1,0 +1,70 @@
+#!/bin/sh
+# shellcheck disable=SC2317 # functions are run through t()
+# Host self-test of dpperf on loopback only (127.0.0.1): argument errors,
+# UDP and TCP in both receive modes, simulated loss (--drop) reported as
+# nan/lost instead of a hang, and a client without a server giving up.
+# Usage: selftest.sh PATH/TO/dpperf.  Prints TAP; exit 0 when all pass.
+set -u
+bin=${1:?usage: selftest.sh DPPERF}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 rc=0
+port=$((20000 + $$ % 20000))
+
+t() {	# t DESCRIPTION COMMAND...: one TAP line from the command's status
+	desc=$1; shift
+	n=$((n + 1))
+	if "$@" >"$tmp/out" 2>&1; then
+		echo "ok $n $desc"
+	else
+		sed 's/^/# /' "$tmp/out"
+		echo "not ok $n $desc"
+		rc=1
+	fi
+}
+
+fails() { ! "$@"; }
+
+# run PROTO RECV EXPECT_GOOD [server/client args...]: server in the
+# background, client in front; EXPECT_GOOD result lines must not be nan.
+run() {
+	proto=$1 recv=$2 want=$3; shift 3
+	port=$((port + 1))
+	rm -f "$tmp/ready"
+	# shellcheck disable=SC2086 # SRV_ARGS: several words
+	"$bin" server --proto "$proto" --recv "$recv" --port "$port" --ready "$tmp/ready" \
+		--idle 20 ${SRV_ARGS:-} &
+	srv=$!
+	i=0
+	while [ ! -e "$tmp/ready" ] && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	"$bin" client --proto "$proto" --recv "$recv" --port "$port" --peer 127.0.0.1 \
+		--tag mode=selftest "$@" >"$tmp/res"
+	crc=$?
+	wait "$srv"
+	cat "$tmp/res"
+	good=$(awk -F'\t' '$1 == "mode=selftest" && $5 != "nan"' "$tmp/res" | wc -l)
+	[ "$good" -eq "$want" ] && [ "$crc" -eq "${WANT_RC:-0}" ]
+}
+
+t "no arguments is an error" fails "$bin"
+t "--help" "$bin" --help
+t "bad --proto" fails "$bin" client --proto foo --peer 1
+t "bad --sizes" fails "$bin" client --sizes 1,x --peer 1
+t "size 0 refused" fails "$bin" client --sizes 0 --peer 1
+t "client needs --peer" fails "$bin" client --proto udp
+t "raw needs --ifname" fails "$bin" server --proto raw
+for proto in udp tcp; do
+	for recv in spin block; do
+		t "$proto $recv pingpong+bw on loopback" run $proto $recv 6 \
+			--test pingpong,bw --sizes 1,100,1500 --iters 200 --bytes 200000
+	done
+done
+SRV_ARGS="--drop 150" WANT_RC=2
+t "udp loss: a lost ping fails its size (nan), bw loss is counted" run udp spin 3 \
+	--test pingpong,bw --sizes 1,100 --iters 100 --bytes 50000 --timeout 300
+grep -q "^# mode=selftest lost proto=udp test=bw" "$tmp/out" || { echo "not ok $n no lost line"; rc=1; }
+SRV_ARGS="" WANT_RC=0
+t "no server: client gives up" fails "$bin" client --proto udp --peer 127.0.0.1 \
+	--port $((port + 100)) --connect-timeout 500
+echo "1..$n"
+exit $rc
