@@ -72,7 +72,8 @@ int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
 	spin_lock_irqsave(&pool->lock, flags);
 	t = dp_ring_reserve(&pool->ring, h->len, &err);
 	if (!t) {
-		pool->rx_drop_full++;
+		if (err == DP_CTR_RX_DROP_FULL)
+			pool->rx_drop_full++;
 		spin_unlock_irqrestore(&pool->lock, flags);
 		return err;
 	}

@@ -103,7 +103,7 @@ static int dp_tx_nic(struct dp_node *node, const struct dp_msg_hdr *h,
 	dp_wire_encode(&w, h);
 	iov_iter_ubuf(&iter, ITER_SOURCE, (void __user *)buf, h->len);
 	err = nic->ops->xmit(nic, addr, &w, &iter, h->len);
-	if (err == -ENOBUFS || err == -ENOMEM)
+	if (err == -ENOMEM)
 		dp_count(node, DP_CTR_TX_DROP_NOMEM);
 	else if (err && err != -EFAULT)
 		dp_count(node, DP_CTR_TX_DROP_NIC);

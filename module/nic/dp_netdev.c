@@ -48,7 +48,7 @@ static int dp_netdev_xmit(struct dp_nic *nic, const u8 *dst,
 
 	skb = alloc_skb(head + sizeof(*hdr) + len + tail, GFP_KERNEL);
 	if (!skb)
-		return -ENOBUFS;
+		return -ENOMEM;
 	skb_reserve(skb, head);
 	skb_reset_network_header(skb);
 	skb_put_data(skb, hdr, sizeof(*hdr));
@@ -62,6 +62,7 @@ static int dp_netdev_xmit(struct dp_nic *nic, const u8 *dst,
 		kfree_skb(skb);
 		return -EINVAL;
 	}
+	/* A queue that refuses the frame (full, or device going down). */
 	rc = dev_queue_xmit(skb);
 	if (rc < 0)
 		return rc;

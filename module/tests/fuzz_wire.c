@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for the receive-path arithmetic: dp_wire_decode() on an
+ * arbitrary frame, then token buffer pool operations driven by the input,
+ * every step checked against an oracle (the header rules for the decoder,
+ * ring_model.h for the pool).
+ *
+ * Input: u16 (little endian) frame length L, L frame bytes, then one byte
+ * choosing the pool size (128 B << (b % 8)), then ops: a byte with the top
+ * bit set releases (b & 0x7f) messages (0x7f: all); otherwise the byte and
+ * the next one give a message length.  A successfully decoded frame's
+ * message is queued first, so parser output flows into the pool.
+ *
+ * Built two ways: with -fsanitize=fuzzer (abort on a broken invariant), and
+ * with -DDP_FUZZ_REPLAY into the unit tests, which replay the seed corpus
+ * and random inputs (a broken invariant then fails that test).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "../dp_wire.h"
+#include "../dp_ring.h"
+#include "ring_model.h"
+
+#ifdef DP_FUZZ_REPLAY
+extern int unit_failed;
+#define FAIL(...)							\
+	do {								\
+		printf("#   fuzz_wire: ");				\
+		printf(__VA_ARGS__);					\
+		printf("\n");						\
+		unit_failed++;						\
+		goto out;						\
+	} while (0)
+#else
+#define FAIL(...)							\
+	do {								\
+		fprintf(stderr, "fuzz_wire: " __VA_ARGS__);		\
+		fprintf(stderr, "\n");					\
+		abort();						\
+	} while (0)
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* What the decoder must say about this frame, from the documented rules. */
+static int expected_reason(const uint8_t *f, size_t n)
+{
+	if (n < DP_WIRE_HDR_LEN)
+		return DP_CTR_RX_DROP_SHORT;
+	if (f[0] != DP_WIRE_VERSION)
+		return DP_CTR_RX_DROP_VERSION;
+	if (f[1] != DP_WT_DATA)
+		return DP_CTR_RX_DROP_TYPE;
+	if (((size_t)f[2] << 8 | f[3]) > n - DP_WIRE_HDR_LEN)
+		return DP_CTR_RX_DROP_LEN;
+	if (!be32(f + 4) || !be32(f + 8) || !be32(f + 12) || !be32(f + 16))
+		return DP_CTR_RX_DROP_BAD_ADDR;
+	return 0;
+}
+
+static uint8_t fill(u32 id, u32 i)
+{
+	return (uint8_t)(id * 31u + i);
+}
+
+static int check_head(const struct dp_ring *r, const struct model *m)
+{
+	const struct dp_token *h = dp_ring_head(r);
+
+	if (r->prod != m->prod || r->cons != m->cons || r->queued != m->count)
+		return -1;
+	if (!m->count)
+		return h ? -1 : 0;
+	if (!h || (h->flags & DP_TOK_WRAP) || h->len != m->q[m->head].len ||
+	    h->seq != m->q[m->head].id)
+		return -1;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct model m;
+	static uint8_t area[16384] __attribute__((aligned(64)));
+	uint8_t *frame = NULL;
+	struct dp_msg_hdr h;
+	struct dp_ring r;
+	size_t flen, pos;
+	u32 id = 0, rsize;
+	int got, want;
+
+	if (size < 2)
+		return 0;
+	flen = (size_t)data[0] | (size_t)data[1] << 8;
+	if (flen > size - 2)
+		flen = size - 2;
+	/* An exact-size copy, so ASan sees any read past the frame. */
+	frame = malloc(flen ? flen : 1);
+	memcpy(frame, data + 2, flen);
+	memset(&h, 0, sizeof(h));
+	got = dp_wire_decode(frame, flen, &h);
+	want = expected_reason(frame, flen);
+	if (got != want)
+		FAIL("decode returned %d, expected %d", got, want);
+	if (!got) {
+		struct dp_wire_hdr w;
+
+		dp_wire_encode(&w, &h);
+		if (memcmp(&w, frame, DP_WIRE_HDR_LEN))
+			FAIL("re-encoded header differs from the frame");
+	}
+
+	pos = 2 + flen;
+	rsize = 128u << (pos < size ? data[pos++] % 8 : 0);
+	memset(area, 0xcc, rsize);
+	dp_ring_init(&r, area, rsize);
+	model_init(&m, rsize, 0);
+
+	/* The decoded message, if any, enters the pool first. */
+	if (!got) {
+		u64 at;
+		int w2 = model_push(&m, h.len, ++id, &at), g2 = 0;
+		struct dp_token *t = dp_ring_reserve(&r, h.len, &g2);
+
+		if (t) {
+			memcpy(t + 1, frame + DP_WIRE_HDR_LEN, h.len);
+			t->seq = id;
+			dp_ring_commit(&r, t, h.len);
+		}
+		if ((t ? 0 : g2) != w2)
+			FAIL("reserve of decoded message: %d, model %d", t ? 0 : g2, w2);
+		if (t && memcmp(dp_ring_head(&r) + 1, frame + DP_WIRE_HDR_LEN, h.len))
+			FAIL("decoded message corrupted in the pool");
+	}
+
+	while (pos < size) {
+		uint8_t b = data[pos++];
+
+		if (b & 0x80) {
+			u32 n = (b & 0x7f) == 0x7f ? 0xffffffffu : (b & 0x7fu);
+			const struct dp_token *t = dp_ring_head(&r);
+			u32 i;
+
+			/* Bytes of the message about to leave must be intact. */
+			if (t && t->seq != 1)
+				for (i = 0; i < t->len; i++)
+					if (((const uint8_t *)(t + 1))[i] != fill(t->seq, i))
+						FAIL("message %u byte %u overwritten", t->seq, i);
+			if (dp_ring_release(&r, n) != model_pop(&m, n))
+				FAIL("release count differs from model");
+		} else {
+			u32 len = (u32)b << 8 | (pos < size ? data[pos++] : 0), i;
+			struct dp_token *t;
+			u64 at = 0;
+			int g2 = 0;
+
+			want = model_push(&m, len, ++id, &at);
+			if (want < 0)
+				break;
+			t = dp_ring_reserve(&r, len, &g2);
+			if ((t ? 0 : g2) != want)
+				FAIL("reserve %u: %d, model %d", len, t ? 0 : g2, want);
+			if (t) {
+				if ((uint8_t *)t != area + (at & (rsize - 1)))
+					FAIL("token placed at %td, model %llu", (uint8_t *)t - area,
+					     (unsigned long long)(at & (rsize - 1)));
+				for (i = 0; i < len; i++)
+					((uint8_t *)(t + 1))[i] = fill(id, i);
+				t->seq = id;
+				dp_ring_commit(&r, t, len);
+			}
+		}
+		if (check_head(&r, &m))
+			FAIL("ring state differs from model (prod %llu/%llu cons %llu/%llu)",
+			     (unsigned long long)r.prod, (unsigned long long)m.prod,
+			     (unsigned long long)r.cons, (unsigned long long)m.cons);
+	}
+#ifdef DP_FUZZ_REPLAY
+out:
+#endif
+	free(frame);
+	return 0;
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Host tests of the NART table (module/dp_nart.c). */
+#include <stdlib.h>
+#include "unit.h"
+#include "../dp_nart.h"
+
+static struct dp_nart_tbl *tbl_new(u32 cap)
+{
+	struct dp_nart_tbl *t = malloc(dp_nart_tbl_bytes(cap));
+
+	memset(t, 0xdb, dp_nart_tbl_bytes(cap));
+	t->n = 0;
+	t->cap = cap;
+	return t;
+}
+
+static struct dp_nart_entry mac(u32 nid, u8 last)
+{
+	struct dp_nart_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.nid = nid;
+	e.alen = 6;
+	e.addr[0] = 0x52;
+	e.addr[1] = 0x54;
+	e.addr[4] = (u8)(nid >> 8);
+	e.addr[5] = last;
+	return e;
+}
+
+static void check_sorted(const struct dp_nart_tbl *t)
+{
+	u32 i;
+
+	CHECK(t->n <= t->cap, "n %u > cap %u", t->n, t->cap);
+	for (i = 1; i < t->n; i++)
+		CHECK(t->e[i - 1].nid < t->e[i].nid, "entries %u,%u out of order (%u, %u)",
+		      i - 1, i, t->e[i - 1].nid, t->e[i].nid);
+}
+
+static void t_nart_bytes(void)
+{
+	CHECK_EQ(dp_nart_tbl_bytes(0), sizeof(struct dp_nart_tbl));
+	CHECK_EQ(dp_nart_tbl_bytes(10),
+		 sizeof(struct dp_nart_tbl) + 10 * sizeof(struct dp_nart_entry));
+	CHECK(dp_nart_tbl_bytes(DP_NART_MAX) > (size_t)DP_NART_MAX * 17, "too small");
+}
+
+static void t_nart_set_find(void)
+{
+	struct dp_nart_tbl *t = tbl_new(8);
+	static const u32 nids[] = { 5, 1, 9, 3, 0xffffffffu, 7 };
+	struct dp_nart_entry e;
+	const struct dp_nart_entry *f;
+	unsigned int i;
+
+	CHECK(dp_nart_find(t, 5) == NULL, "found in empty table");
+	for (i = 0; i < 6; i++) {
+		e = mac(nids[i], (u8)i);
+		CHECK_EQ(dp_nart_set(t, &e), 0);
+		check_sorted(t);
+	}
+	CHECK_EQ(t->n, 6);
+	for (i = 0; i < 6; i++) {
+		f = dp_nart_find(t, nids[i]);
+		CHECK(f != NULL, "nid %u not found", nids[i]);
+		if (f) {
+			CHECK_EQ(f->nid, nids[i]);
+			CHECK_EQ(f->alen, 6);
+			CHECK_EQ(f->addr[5], i);
+		}
+	}
+	CHECK(dp_nart_find(t, 0) == NULL, "nid 0 found");
+	CHECK(dp_nart_find(t, 2) == NULL, "nid 2 found");
+	CHECK(dp_nart_find(t, 10) == NULL, "nid 10 found");
+	CHECK(dp_nart_find(t, 0xfffffffeu) == NULL, "nid max-1 found");
+	CHECK(dp_nart_find(NULL, 5) == NULL, "NULL table");
+	free(t);
+}
+
+static void t_nart_replace(void)
+{
+	struct dp_nart_tbl *t = tbl_new(4);
+	struct dp_nart_entry e = mac(3, 1), e2 = mac(3, 2);
+	const struct dp_nart_entry *f;
+
+	CHECK_EQ(dp_nart_set(t, &e), 0);
+	e2.alen = 8;
+	e2.addr[7] = 0x77;
+	CHECK_EQ(dp_nart_set(t, &e2), 0);
+	CHECK_EQ(t->n, 1);
+	f = dp_nart_find(t, 3);
+	CHECK(f && f->alen == 8 && f->addr[5] == 2 && f->addr[7] == 0x77, "not replaced");
+	free(t);
+}
+
+static void t_nart_del(void)
+{
+	struct dp_nart_tbl *t = tbl_new(8);
+	struct dp_nart_entry e;
+	u32 nid;
+
+	CHECK_EQ(dp_nart_del(t, 1), -ENOENT);
+	for (nid = 10; nid <= 50; nid += 10) {
+		e = mac(nid, (u8)nid);
+		CHECK_EQ(dp_nart_set(t, &e), 0);
+	}
+	CHECK_EQ(dp_nart_del(t, 30), 0);	/* middle */
+	CHECK_EQ(dp_nart_del(t, 10), 0);	/* first */
+	CHECK_EQ(dp_nart_del(t, 50), 0);	/* last */
+	CHECK_EQ(dp_nart_del(t, 30), -ENOENT);
+	CHECK_EQ(dp_nart_del(t, 35), -ENOENT);
+	CHECK_EQ(t->n, 2);
+	check_sorted(t);
+	CHECK(dp_nart_find(t, 20) && dp_nart_find(t, 20)->addr[5] == 20, "20 lost");
+	CHECK(dp_nart_find(t, 40) && dp_nart_find(t, 40)->addr[5] == 40, "40 lost");
+	CHECK(!dp_nart_find(t, 30), "30 still there");
+	CHECK_EQ(dp_nart_del(t, 20), 0);
+	CHECK_EQ(dp_nart_del(t, 40), 0);
+	CHECK_EQ(t->n, 0);
+	CHECK_EQ(dp_nart_del(t, 40), -ENOENT);
+	free(t);
+}
+
+static void t_nart_capacity(void)
+{
+	struct dp_nart_tbl *t = tbl_new(4);
+	struct dp_nart_entry e;
+	u32 nid;
+
+	for (nid = 1; nid <= 4; nid++) {
+		e = mac(nid * 2, (u8)nid);
+		CHECK_EQ(dp_nart_set(t, &e), 0);
+	}
+	e = mac(5, 5);
+	CHECK_EQ(dp_nart_set(t, &e), -ENOSPC);
+	e = mac(100, 5);
+	CHECK_EQ(dp_nart_set(t, &e), -ENOSPC);
+	CHECK_EQ(t->n, 4);
+	e = mac(4, 0x44);
+	CHECK_EQ(dp_nart_set(t, &e), 0);	/* replace works when full */
+	CHECK(dp_nart_find(t, 4)->addr[5] == 0x44, "not replaced");
+	CHECK(!dp_nart_find(t, 5), "5 inserted");
+	check_sorted(t);
+	free(t);
+
+	t = tbl_new(0);
+	e = mac(1, 1);
+	CHECK_EQ(dp_nart_set(t, &e), -ENOSPC);
+	free(t);
+}
+
+static void t_nart_invalid(void)
+{
+	struct dp_nart_tbl *t = tbl_new(4);
+	struct dp_nart_entry e = mac(0, 1);
+
+	CHECK_EQ(dp_nart_set(t, &e), -EINVAL);
+	e = mac(1, 1);
+	e.alen = 0;
+	CHECK_EQ(dp_nart_set(t, &e), -EINVAL);
+	e.alen = DP_LLADDR_MAX + 1;
+	CHECK_EQ(dp_nart_set(t, &e), -EINVAL);
+	e.alen = 255;
+	CHECK_EQ(dp_nart_set(t, &e), -EINVAL);
+	CHECK_EQ(t->n, 0);
+	e.alen = DP_LLADDR_MAX;
+	CHECK_EQ(dp_nart_set(t, &e), 0);
+	e.alen = 1;
+	e.nid = 2;
+	CHECK_EQ(dp_nart_set(t, &e), 0);
+	free(t);
+}
+
+static void t_nart_find_addr(void)
+{
+	struct dp_nart_tbl *t = tbl_new(8);
+	struct dp_nart_entry e;
+	u8 a[DP_LLADDR_MAX];
+
+	e = mac(1, 0x01);
+	dp_nart_set(t, &e);
+	e = mac(2, 0x02);
+	dp_nart_set(t, &e);
+	e = mac(3, 0x03);
+	e.alen = 8;		/* same first 6 bytes as nid 3 would have, longer */
+	dp_nart_set(t, &e);
+	memcpy(a, mac(2, 0x02).addr, sizeof(a));
+	CHECK_EQ(dp_nart_find_addr(t, a, 6), 2);
+	memcpy(a, mac(3, 0x03).addr, sizeof(a));
+	CHECK_EQ(dp_nart_find_addr(t, a, 6), 0);	/* length differs */
+	CHECK_EQ(dp_nart_find_addr(t, a, 8), 3);
+	a[5] = 0x09;
+	CHECK_EQ(dp_nart_find_addr(t, a, 6), 0);
+	CHECK_EQ(dp_nart_find_addr(NULL, a, 6), 0);
+	free(t);
+}
+
+static void t_nart_copy(void)
+{
+	struct dp_nart_tbl *s = tbl_new(4), *d = tbl_new(8);
+	struct dp_nart_entry e;
+	u32 i;
+
+	for (i = 1; i <= 4; i++) {
+		e = mac(i * 3, (u8)i);
+		dp_nart_set(s, &e);
+	}
+	dp_nart_copy(d, s);
+	CHECK_EQ(d->n, 4);
+	CHECK_EQ(d->cap, 8);
+	CHECK(!memcmp(d->e, s->e, 4 * sizeof(s->e[0])), "entries differ");
+	/* The copy is independent and can grow to its own capacity. */
+	e = mac(100, 100);
+	CHECK_EQ(dp_nart_set(d, &e), 0);
+	CHECK_EQ(d->n, 5);
+	CHECK_EQ(s->n, 4);
+	CHECK(!dp_nart_find(s, 100), "source changed");
+	dp_nart_copy(d, NULL);
+	CHECK_EQ(d->n, 0);
+	CHECK(!dp_nart_find(d, 3), "found after copy of NULL");
+	free(s);
+	free(d);
+}
+
+static void t_nart_random(void)
+{
+	enum { CAP = 64, RANGE = 100 };
+	struct dp_nart_tbl *t = tbl_new(CAP);
+	u8 ref[RANGE + 1];	/* 0 = absent, else addr[5] */
+	u32 n = 0, i;
+	uint64_t s = 4242;
+	int op;
+
+	memset(ref, 0, sizeof(ref));
+	for (op = 0; op < 100000 && !unit_failed; op++) {
+		u32 nid = (u32)(unit_rand(&s) % RANGE) + 1;
+		u8 v = (u8)(unit_rand(&s) % 255) + 1;
+		struct dp_nart_entry e = mac(nid, v);
+
+		if (unit_rand(&s) % 3) {
+			int want = ref[nid] || n < CAP ? 0 : -ENOSPC;
+
+			CHECK_EQ(dp_nart_set(t, &e), want);
+			if (!want) {
+				n += !ref[nid];
+				ref[nid] = v;
+			}
+		} else {
+			CHECK_EQ(dp_nart_del(t, nid), ref[nid] ? 0 : -ENOENT);
+			n -= !!ref[nid];
+			ref[nid] = 0;
+		}
+		CHECK_EQ(t->n, n);
+		if (op % 97 == 0) {
+			check_sorted(t);
+			for (i = 1; i <= RANGE; i++) {
+				const struct dp_nart_entry *f = dp_nart_find(t, i);
+
+				CHECK(ref[i] ? f && f->addr[5] == ref[i] : !f, "nid %u", i);
+			}
+		}
+	}
+	free(t);
+}
+
+const struct unit_test nart_tests[] = {
+	{ "nart: table size", t_nart_bytes },
+	{ "nart: set and find, sorted order", t_nart_set_find },
+	{ "nart: set replaces an existing NID", t_nart_replace },
+	{ "nart: del first/middle/last, ENOENT", t_nart_del },
+	{ "nart: capacity ENOSPC, replace when full", t_nart_capacity },
+	{ "nart: invalid entries EINVAL", t_nart_invalid },
+	{ "nart: find_addr matches address and length", t_nart_find_addr },
+	{ "nart: copy", t_nart_copy },
+	{ "nart: 100000 random set/del vs reference", t_nart_random },
+	{ NULL, NULL },
+};

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Runs every host unit test and prints TAP version 13; exits 1 on failure. */
+#include "unit.h"
+
+int unit_failed;
+const char *unit_skip;
+
+static const struct unit_test *const suites[] = {
+	wire_tests, ring_tests, nart_tests, fuzz_replay_tests,
+};
+
+int main(void)
+{
+	unsigned int i, n = 0, num = 0, bad = 0;
+	const struct unit_test *t;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
+		for (t = suites[i]; t->name; t++)
+			n++;
+	printf("TAP version 13\n1..%u\n", n);
+	for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
+		for (t = suites[i]; t->name; t++) {
+			unit_failed = 0;
+			unit_skip = NULL;
+			t->fn();
+			num++;
+			if (unit_failed) {
+				bad++;
+				printf("not ok %u - %s\n", num, t->name);
+			} else if (unit_skip) {
+				printf("ok %u - %s # SKIP %s\n", num, t->name, unit_skip);
+			} else {
+				printf("ok %u - %s\n", num, t->name);
+			}
+		}
+	}
+	printf("# %u passed, %u failed\n", num - bad, bad);
+	return bad ? 1 : 0;
+}

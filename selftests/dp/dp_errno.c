@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every documented error of the endpoint interface (docs/contract.md):
+ * bad pointers (EFAULT), bad bind arguments (EINVAL), wrong or unknown
+ * ioctl numbers (ENOTTY), unbound endpoints (EBADFD), sends without an edge
+ * (ENOTCONN), too large (EMSGSIZE), node without NID (EADDRNOTAVAIL), without
+ * NIC (ENETDOWN), NID not in the NART (EHOSTUNREACH), edge limit (ENOSPC),
+ * short read buffers (EMSGSIZE, message stays) -- and that unaligned user
+ * pointers work.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdalign.h>
+#include <termios.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "ktap.h"
+#include "dptest.h"
+
+#define DPID_A 100
+#define DPID_B 200
+/* An unmapped address the compiler cannot see through. */
+static void *volatile bad_ptr_v = (void *)8;
+#define BAD_PTR ((void *)bad_ptr_v)
+
+static int bind_args(int fd, uint32_t dpid, uint32_t pool, uint32_t flags, uint32_t rsv)
+{
+	struct dp_bind b = { .dpid = dpid, .pool_size = pool, .flags = flags, .reserved = rsv };
+
+	return ioctl(fd, DP_IOC_BIND, &b);
+}
+
+static void test_bind_args(void)
+{
+	static const uint32_t bad_pool[] = {
+		1, 4096, DP_POOL_MIN / 2, DP_POOL_MIN - 1, DP_POOL_MIN + 1, DP_POOL_MIN + 4096,
+		3 * DP_POOL_MIN, DP_POOL_MAX * 2, DP_POOL_MAX + DP_POOL_MIN, 0x80000000u,
+		0xffffffffu,
+	};
+	struct dp_info info;
+	unsigned int i;
+	int fd = dpt_open();
+
+	KTAP_ERRNO(ioctl(fd, DP_IOC_BIND, NULL), EFAULT, "BIND with NULL: EFAULT");
+	KTAP_ERRNO(ioctl(fd, DP_IOC_BIND, BAD_PTR), EFAULT, "BIND with a bad pointer: EFAULT");
+	KTAP_ERRNO(bind_args(fd, 0, 0, 0, 0), EINVAL, "BIND dpid 0: EINVAL");
+	KTAP_ERRNO(bind_args(fd, 300, 0, 1, 0), EINVAL, "BIND flags 1: EINVAL");
+	KTAP_ERRNO(bind_args(fd, 300, 0, 0x80000000u, 0), EINVAL, "BIND flags 0x80000000: EINVAL");
+	KTAP_ERRNO(bind_args(fd, 300, 0, 0, 1), EINVAL, "BIND reserved 1: EINVAL");
+	for (i = 0; i < sizeof(bad_pool) / sizeof(bad_pool[0]); i++)
+		KTAP_ERRNO(bind_args(fd, 300, bad_pool[i], 0, 0), EINVAL,
+			   "BIND pool_size %#x: EINVAL", bad_pool[i]);
+	/* The failed binds left the fd unbound and the DPID free. */
+	KTAP_ERRNO(dpt_info(fd, &info), EBADFD, "fd is still unbound after failed binds");
+	KTAP_SUCCESS(bind_args(fd, 300, DP_POOL_MIN, 0, 0), "BIND pool_size DP_POOL_MIN works");
+	KTAP_SUCCESS(dpt_info(fd, &info), "INFO after bind");
+	ktap_ok(info.data_size == DP_POOL_MIN, "data_size %u", info.data_size);
+	KTAP_ERRNO(bind_args(fd, 301, 0, 0, 0), EISCONN, "second BIND: EISCONN");
+	close(fd);
+	fd = dpt_open();
+	KTAP_SUCCESS(bind_args(fd, 302, 2 * DP_POOL_MIN, 0, 0), "BIND pool_size 2*DP_POOL_MIN works");
+	close(fd);
+}
+
+static void test_ioctl_numbers(int fd)
+{
+	struct termios tio;
+	uint64_t big[8] = { 0 };
+
+	KTAP_ERRNO(ioctl(fd, _IOW(DP_IOC_MAGIC, 1, uint64_t), big), ENOTTY,
+		   "BIND number with the wrong size: ENOTTY");
+	KTAP_ERRNO(ioctl(fd, _IOR(DP_IOC_MAGIC, 5, uint32_t), big), ENOTTY,
+		   "INFO number with the wrong size: ENOTTY");
+	KTAP_ERRNO(ioctl(fd, _IOW(DP_IOC_MAGIC, 2, struct dp_bind), big), ENOTTY,
+		   "CONNECT number with the size of dp_bind: ENOTTY");
+	KTAP_ERRNO(ioctl(fd, _IOR(DP_IOC_MAGIC, 8, uint32_t), big), ENOTTY,
+		   "NODE_STATS number with the wrong size: ENOTTY");
+	KTAP_ERRNO(ioctl(fd, _IO(DP_IOC_MAGIC, 0), 0), ENOTTY, "ioctl 'D' 0: ENOTTY");
+	KTAP_ERRNO(ioctl(fd, _IO(DP_IOC_MAGIC, 99), 0), ENOTTY, "ioctl 'D' 99: ENOTTY");
+	KTAP_ERRNO(ioctl(fd, _IOW(DP_IOC_MAGIC, 200, struct dp_bind), big), ENOTTY,
+		   "ioctl 'D' 200: ENOTTY");
+	KTAP_ERRNO(ioctl(fd, _IOW('X', 1, struct dp_bind), big), ENOTTY,
+		   "ioctl with another magic: ENOTTY");
+	KTAP_ERRNO(tcgetattr(fd, &tio), ENOTTY, "TCGETS: ENOTTY (not a tty)");
+}
+
+static void test_unbound(void)
+{
+	struct dp_addr ad = { .nid = dpt.nidb, .dpid = DPID_B };
+	struct dp_send s = { .to = ad, .buf = (uintptr_t)"x", .len = 1 };
+	struct dp_node_stats ns;
+	struct dp_ep_stats st;
+	struct dp_info info;
+	uint32_t n = 1;
+	char c;
+	int fd = dpt_open();
+
+	KTAP_ERRNO(ioctl(fd, DP_IOC_CONNECT, &ad), EBADFD, "unbound CONNECT: EBADFD");
+	KTAP_ERRNO(ioctl(fd, DP_IOC_DISCONNECT, &ad), EBADFD, "unbound DISCONNECT: EBADFD");
+	KTAP_ERRNO(ioctl(fd, DP_IOC_RELEASE, &n), EBADFD, "unbound RELEASE: EBADFD");
+	KTAP_ERRNO(ioctl(fd, DP_IOC_INFO, &info), EBADFD, "unbound INFO: EBADFD");
+	KTAP_ERRNO(ioctl(fd, DP_IOC_SEND, &s), EBADFD, "unbound SEND: EBADFD");
+	KTAP_ERRNO(ioctl(fd, DP_IOC_STATS, &st), EBADFD, "unbound STATS: EBADFD");
+	KTAP_ERRNO(write(fd, "x", 1), EBADFD, "unbound write: EBADFD");
+	KTAP_ERRNO(read(fd, &c, 1), EBADFD, "unbound read: EBADFD");
+	KTAP_ERRNO(fsync(fd), EBADFD, "unbound fsync: EBADFD");
+	KTAP_ERRNO(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0), EBADFD, "unbound mmap: EBADFD");
+	memset(&ns, 0xff, sizeof(ns));
+	KTAP_SUCCESS(ioctl(fd, DP_IOC_NODE_STATS, &ns), "NODE_STATS works unbound");
+	ktap_ok(ns.n == DP_CTR_COUNT && ns.nid == dpt.nida, "NODE_STATS n %u nid %u", ns.n, ns.nid);
+	KTAP_ERRNO(ioctl(fd, DP_IOC_NODE_STATS, NULL), EFAULT, "NODE_STATS NULL: EFAULT");
+	test_ioctl_numbers(fd);
+	close(fd);
+}
+
+static void test_bad_pointers(int a)
+{
+	KTAP_ERRNO(ioctl(a, DP_IOC_INFO, NULL), EFAULT, "INFO NULL: EFAULT");
+	KTAP_ERRNO(ioctl(a, DP_IOC_STATS, NULL), EFAULT, "STATS NULL: EFAULT");
+	KTAP_ERRNO(ioctl(a, DP_IOC_CONNECT, NULL), EFAULT, "CONNECT NULL: EFAULT");
+	KTAP_ERRNO(ioctl(a, DP_IOC_DISCONNECT, NULL), EFAULT, "DISCONNECT NULL: EFAULT");
+	KTAP_ERRNO(ioctl(a, DP_IOC_RELEASE, NULL), EFAULT, "RELEASE NULL: EFAULT");
+	KTAP_ERRNO(ioctl(a, DP_IOC_SEND, NULL), EFAULT, "SEND NULL: EFAULT");
+	KTAP_ERRNO(ioctl(a, DP_IOC_INFO, BAD_PTR), EFAULT, "INFO bad pointer: EFAULT");
+	KTAP_ERRNO(ioctl(a, DP_IOC_INFO, (void *)"read-only string"), EFAULT,
+		   "INFO into read-only memory: EFAULT");
+	KTAP_ERRNO(ioctl(a, DP_IOC_CONNECT, BAD_PTR), EFAULT, "CONNECT bad pointer: EFAULT");
+}
+
+static void test_edges(int a, int b)
+{
+	struct dp_addr ad = { .nid = dpt.nidb, .dpid = DPID_B };
+	struct dp_send s;
+	struct dp_info info;
+	char m[16] = "edge";
+	uint32_t i;
+	int r = 0;
+
+	KTAP_ERRNO(write(a, m, 4), ENOTCONN, "write without connect: ENOTCONN");
+	s = (struct dp_send){ .to = ad, .buf = (uintptr_t)m, .len = 4 };
+	KTAP_ERRNO(ioctl(a, DP_IOC_SEND, &s), ENOTCONN, "SEND to an unconnected edge: ENOTCONN");
+	KTAP_ERRNO(ioctl(a, DP_IOC_DISCONNECT, &ad), ENOTCONN, "DISCONNECT of an absent edge: ENOTCONN");
+	KTAP_ERRNO(dpt_connect(a, 0, DPID_B), EINVAL, "CONNECT nid 0: EINVAL");
+	KTAP_ERRNO(dpt_connect(a, dpt.nidb, 0), EINVAL, "CONNECT dpid 0: EINVAL");
+	KTAP_SUCCESS(dpt_connect(a, dpt.nidb, DPID_B), "CONNECT A->B");
+	KTAP_SUCCESS(dpt_connect(a, dpt.nidb, DPID_B), "CONNECT again is a no-op");
+	dpt_info(a, &info);
+	ktap_ok(info.n_edges == 1, "one edge after two identical connects (%u)", info.n_edges);
+	s.flags = 1;
+	KTAP_ERRNO(ioctl(a, DP_IOC_SEND, &s), EINVAL, "SEND flags 1: EINVAL");
+	s.flags = 0;
+	KTAP_ERRNO(write(a, BAD_PTR, 10), EFAULT, "write from a bad buffer: EFAULT");
+	s.buf = (uintptr_t)BAD_PTR;
+	KTAP_ERRNO(ioctl(a, DP_IOC_SEND, &s), EFAULT, "SEND from a bad buffer: EFAULT");
+
+	/* The edge limit. */
+	for (i = 1; i < 1024 && !r; i++)
+		r = dpt_connect(a, 1000 + i, 7);
+	ktap_ok(!r, "1024 edges can be connected");
+	r = 0;
+	dpt_info(a, &info);
+	ktap_ok(info.n_edges == 1024, "n_edges %u", info.n_edges);
+	KTAP_ERRNO(dpt_connect(a, 5000, 7), ENOSPC, "edge 1025: ENOSPC");
+	KTAP_SUCCESS(dpt_connect(a, 1001, 7), "re-connecting an existing edge still works at the limit");
+	dpt_info(a, &info);
+	ktap_ok(info.cur.nid == 1001 && info.cur.dpid == 7, "... and makes it current (%u/%u)",
+		info.cur.nid, info.cur.dpid);
+	KTAP_ERRNO(write(a, m, 4), EHOSTUNREACH, "write to NID 1001 (not in the NART): EHOSTUNREACH");
+	for (i = 1; i < 1024 && !r; i++)
+		r = ioctl(a, DP_IOC_DISCONNECT, &(struct dp_addr){ .nid = 1000 + i, .dpid = 7 });
+	ktap_ok(!r, "disconnect the 1023 extra edges");
+	dpt_info(a, &info);
+	ktap_ok(info.n_edges == 1, "n_edges back to %u", info.n_edges);
+	KTAP_SUCCESS(dpt_connect(a, dpt.nidb, DPID_B), "CONNECT A->B current again");
+	(void)b;
+}
+
+static void test_sizes(int a, int b)
+{
+	static uint8_t out[70000], in[70000];
+	struct dp_ep_stats st0, st1;
+	struct dp_info info;
+	ssize_t r;
+
+	dpt_info(a, &info);
+	dpt_stats(b, &st0);
+	KTAP_ERRNO(write(a, out, info.max_msg + 1), EMSGSIZE, "write max_msg+1 (%u): EMSGSIZE",
+		   info.max_msg + 1);
+	KTAP_ERRNO(write(a, out, 65536), EMSGSIZE, "write 65536: EMSGSIZE");
+	KTAP_ERRNO(write(a, out, sizeof(out)), EMSGSIZE, "write 70000: EMSGSIZE");
+	r = write(a, out, 0);
+	ktap_ok(r == 0, "write of 0 bytes returns 0 (%zd)", r);
+	dpt_random(out, 100);
+	r = write(a, out, 100);
+	ktap_ok(r == 100 && dpt_wait_readable(b, DPT_WAIT_MS) == 1, "100-byte message arrives");
+	dpt_stats(b, &st1);
+	ktap_ok(st1.rx_msgs == st0.rx_msgs + 1 && st1.queued == 1,
+		"only the 100-byte message arrived (0-byte write sent nothing)");
+	KTAP_ERRNO(read(b, in, 99), EMSGSIZE, "read with a 99-byte buffer: EMSGSIZE");
+	KTAP_ERRNO(read(b, in, 1), EMSGSIZE, "read with a 1-byte buffer: EMSGSIZE");
+	dpt_stats(b, &st1);
+	ktap_ok(st1.queued == 1, "the message stays queued");
+	r = read(b, in, 100);
+	ktap_ok(r == 100 && !memcmp(in, out, 100), "read with 100 bytes gets it (%zd)", r);
+}
+
+/* Unaligned user pointers: structs and buffers at odd addresses. */
+static void test_unaligned(int a, int b)
+{
+	alignas(16) static uint8_t raw[4096], in[512];
+	struct dp_info ref, *pi = (void *)(raw + 1);
+	struct dp_addr *pa = (void *)(raw + 3);
+	struct dp_send *ps = (void *)(raw + 129);
+	struct dp_ep_stats *pst = (void *)(raw + 257);
+	uint32_t *pn = (void *)(raw + 401);
+	struct dp_bind *pb = (void *)(raw + 511);
+	uint8_t *msg = raw + 1025;
+	struct dp_info i2;
+	ssize_t r;
+	int fd;
+
+	dpt_info(a, &ref);
+	memset(raw, 0, sizeof(raw));
+	KTAP_SUCCESS(ioctl(a, DP_IOC_INFO, pi), "INFO into an odd address");
+	memcpy(&i2, pi, sizeof(i2));
+	ktap_ok(!memcmp(&i2, &ref, sizeof(ref)), "... gives the same info");
+	memcpy(pa, &(struct dp_addr){ .nid = dpt.nidb, .dpid = DPID_B }, sizeof(*pa));
+	KTAP_SUCCESS(ioctl(a, DP_IOC_CONNECT, pa), "CONNECT from an odd address");
+	dpt_random(msg, 77);
+	r = write(a, msg, 77);
+	ktap_ok(r == 77 && dpt_wait_readable(b, DPT_WAIT_MS) == 1, "write from an odd buffer");
+	r = read(b, in + 3, 77);
+	ktap_ok(r == 77 && !memcmp(in + 3, msg, 77), "read into an odd buffer");
+	memcpy(ps, &(struct dp_send){ .to = { dpt.nidb, DPID_B }, .buf = (uintptr_t)(msg + 2),
+				      .len = 33 }, sizeof(*ps));
+	KTAP_SUCCESS(ioctl(a, DP_IOC_SEND, ps), "SEND: struct and buffer at odd addresses");
+	ktap_ok(dpt_wait_readable(b, DPT_WAIT_MS) == 1, "... arrives");
+	memcpy(pn, &(uint32_t){ 5 }, 4);
+	KTAP_SUCCESS(ioctl(b, DP_IOC_STATS, pst), "STATS into an odd address");
+	{
+		struct dp_ep_stats s2;
+
+		memcpy(&s2, pst, sizeof(s2));
+		ktap_ok(s2.queued == 1, "... queued %llu", (unsigned long long)s2.queued);
+	}
+	r = ioctl(b, DP_IOC_RELEASE, pn);
+	ktap_ok(r == 1, "RELEASE count at an odd address releases 1 (%zd)", r);
+	fd = dpt_open();
+	memcpy(pb, &(struct dp_bind){ .dpid = 400 }, sizeof(*pb));
+	KTAP_SUCCESS(ioctl(fd, DP_IOC_BIND, pb), "BIND from an odd address");
+	close(fd);
+}
+
+/* Nodes without NID and without NIC (namespaces made by the runner). */
+static void test_nodes(void)
+{
+	const char *nonid = getenv("DPT_NSN"), *nonic = getenv("DPT_NSL");
+	int fd;
+
+	if (nonid && *nonid) {
+		fd = dpt_ep(nonid, 100, 0);
+		if (KTAP_SUCCESS(fd, "bind in a node without NID")) {
+			KTAP_SUCCESS(dpt_connect(fd, 5, 5), "connect works there (NART not consulted)");
+			KTAP_ERRNO(write(fd, "x", 1), EADDRNOTAVAIL, "write from a node without NID: EADDRNOTAVAIL");
+			close(fd);
+		}
+	} else {
+		ktap_skip("DPT_NSN not set", "write from a node without NID");
+	}
+	if (nonic && *nonic) {
+		fd = dpt_ep(nonic, 100, 0);
+		if (KTAP_SUCCESS(fd, "bind in a node with NID but no NIC")) {
+			dpt_connect(fd, 9999, 5);
+			KTAP_ERRNO(write(fd, "x", 1), ENETDOWN, "write to a remote NID without NIC: ENETDOWN");
+			close(fd);
+		}
+	} else {
+		ktap_skip("DPT_NSL not set", "write to a remote NID without NIC");
+	}
+}
+
+int main(void)
+{
+	int a, b;
+
+	ktap_start();
+	if (dpt_init())
+		ktap_bail("environment");
+	if (dpt_ns(dpt.nsa))
+		ktap_bail("enter node A");
+	test_bind_args();
+	test_unbound();
+	b = dpt_ep(dpt.nsb, DPID_B, 0);
+	a = dpt_ep(dpt.nsa, DPID_A, 0);
+	if (a < 0 || b < 0)
+		ktap_bail("endpoints");
+	test_bad_pointers(a);
+	test_edges(a, b);
+	test_sizes(a, b);
+	test_unaligned(a, b);
+	test_ioctl_numbers(a);
+	close(a);
+	close(b);
+	test_nodes();
+	ktap_finish();
+}

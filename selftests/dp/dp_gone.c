@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The node's netdev disappears while in use: node A's veth is deleted while
+ * an endpoint is open and a child is writing.  Writes to a remote NID then
+ * fail with ENETDOWN, the endpoints stay usable, delivery within node A still
+ * works, and `dpctl node set dev IF` attaches a new device.  (The runner's
+ * rmmod afterwards must be clean.)
+ */
+#define _GNU_SOURCE
+#include <sys/wait.h>
+#include <unistd.h>
+#include "ktap.h"
+#include "dptest.h"
+
+#define DPID_A 100
+#define DPID_A2 101
+#define DPID_B 200
+
+struct report {
+	long sent;
+	int err;		/* the error that ended the writer */
+	long transient;		/* earlier failures while the device went away */
+	int transient_err;	/* the first of them */
+};
+
+int main(void)
+{
+	const char *ip = getenv("DPT_IP") && *getenv("DPT_IP") ? getenv("DPT_IP") : "ip";
+	struct report rep = { 0, 0, 0, 0 };
+	struct dp_info info;
+	uint8_t m[256], in[512];
+	int a, a2, b, p[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	ktap_start();
+	if (dpt_init())
+		ktap_bail("environment");
+	b = dpt_ep(dpt.nsb, DPID_B, 1u << 22);
+	a = dpt_ep(dpt.nsa, DPID_A, 0);
+	if (a < 0 || b < 0 || dpt_connect(a, dpt.nidb, DPID_B))
+		ktap_bail("endpoints");
+	dpt_random(m, sizeof(m));
+	ktap_ok(write(a, m, 64) == 64 && dpt_wait_readable(b, DPT_WAIT_MS) == 1,
+		"A reaches B before the device goes");
+	dpt_release(b, 1);
+
+	if (pipe(p))
+		ktap_bail("pipe");
+	pid = dpt_fork();
+	if (pid == 0) {
+		/* Write until ENETDOWN (bounded).  While the device is being
+		 * unregistered it may refuse frames: counted, not fatal. */
+		long tries;
+
+		for (tries = 0; tries < 2000000; tries++) {
+			if (write(a, m, 64) == 64) {
+				rep.sent++;
+				continue;
+			}
+			if (errno == ENETDOWN || rep.transient > 100000) {
+				rep.err = errno;
+				break;
+			}
+			if (!rep.transient++)
+				rep.transient_err = errno;
+		}
+		_exit(write(p[1], &rep, sizeof(rep)) == sizeof(rep) ? 0 : 1);
+	}
+	close(p[1]);
+	dpt_sleep_ms(200);
+	st = dpt_sh("%s -n %s link del %s", ip, dpt.nsa, dpt.ifa);
+	ktap_ok(st == 0, "delete %s while the child writes", dpt.ifa);
+	st = dpt_wait_child(pid, 60000);
+	if (st == -1 || read(p[0], &rep, sizeof(rep)) != sizeof(rep))
+		rep.err = -1;
+	close(p[0]);
+	ktap_diag("the writer sent %ld messages; %ld failed while the device went away (first: %s)",
+		  rep.sent, rep.transient, rep.transient ? strerror(rep.transient_err) : "-");
+	ktap_ok(!rep.transient || rep.transient_err == ENOBUFS,
+		"writes during the removal succeed or fail with ENOBUFS (the NIC refused the frame)");
+	ktap_ok(rep.err == ENETDOWN, "the writer's write fails with ENETDOWN (%d %s)", rep.err,
+		rep.err > 0 ? strerror(rep.err) : "");
+	KTAP_ERRNO(write(a, m, 64), ENETDOWN, "write to a remote NID: ENETDOWN");
+	KTAP_SUCCESS(dpt_info(a, &info), "A's endpoint still answers INFO");
+	ktap_ok(info.nid == dpt.nida, "A keeps its NID %u", info.nid);
+	ktap_ok(info.max_msg == 65535, "max_msg with no NIC is 65535 (%u)", info.max_msg);
+
+	/* B's endpoint keeps what it got. */
+	n = 0;
+	while (dpt_wait_readable(b, 0) == 1 && read(b, in, sizeof(in)) == 64)
+		n++;
+	ktap_ok(dpt_wait_readable(b, 0) == 0, "B drained %zd messages, endpoint still fine", n);
+
+	/* Local delivery in A. */
+	a2 = dpt_ep(dpt.nsa, DPID_A2, 0);
+	ktap_ok(a2 >= 0, "bind another endpoint in A");
+	KTAP_SUCCESS(dpt_connect(a, dpt.nida, DPID_A2), "A connects to its own node");
+	n = write(a, m, 200);
+	ktap_ok(n == 200, "local write without a NIC (%zd)", n);
+	ktap_ok(dpt_wait_readable(a2, DPT_WAIT_MS) == 1 && read(a2, in, sizeof(in)) == 200 &&
+		!memcmp(in, m, 200), "delivered within node A");
+
+	/* Attach a new device pair. */
+	st = dpt_sh("%s link add %s netns %s type veth peer name %s netns %s && "
+		    "%s -n %s link set %s address %02x:%02x:%02x:%02x:%02x:%02x mtu 9000 up && "
+		    "%s -n %s link set %s address %02x:%02x:%02x:%02x:%02x:%02x mtu 9000 up && "
+		    "%s netns exec %s dpctl node set dev %s && %s netns exec %s dpctl node set dev %s",
+		    ip, dpt.ifa, dpt.nsa, dpt.ifb, dpt.nsb,
+		    ip, dpt.nsa, dpt.ifa, dpt.maca[0], dpt.maca[1], dpt.maca[2], dpt.maca[3],
+		    dpt.maca[4], dpt.maca[5],
+		    ip, dpt.nsb, dpt.ifb, dpt.macb[0], dpt.macb[1], dpt.macb[2], dpt.macb[3],
+		    dpt.macb[4], dpt.macb[5], ip, dpt.nsa, dpt.ifa, ip, dpt.nsb, dpt.ifb);
+	ktap_ok(st == 0, "new veth pair attached with dpctl node set dev");
+	dpt_connect(a, dpt.nidb, DPID_B);
+	n = write(a, m, 100);
+	ktap_ok(n == 100 && dpt_wait_readable(b, DPT_WAIT_MS) == 1 && read(b, in, sizeof(in)) == 100 &&
+		!memcmp(in, m, 100), "A reaches B again over the new device");
+	close(a2);
+	close(a);
+	close(b);
+	ktap_finish();
+}

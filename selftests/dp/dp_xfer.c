@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Send and receive across the veth link between two nodes (namespaces):
+ * 1, 64, 1500 and max_msg bytes of random data each way, verified byte for
+ * byte, with the token's kernel-stamped source fields (src_nid, src_dpid,
+ * src_uid, seq) checked in the mapped pool; then a sender running as
+ * another user; then the endpoint and node counters.
+ */
+#define _GNU_SOURCE
+#include <net/if.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "ktap.h"
+#include "dptest.h"
+
+#define DPID_A 100
+#define DPID_B 200
+#define DPID_ALICE 3000
+#define UID_ALICE 1001
+
+static uint8_t out[65536], in[65536];
+
+static int if_mtu(const char *ns, const char *ifname)
+{
+	struct ifreq ifr;
+	int s, r;
+
+	if (dpt_ns(ns))
+		return -1;
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	r = s >= 0 ? ioctl(s, SIOCGIFMTU, &ifr) : -1;
+	if (s >= 0)
+		close(s);
+	return r ? -1 : ifr.ifr_mtu;
+}
+
+/*
+ * Send len bytes on tx, expect them at rx from {src_nid, src_dpid} with
+ * edge sequence number seq.  Checks the token in the pool, then read().
+ */
+static void one(int tx, int rx, const struct dpt_pool *pool, size_t len,
+		uint32_t src_nid, uint32_t src_dpid, uint32_t uid, uint32_t seq,
+		const char *dir)
+{
+	const struct dp_token *t;
+	ssize_t n;
+
+	dpt_random(out, len);
+	n = write(tx, out, len);
+	if (!ktap_ok(n == (ssize_t)len, "%s: write %zu bytes returns %zd", dir, len, n)) {
+		ktap_diag("write: %s", strerror(errno));
+		return;
+	}
+	if (!ktap_ok(dpt_wait_readable(rx, DPT_WAIT_MS) == 1, "%s: %zu bytes arrive", dir, len))
+		return;
+	t = dpt_head(pool);
+	if (ktap_ok(t != NULL, "%s: head token visible in the pool", dir)) {
+		ktap_ok(t->len == len && !memcmp(t + 1, out, len),
+			"%s: pool holds the %zu bytes (token len %u)", dir, len, t->len);
+		ktap_ok(t->src_nid == src_nid && t->src_dpid == src_dpid,
+			"%s: token src %u/%u (want %u/%u)", dir, t->src_nid, t->src_dpid,
+			src_nid, src_dpid);
+		ktap_ok(t->src_uid == uid, "%s: token src_uid %u (want %u)", dir, t->src_uid, uid);
+		ktap_ok(t->seq == seq, "%s: token seq %u (want %u)", dir, t->seq, seq);
+		ktap_ok(!(t->flags & DP_TOK_WRAP), "%s: head is not a wrap token", dir);
+	}
+	memset(in, 0, len);
+	n = read(rx, in, sizeof(in));
+	ktap_ok(n == (ssize_t)len && !memcmp(in, out, len),
+		"%s: read() returns the %zu bytes (got %zd)", dir, len, n);
+}
+
+/* A child sending as alice from its own endpoint in node A. */
+static void as_other_user(int rxb, const struct dpt_pool *pool)
+{
+	int p[2], st;
+	pid_t pid;
+	const struct dp_token *t;
+
+	dpt_random(out, 333);
+	if (pipe(p))
+		return;
+	pid = dpt_fork();
+	if (pid == 0) {
+		int fd;
+		char c = 'x';
+
+		close(p[0]);
+		if (dpt_ns(dpt.nsa) || setgid(UID_ALICE) || setuid(UID_ALICE))
+			_exit(2);
+		fd = dpt_ep(NULL, DPID_ALICE, 0);
+		if (fd < 0 || dpt_connect(fd, dpt.nidb, DPID_B) ||
+		    write(fd, out, 333) != 333)
+			c = 'e';
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		_exit(c == 'x' ? 0 : 3);
+	}
+	close(p[1]);
+	st = dpt_wait_child(pid, DPT_WAIT_MS);
+	close(p[0]);
+	if (!ktap_ok(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		     "uid %d opens, binds and sends (exit %d)", UID_ALICE,
+		     st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1))
+		return;
+	if (!ktap_ok(dpt_wait_readable(rxb, DPT_WAIT_MS) == 1, "message from uid %d arrives",
+		     UID_ALICE))
+		return;
+	t = dpt_head(pool);
+	ktap_ok(t && t->src_uid == UID_ALICE && t->src_dpid == DPID_ALICE &&
+		t->src_nid == dpt.nida && t->seq == 1 && t->len == 333 &&
+		!memcmp(t + 1, out, 333),
+		"token stamped uid %u dpid %u nid %u seq %u (want %d %d %u 1)",
+		t ? t->src_uid : 0, t ? t->src_dpid : 0, t ? t->src_nid : 0,
+		t ? t->seq : 0, UID_ALICE, DPID_ALICE, dpt.nida);
+	dpt_release(rxb, 1);
+}
+
+int main(void)
+{
+	static const size_t sizes[] = { 1, 64, 1500 };
+	struct dp_node_stats na0, nb0, na1, nb1;
+	struct dp_ep_stats sa, sb;
+	struct dpt_pool pa, pb;
+	struct dp_info ia, ib;
+	uint64_t bytes = 0;
+	uint32_t seq = 0;
+	int a, b, mtu;
+	unsigned int i;
+
+	ktap_start();
+	if (dpt_init())
+		ktap_bail("environment");
+	if (dpt_node_stats(dpt.nsa, &na0) || dpt_node_stats(dpt.nsb, &nb0))
+		ktap_bail("DP_IOC_NODE_STATS");
+	a = dpt_ep(dpt.nsa, DPID_A, 0);
+	b = dpt_ep(dpt.nsb, DPID_B, 0);
+	if (a < 0 || b < 0)
+		ktap_bail("bind endpoints");
+	if (dpt_map(a, &pa) || dpt_map(b, &pb))
+		ktap_bail("mmap pools");
+	KTAP_SUCCESS(dpt_connect(a, dpt.nidb, DPID_B), "A connects to B");
+	KTAP_SUCCESS(dpt_connect(b, dpt.nida, DPID_A), "B connects to A");
+	dpt_info(a, &ia);
+	dpt_info(b, &ib);
+	ktap_ok(ia.cur.nid == dpt.nidb && ia.cur.dpid == DPID_B && ia.n_edges == 1,
+		"A's current edge is %u/%u, %u edge(s)", ia.cur.nid, ia.cur.dpid, ia.n_edges);
+	mtu = if_mtu(dpt.nsa, dpt.ifa);
+	ktap_ok(mtu > 32 && ia.max_msg == (uint32_t)(mtu - 32 < 65535 ? mtu - 32 : 65535),
+		"max_msg %u for MTU %d", ia.max_msg, mtu);
+
+	for (i = 0; i < 3; i++) {
+		one(a, b, &pb, sizes[i], dpt.nida, DPID_A, getuid(), ++seq, "A->B");
+		bytes += sizes[i];
+	}
+	one(a, b, &pb, ia.max_msg, dpt.nida, DPID_A, getuid(), ++seq, "A->B max_msg");
+	bytes += ia.max_msg;
+	for (i = 0; i < 3; i++)
+		one(b, a, &pa, sizes[i], dpt.nidb, DPID_B, getuid(), i + 1, "B->A");
+	one(b, a, &pa, ib.max_msg, dpt.nidb, DPID_B, getuid(), 4, "B->A max_msg");
+
+	if (dpt_stats(a, &sa) || dpt_stats(b, &sb))
+		ktap_bail("DP_IOC_STATS");
+	ktap_ok(sa.tx_msgs == 4 && sa.tx_bytes == bytes,
+		"A tx_msgs %llu tx_bytes %llu (want 4, %llu)", (unsigned long long)sa.tx_msgs,
+		(unsigned long long)sa.tx_bytes, (unsigned long long)bytes);
+	ktap_ok(sb.rx_msgs == 4 && sb.rx_bytes == bytes && sb.queued == 0 && sb.rx_drop_full == 0,
+		"B rx_msgs %llu rx_bytes %llu queued %llu drop_full %llu",
+		(unsigned long long)sb.rx_msgs, (unsigned long long)sb.rx_bytes,
+		(unsigned long long)sb.queued, (unsigned long long)sb.rx_drop_full);
+
+	as_other_user(b, &pb);
+
+	if (dpt_node_stats(dpt.nsa, &na1) || dpt_node_stats(dpt.nsb, &nb1))
+		ktap_bail("DP_IOC_NODE_STATS");
+	ktap_ok(na1.n == DP_CTR_COUNT && na1.nid == dpt.nida,
+		"node stats of A: n %u nid %u", na1.n, na1.nid);
+	ktap_ok(na1.ctr[DP_CTR_TX_MSGS] - na0.ctr[DP_CTR_TX_MSGS] == 5 &&
+		na1.ctr[DP_CTR_TX_LOCAL] == na0.ctr[DP_CTR_TX_LOCAL],
+		"node A counted 5 sent messages, none local (tx %llu)",
+		(unsigned long long)(na1.ctr[DP_CTR_TX_MSGS] - na0.ctr[DP_CTR_TX_MSGS]));
+	ktap_ok(nb1.ctr[DP_CTR_RX_MSGS] - nb0.ctr[DP_CTR_RX_MSGS] == 5 &&
+		nb1.ctr[DP_CTR_RX_BYTES] - nb0.ctr[DP_CTR_RX_BYTES] == bytes + 333,
+		"node B counted 5 received messages, %llu bytes",
+		(unsigned long long)(nb1.ctr[DP_CTR_RX_BYTES] - nb0.ctr[DP_CTR_RX_BYTES]));
+	for (i = DP_CTR_RX_DROP_SHORT; i < DP_CTR_COUNT; i++)
+		if (nb1.ctr[i] != nb0.ctr[i] || na1.ctr[i] != na0.ctr[i])
+			ktap_diag("unexpected %s: A +%llu B +%llu", dpt_ctr_name(i),
+				  (unsigned long long)(na1.ctr[i] - na0.ctr[i]),
+				  (unsigned long long)(nb1.ctr[i] - nb0.ctr[i]));
+	ktap_ok(!memcmp(&na1.ctr[DP_CTR_RX_DROP_SHORT], &na0.ctr[DP_CTR_RX_DROP_SHORT],
+			(DP_CTR_COUNT - DP_CTR_RX_DROP_SHORT) * 8) &&
+		!memcmp(&nb1.ctr[DP_CTR_RX_DROP_SHORT], &nb0.ctr[DP_CTR_RX_DROP_SHORT],
+			(DP_CTR_COUNT - DP_CTR_RX_DROP_SHORT) * 8),
+		"no drop counted on either node");
+	dpt_unmap(&pa);
+	dpt_unmap(&pb);
+	close(a);
+	close(b);
+	ktap_finish();
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers shared by the dp selftest programs; see dptest.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+#include "dptest.h"
+#include "ktap.h"
+
+struct dpt_env dpt;
+
+static const char *env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+static int parse_mac(const char *s, uint8_t *m)
+{
+	unsigned int b[6];
+	int i;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]) != 6)
+		return -1;
+	for (i = 0; i < 6; i++)
+		m[i] = (uint8_t)b[i];
+	return 0;
+}
+
+int dpt_init(void)
+{
+	dpt.nsa = env_or("DPT_NSA", "dpA");
+	dpt.nsb = env_or("DPT_NSB", "dpB");
+	dpt.nida = (uint32_t)strtoul(env_or("DPT_NIDA", "11"), NULL, 0);
+	dpt.nidb = (uint32_t)strtoul(env_or("DPT_NIDB", "12"), NULL, 0);
+	dpt.ifa = env_or("DPT_IFA", "vethA");
+	dpt.ifb = env_or("DPT_IFB", "vethB");
+	if (parse_mac(env_or("DPT_MACA", "02:00:00:00:00:0b"), dpt.maca) ||
+	    parse_mac(env_or("DPT_MACB", "02:00:00:00:00:0c"), dpt.macb) ||
+	    !dpt.nida || !dpt.nidb) {
+		ktap_diag("bad DPT_* environment");
+		return -1;
+	}
+	return 0;
+}
+
+int dpt_ns(const char *name)
+{
+	static const char *const dirs[] = { "/run/netns", "/var/run/netns" };
+	char path[256];
+	unsigned int i;
+	int fd = -1, r;
+
+	if (!name || !*name)
+		return 0;
+	if (!strcmp(name, "init"))
+		snprintf(path, sizeof(path), "/proc/1/ns/net");
+	for (i = 0; i < 2 && fd < 0; i++) {
+		if (strcmp(name, "init"))
+			snprintf(path, sizeof(path), "%s/%s", dirs[i], name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		ktap_diag("netns %s: %s", name, strerror(errno));
+		return -1;
+	}
+	r = setns(fd, CLONE_NEWNET);
+	if (r)
+		ktap_diag("setns %s: %s", name, strerror(errno));
+	close(fd);
+	return r;
+}
+
+int dpt_open(void)
+{
+	return open(DP_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+}
+
+int dpt_bind(int fd, uint32_t dpid, uint32_t pool_size)
+{
+	struct dp_bind b = { .dpid = dpid, .pool_size = pool_size };
+
+	return ioctl(fd, DP_IOC_BIND, &b);
+}
+
+int dpt_ep(const char *ns, uint32_t dpid, uint32_t pool_size)
+{
+	int fd, e;
+
+	if (dpt_ns(ns))
+		return -1;
+	fd = dpt_open();
+	if (fd < 0)
+		return -1;
+	if (dpt_bind(fd, dpid, pool_size)) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+int dpt_connect(int fd, uint32_t nid, uint32_t dpid)
+{
+	struct dp_addr a = { .nid = nid, .dpid = dpid };
+
+	return ioctl(fd, DP_IOC_CONNECT, &a);
+}
+
+int dpt_info(int fd, struct dp_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return ioctl(fd, DP_IOC_INFO, info);
+}
+
+int dpt_stats(int fd, struct dp_ep_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	return ioctl(fd, DP_IOC_STATS, st);
+}
+
+int dpt_node_stats(const char *ns, struct dp_node_stats *st)
+{
+	int fd, r, e;
+
+	if (dpt_ns(ns))
+		return -1;
+	fd = dpt_open();
+	if (fd < 0)
+		return -1;
+	memset(st, 0, sizeof(*st));
+	r = ioctl(fd, DP_IOC_NODE_STATS, st);
+	e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+uint64_t dpt_ctr(const char *ns, unsigned int ctr)
+{
+	struct dp_node_stats st;
+
+	if (dpt_node_stats(ns, &st) || ctr >= st.n || ctr >= DP_CTR_SLOTS)
+		return UINT64_MAX;
+	return st.ctr[ctr];
+}
+
+uint32_t dpt_release(int fd, uint32_t n)
+{
+	int r = ioctl(fd, DP_IOC_RELEASE, &n);
+
+	return r < 0 ? 0 : (uint32_t)r;
+}
+
+int dpt_map(int fd, struct dpt_pool *p)
+{
+	struct dp_info info;
+
+	memset(p, 0, sizeof(*p));
+	if (dpt_info(fd, &info))
+		return -1;
+	p->len = info.map_size;
+	p->map = mmap(NULL, p->len, PROT_READ, MAP_SHARED, fd, 0);
+	if (p->map == MAP_FAILED) {
+		p->map = NULL;
+		return -1;
+	}
+	p->ctrl = p->map;
+	p->data = (const uint8_t *)p->map + p->ctrl->ctrl_size;
+	return 0;
+}
+
+void dpt_unmap(struct dpt_pool *p)
+{
+	if (p->map)
+		munmap(p->map, p->len);
+	p->map = NULL;
+}
+
+const struct dp_token *dpt_head(const struct dpt_pool *p)
+{
+	uint64_t prod = __atomic_load_n(&p->ctrl->prod, __ATOMIC_ACQUIRE);
+	uint64_t cons = __atomic_load_n(&p->ctrl->cons, __ATOMIC_ACQUIRE);
+
+	if (cons == prod)
+		return NULL;
+	return (const struct dp_token *)(p->data + (cons & (p->ctrl->data_size - 1)));
+}
+
+int dpt_wait_readable(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int r;
+
+	do
+		r = poll(&pfd, 1, ms);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -1;
+	return r > 0 && (pfd.revents & POLLIN);
+}
+
+int dpt_wait_arrivals(int fd, uint64_t n, int ms)
+{
+	struct dp_ep_stats st;
+	int waited = 0;
+
+	for (;;) {
+		if (dpt_stats(fd, &st))
+			return -1;
+		if (st.rx_msgs + st.rx_drop_full >= n)
+			return 1;
+		if (waited >= ms)
+			return 0;
+		dpt_sleep_ms(10);
+		waited += 10;
+	}
+}
+
+uint64_t dpt_wait_ctr(const char *ns, unsigned int ctr, uint64_t v, int ms)
+{
+	uint64_t c;
+	int waited = 0;
+
+	for (;;) {
+		c = dpt_ctr(ns, ctr);
+		if (c == UINT64_MAX || c >= v || waited >= ms)
+			return c;
+		dpt_sleep_ms(10);
+		waited += 10;
+	}
+}
+
+void dpt_random(void *buf, size_t n)
+{
+	uint8_t *p = buf;
+
+	while (n) {
+		ssize_t r = getrandom(p, n, 0);
+
+		if (r <= 0) {	/* no entropy API: any varying bytes will do */
+			static uint32_t x = 2463534242u;
+			x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+			*p++ = (uint8_t)(x ^ (uint32_t)getpid());
+			n--;
+			continue;
+		}
+		p += r;
+		n -= (size_t)r;
+	}
+}
+
+void dpt_sleep_ms(int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+pid_t dpt_fork(void)
+{
+	pid_t parent = getpid(), pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(99);
+	}
+	return pid;
+}
+
+int dpt_wait_child(pid_t pid, int ms)
+{
+	int status, waited = 0;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return status;
+		if (r < 0)
+			return -1;
+		if (waited >= ms) {
+			ktap_diag("child %d did not finish in %d ms: killed", (int)pid, ms);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		dpt_sleep_ms(5);
+		waited += 5;
+	}
+}
+
+int dpt_sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	r = system(cmd);
+	if (r == -1 || !WIFEXITED(r))
+		return -1;
+	return WEXITSTATUS(r);
+}
+
+const char *dpt_ctr_name(unsigned int ctr)
+{
+	static const char *const names[DP_CTR_COUNT] = {
+		[DP_CTR_TX_MSGS] = "tx_msgs",
+		[DP_CTR_TX_BYTES] = "tx_bytes",
+		[DP_CTR_TX_LOCAL] = "tx_local",
+		[DP_CTR_RX_MSGS] = "rx_msgs",
+		[DP_CTR_RX_BYTES] = "rx_bytes",
+		[DP_CTR_RX_DROP_SHORT] = "rx_drop_short",
+		[DP_CTR_RX_DROP_VERSION] = "rx_drop_version",
+		[DP_CTR_RX_DROP_TYPE] = "rx_drop_type",
+		[DP_CTR_RX_DROP_LEN] = "rx_drop_len",
+		[DP_CTR_RX_DROP_NOT_NODE] = "rx_drop_not_node",
+		[DP_CTR_RX_DROP_UNKNOWN_SRC] = "rx_drop_unknown_src",
+		[DP_CTR_RX_DROP_SPOOFED] = "rx_drop_spoofed",
+		[DP_CTR_RX_DROP_NO_EP] = "rx_drop_no_ep",
+		[DP_CTR_RX_DROP_FULL] = "rx_drop_full",
+		[DP_CTR_RX_DROP_TOO_BIG] = "rx_drop_too_big",
+		[DP_CTR_RX_DROP_NOMEM] = "rx_drop_nomem",
+		[DP_CTR_RX_DROP_BAD_ADDR] = "rx_drop_bad_addr",
+		[DP_CTR_TX_DROP_NO_ROUTE] = "tx_drop_no_route",
+		[DP_CTR_TX_DROP_NO_NIC] = "tx_drop_no_nic",
+		[DP_CTR_TX_DROP_NOMEM] = "tx_drop_nomem",
+		[DP_CTR_TX_DROP_NIC] = "tx_drop_nic",
+	};
+
+	return ctr < DP_CTR_COUNT && names[ctr] ? names[ctr] : "?";
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the dp selftest programs: the two-node setup made by
+ * lib.sh (two network namespaces joined by a veth pair), endpoints through
+ * the raw uapi ioctls, the read-only pool, bounded waits, child processes.
+ *
+ * Environment (set by the runners, defaults in brackets): DPT_NSA [dpA],
+ * DPT_NSB [dpB], DPT_NIDA [11], DPT_NIDB [12], DPT_IFA [vethA], DPT_IFB
+ * [vethB], DPT_MACA [02:00:00:00:00:0b], DPT_MACB [02:00:00:00:00:0c].
+ */
+#ifndef _DPTEST_H
+#define _DPTEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "../../uapi/linux/dp.h"
+
+/* Bound for any wait for a message or a counter: never hang. */
+#define DPT_WAIT_MS	10000
+
+struct dpt_env {
+	const char *nsa, *nsb;
+	uint32_t nida, nidb;
+	const char *ifa, *ifb;
+	uint8_t maca[6], macb[6];
+};
+
+extern struct dpt_env dpt;
+
+/* Reads the environment; returns -1 (with a diagnostic) on bad values. */
+int dpt_init(void);
+/* Enter a named network namespace ("" or NULL: stay); 0 or -1. */
+int dpt_ns(const char *name);
+
+/* open("/dev/dp"); -1 on error. */
+int dpt_open(void);
+/* DP_IOC_BIND; returns 0 or -1 with errno. */
+int dpt_bind(int fd, uint32_t dpid, uint32_t pool_size);
+/* Enter ns, open and bind: the fd, or -1 with errno. */
+int dpt_ep(const char *ns, uint32_t dpid, uint32_t pool_size);
+int dpt_connect(int fd, uint32_t nid, uint32_t dpid);
+int dpt_info(int fd, struct dp_info *info);
+int dpt_stats(int fd, struct dp_ep_stats *st);
+/* Node counter of namespace ns (enters ns); UINT64_MAX on error. */
+uint64_t dpt_ctr(const char *ns, unsigned int ctr);
+/* All node counters of ns; 0 or -1. */
+int dpt_node_stats(const char *ns, struct dp_node_stats *st);
+uint32_t dpt_release(int fd, uint32_t n);
+
+/* The pool of a bound endpoint, mapped read-only. */
+struct dpt_pool {
+	void *map;
+	size_t len;
+	const struct dp_pool_ctrl *ctrl;
+	const uint8_t *data;
+};
+int dpt_map(int fd, struct dpt_pool *p);
+void dpt_unmap(struct dpt_pool *p);
+/* Head token (prod loaded with acquire), NULL when empty. */
+const struct dp_token *dpt_head(const struct dpt_pool *p);
+
+/* Wait up to ms for POLLIN; 1 readable, 0 timeout, -1 error. */
+int dpt_wait_readable(int fd, int ms);
+/* Wait up to ms until the endpoint's rx_msgs + rx_drop_full >= n. */
+int dpt_wait_arrivals(int fd, uint64_t n, int ms);
+/* Wait up to ms until counter ctr of ns reaches at least v; returns it. */
+uint64_t dpt_wait_ctr(const char *ns, unsigned int ctr, uint64_t v, int ms);
+
+void dpt_random(void *buf, size_t n);
+void dpt_sleep_ms(int ms);
+/* fork(); the child gets SIGKILL when the parent dies. */
+pid_t dpt_fork(void);
+/* waitpid with a bound: the status, or -1 (child killed) on timeout. */
+int dpt_wait_child(pid_t pid, int ms);
+/* Run a shell command; returns its exit status. */
+int dpt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Name of a counter, for diagnostics. */
+const char *dpt_ctr_name(unsigned int ctr);
+
+#endif /* _DPTEST_H */

@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by run_local.sh and run_cluster.sh (busybox sh).  KTAP helpers, the
+# module, and the two-node setup: namespaces dpA and dpB joined by a veth
+# pair, plus dpL (a node with a NID and no NIC) and dpN (a node without NID).
+
+DP_KO=${DP_KO:-/usr/lib/dp/dp.ko}
+T=${DPT_TMP:-/tmp/dp-selftests}
+mkdir -p "$T"
+
+export DPT_NSA=dpA DPT_NSB=dpB DPT_NIDA=11 DPT_NIDB=12
+export DPT_IFA=vethA DPT_IFB=vethB
+export DPT_MACA=02:00:00:00:00:0b DPT_MACB=02:00:00:00:00:0c
+export DPT_NSL=dpL DPT_NIDL=21 DPT_NSN=dpN
+export DPT_IFL=
+
+# iproute2's ip (busybox sh and timeout would run busybox's own ip applet,
+# which has no netns): the first real binary on the usual paths.
+DPT_IP=ip
+for p in /usr/sbin/ip /sbin/ip /usr/bin/ip /bin/ip; do
+	if [ -x "$p" ] && [ ! -L "$p" ]; then
+		DPT_IP=$p
+		break
+	fi
+done
+export DPT_IP
+
+ktap_n=0
+ktap_failed=0
+
+# ktap_result STATUS NAME [DIRECTIVE]
+ktap_result() {
+	ktap_n=$((ktap_n + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $ktap_n $2${3:+ # $3}"
+	else
+		ktap_failed=$((ktap_failed + 1))
+		echo "not ok $ktap_n $2"
+	fi
+}
+
+diag() { echo "# $*"; }
+
+# Indent a test program's KTAP as subtests; anything else becomes a comment.
+nest() {
+	sed -E -e 's/^(KTAP version|1\.\.|ok |not ok |#)/  \1/' -e t -e 's/^/  # /' "$1"
+}
+
+mod_loaded() { grep -q '^dp ' /proc/modules; }
+
+mod_load() {
+	mod_loaded && return 0
+	timeout 30 insmod "$DP_KO" "$@"
+}
+
+# Unload; a few tries (a closing fd may still be on its way out).
+mod_unload() {
+	mod_loaded || return 0
+	i=0
+	while ! timeout 30 rmmod dp 2>"$T/rmmod.err"; do
+		i=$((i + 1))
+		if [ $i -ge 20 ]; then
+			diag "rmmod dp: $(cat "$T/rmmod.err")"
+			return 1
+		fi
+		sleep 0.1
+	done
+	[ $i -gt 0 ] && diag "rmmod dp needed $((i + 1)) tries"
+	! mod_loaded
+}
+
+ns_clean() {
+	for ns in dpA dpB dpL dpN; do
+		[ -e "/run/netns/$ns" ] && timeout 30 "$DPT_IP" netns del "$ns"
+	done
+	return 0
+}
+
+# Run a command, logging it; fail on a non-zero status.
+x() {
+	echo "+ $*" >>"$T/setup.log"
+	timeout 30 "$@" >>"$T/setup.log" 2>&1
+}
+
+pair_up() {
+	: >"$T/setup.log"
+	ns_clean
+	mod_load || return 1
+	x "$DPT_IP" netns add dpA && x "$DPT_IP" netns add dpB && x "$DPT_IP" netns add dpL && x "$DPT_IP" netns add dpN &&
+	x "$DPT_IP" link add "$DPT_IFA" netns dpA type veth peer name "$DPT_IFB" netns dpB &&
+	x "$DPT_IP" -n dpA link set "$DPT_IFA" address "$DPT_MACA" mtu 9000 up &&
+	x "$DPT_IP" -n dpB link set "$DPT_IFB" address "$DPT_MACB" mtu 9000 up &&
+	x "$DPT_IP" -n dpA link set lo up && x "$DPT_IP" -n dpB link set lo up &&
+	x "$DPT_IP" netns exec dpA dpctl node set nid "$DPT_NIDA" dev "$DPT_IFA" &&
+	x "$DPT_IP" netns exec dpB dpctl node set nid "$DPT_NIDB" dev "$DPT_IFB" &&
+	x "$DPT_IP" netns exec dpA dpctl nart add "$DPT_NIDB" "$DPT_MACB" &&
+	x "$DPT_IP" netns exec dpB dpctl nart add "$DPT_NIDA" "$DPT_MACA" &&
+	x "$DPT_IP" netns exec dpL dpctl node set nid "$DPT_NIDL"
+}
+
+# The initial namespace as this guest's node, as the harness sets it up.
+dpload_up() {
+	: >"$T/setup.log"
+	ns_clean
+	mod_unload || return 1
+	x dp-load
+}
+
+# Tear down; fails if the module does not unload cleanly.
+pair_down() {
+	ns_clean
+	mod_unload
+}
+
+# run_test NAME TIMEOUT SETUP CMD...: SETUP is "pair" (two nodes, module
+# loaded), "dpload" (module loaded by dp-load for the initial namespace) --
+# both torn down and rmmod checked afterwards -- or "none".  One top-level
+# KTAP result; the program's own KTAP lines become its subtests.
+run_test() {
+	name=$1 tmo=$2 setup=$3
+	shift 3
+	log="$T/$name.log"
+	: >"$log"
+	st=0
+	if [ "$setup" = dpload ] && ! dpload_up; then
+		echo "# setup failed: dp-load" >"$log"
+		sed 's/^/# /' "$T/setup.log" >>"$log"
+		st=1
+	elif [ "$setup" = pair ] && ! pair_up; then
+		echo "# setup failed:" >"$log"
+		sed 's/^/# /' "$T/setup.log" >>"$log"
+		st=1
+	fi
+	if [ $st -eq 0 ]; then
+		timeout -s KILL "$tmo" "$@" >>"$log" 2>&1
+		st=$?
+		[ $st -eq 137 ] && echo "# $name: killed after ${tmo}s" >>"$log"
+	fi
+	if [ "$setup" != none ] && ! pair_down >>"$log" 2>&1; then
+		echo "# teardown: the module did not unload cleanly" >>"$log"
+		[ $st -eq 0 ] && st=1
+	fi
+	nest "$log"
+	if [ $st -eq 4 ]; then
+		ktap_result ok "$name" "SKIP $(sed -n 's/.*# SKIP //p' "$log" | tail -n 1)"
+	elif [ $st -eq 0 ] && grep -q '^1\.\.' "$log" && ! grep -q '^not ok' "$log"; then
+		ktap_result ok "$name"
+	else
+		[ $st -eq 0 ] && echo "# $name: exit 0 but no plan or a failed subtest"
+		ktap_result fail "$name"
+	fi
+}

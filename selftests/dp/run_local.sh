@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# dp single-guest selftests.  Two nodes in one guest: network namespaces dpA
+# and dpB joined by a veth pair (see lib.sh), plus the initial namespace as a
+# node through dp-load.  KTAP on stdout, one result per test with the test's
+# own checks as subtests.  Every test runs under timeout; exit 1 on failure.
+cd "$(dirname "$0")" || exit 1
+. ./lib.sh
+[ -f /etc/dp/env ] && . /etc/dp/env
+
+# name  timeout(s)  setup  command
+TESTS="module_load   120 none   sh ./t_module.sh load
+module_busy    120 none   sh ./t_module.sh busy
+bind           120 pair   ./dp_bind
+xfer           120 pair   ./dp_xfer
+zerocopy       120 pair   ./dp_zerocopy
+block_read     120 pair   ./dp_block
+poll           120 pair   ./dp_poll
+pool_readonly  120 pair   ./dp_pool_ro
+order          300 pair   ./dp_order
+pool_full      120 pair   ./dp_full
+errno          180 pair   ./dp_errno
+raw_frames     120 pair   ./dp_raw
+netdev_gone    180 pair   ./dp_gone
+local_nonic    120 pair   ./dp_local
+local_init     120 dpload env DPT_NSL=init DPT_NIDL=${DP_NID:-0} DPT_IFL=${DP_IF:-} ./dp_local"
+
+echo "KTAP version 1"
+echo "1..$(echo "$TESTS" | grep -c .)"
+[ -e "$DP_KO" ] || diag "$DP_KO missing"
+echo 0 >"$T/failed"
+echo "$TESTS" | while read -r name tmo setup cmd; do
+	if [ "$setup" = dpload ] && [ -z "${DP_NID:-}" ]; then
+		ktap_result ok "$name" "SKIP no /etc/dp/env (not in the harness)"
+	else
+		# shellcheck disable=SC2086 # word splitting of the command is wanted
+		run_test "$name" "$tmo" "$setup" $cmd
+	fi
+	echo "$ktap_failed" >"$T/failed"
+done
+ns_clean
+mod_unload >/dev/null 2>&1
+failed=$(cat "$T/failed" 2>/dev/null || echo 1)
+diag "run_local: $failed failed"
+[ "$failed" -eq 0 ]
