@@ -117,7 +117,7 @@ struct dp_ctrs {
 struct dp_node {
 	struct net *net;
 	u32 nid;
-	struct mutex cfg_lock;
+	struct mutex cfg_lock;	/* see the lock order above */
 	struct dp_nic __rcu *nic;
 	struct dp_nart_tbl __rcu *nart;
 	struct xarray cat;
@@ -152,7 +152,7 @@ void dp_pernet_exit(void);
  * @wq: readers and pollers.
  */
 struct dp_pool {
-	spinlock_t lock;
+	spinlock_t lock;	/* irq-safe: the MDR may run in hard irq */
 	struct dp_ring ring;
 	struct dp_pool_ctrl *ctrl;
 	void *mem;
@@ -204,8 +204,8 @@ struct dp_edge {
 struct dp_endpoint {
 	struct dp_node *node;
 	struct net *net;
-	struct mutex lock;
-	struct mutex rd_lock;
+	struct mutex lock;	/* bind, edges */
+	struct mutex rd_lock;	/* one consumer at a time */
 	u32 dpid;
 	kuid_t uid;
 	DECLARE_HASHTABLE(edges, 6);

@@ -76,7 +76,7 @@ static int dp_ep_bind(struct dp_endpoint *ep, const struct dp_bind *b)
 	err = dp_cat_bind(ep->node, ep, b->dpid);
 	if (err)
 		dp_pool_free(&ep->pool);
-	else
+	else	/* pairs with smp_load_acquire() in dp_ep_bound() */
 		smp_store_release(&ep->dpid, b->dpid);
 out:
 	mutex_unlock(&ep->lock);

@@ -53,6 +53,7 @@ void dp_pool_free(struct dp_pool *pool)
 static void dp_pool_publish(struct dp_pool *pool)
 {
 	lockdep_assert_held(&pool->lock);
+	/* cons first: a reader that sees the new prod sees the new cons. */
 	smp_store_release(&pool->ctrl->cons, pool->ring.cons);
 	/* Token and bytes are written before prod: pairs with libdp's acquire. */
 	smp_store_release(&pool->ctrl->prod, pool->ring.prod);

@@ -282,14 +282,15 @@ enum dp_attr {
 	DP_A_EP_UID,		/* u32: owner uid */
 	DP_A_EP_POOL_SIZE,	/* u32 */
 	DP_A_EP_QUEUED,		/* u32: messages waiting */
-	DP_A_EP_STATS,		/* nested: 1 tx_msgs, 2 tx_bytes, 3 rx_msgs,
-				 * 4 rx_bytes, 5 rx_drop_full (u64 each) */
+	/* nested u64: 1 tx_msgs, 2 tx_bytes, 3 rx_msgs, 4 rx_bytes, 5 rx_drop_full */
+	DP_A_EP_STATS,
 	DP_A_EP_EDGES,		/* nested: DP_A_EDGE each */
 	DP_A_EDGE,		/* nested: DP_A_NID, DP_A_DPID, DP_A_EDGE_TX_SEQ */
 	DP_A_EDGE_TX_SEQ,	/* u32 */
 	DP_A_PAD,
 	__DP_A_MAX
 };
+
 #define DP_A_MAX		(__DP_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_DP_H */
