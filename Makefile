@@ -1,0 +1,114 @@
+# dp: top-level build, test and demo entry points.
+#
+#   make check        everything CI runs: deps, build, unit tests, sparse, dkms,
+#                     selftests in QEMU guests on both kernels; ends "N passed, N failed"
+#   make demo         deps, build, dpperf in a 2-guest real-time run and an icount run,
+#                     then the report (build/results/)
+#   make deps         install the Debian packages (tools/deps.sh)
+#   make all          dp.ko for both kernels, libdp, tools, selftests, initramfs images
+#   make module       dp.ko per kernel in build/KVER/src/ (warnings are errors)
+#   make unit         host unit tests (module/tests, libdp, tools, tools/qemu)
+#   make sparse       sparse over the module, per kernel
+#   make dkms         dkms add/build/remove per kernel (needs root)
+#   make guest-check  selftests in 2 guests per kernel
+#   make guest-ping   harness self-test: 2 guests, then 4 through dpswitch
+#   make shell        one interactive guest (KVER=... to choose; Ctrl-a x quits)
+#   make clean
+#
+# User-space parts are built and installed (DESTDIR=build/stage PREFIX=/usr)
+# from every directory in USERSPACE that has a Makefile; the guest image
+# carries whatever lands in build/stage.
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+KVERS = $(shell tools/kvers.sh)
+KVER ?= $(firstword $(KVERS))
+STAGE := $(TOP)/build/stage
+RESULTS := $(TOP)/build/results
+USERSPACE := libdp tools selftests
+# directory:target pairs run by `make unit`; a missing Makefile or target is skipped
+UNIT := module/tests:check module/tests:fuzz-smoke libdp:check tools:check tools/qemu:check
+GUEST_TIMEOUT ?= 900
+
+# Stages depend on each other's files in order (module, stage, image): keep
+# this level serial; the sub-makes may use -j.
+.NOTPARALLEL:
+
+.PHONY: all check demo deps module userspace initramfs unit sparse dkms \
+	guest-check guest-ping shell clean demo-run
+
+all: module userspace initramfs
+
+deps:
+	tools/deps.sh
+
+module:
+	@set -e; for k in $(KVERS); do tools/build-module.sh $$k; done
+
+# the parts that exist so far
+USERSPACE_HERE = $(foreach d,$(USERSPACE),$(if $(wildcard $(d)/Makefile),$(d)))
+
+userspace:
+	rm -rf $(STAGE)
+	@mkdir -p $(STAGE)
+	@set -e; for d in $(USERSPACE_HERE); do $(MAKE) stage-$$d; done
+
+# build one user-space part and install it into the staging root
+stage-%:
+	$(MAKE) -C $*
+	$(MAKE) -C $* install DESTDIR=$(STAGE) PREFIX=/usr
+
+initramfs: build/qemu/dpswitch
+	@set -e; for k in $(KVERS); do \
+		tools/qemu/mkinitramfs.py --kver $$k --out build/$$k/initramfs.cpio \
+			--stage $(STAGE) --ko build/$$k/src/dp.ko; \
+	done
+
+build/qemu/dpswitch: tools/qemu/dpswitch.c
+	$(MAKE) -C tools/qemu ../../build/qemu/dpswitch
+
+# The counted stages run through tools/check.sh, which keeps the tally.
+unit sparse dkms:
+	tools/check.sh $@
+
+guest-check: all
+	@rc=0; for k in $(KVERS); do \
+		tools/qemu/cluster.py --kernel $$k --guests 2 --smp 2 --mode check \
+			--out $(RESULTS)/$$k --timeout $(GUEST_TIMEOUT) || rc=1; \
+	done; exit $$rc
+
+guest-ping: initramfs
+	tools/qemu/cluster.py --kernel $(KVER) --guests 2 --mode ping --out $(RESULTS)/ping-2
+	tools/qemu/cluster.py --kernel $(KVER) --guests 4 --mode ping --out $(RESULTS)/ping-4
+
+shell: initramfs
+	tools/qemu/cluster.py --kernel $(KVER) --guests 1 --mode shell --out $(RESULTS)/shell
+
+check:
+	tools/check.sh
+
+# deps first, in its own step: KVERS can only be read once the kernels are installed
+demo:
+	tools/deps.sh
+	$(MAKE) demo-run
+
+# Real time between two guests (one vCPU each: one host core each), then the
+# icount guest; the report runs on whatever both produced.
+demo-run: all
+	@rc=0; \
+	tools/qemu/cluster.py --kernel $(KVER) --guests 2 --smp 1 --mode demo \
+		--out $(RESULTS) --timeout $(GUEST_TIMEOUT) || rc=1; \
+	tools/qemu/cluster.py --kernel $(KVER) --mode icount --out $(RESULTS) \
+		--timeout $(GUEST_TIMEOUT) || rc=1; \
+	if [ -x tools/dpperf/report ]; then tools/dpperf/report $(RESULTS) || rc=1; \
+	else echo "demo: no tools/dpperf/report yet; raw results in $(RESULTS)/{demo,icount}.tsv"; fi; \
+	exit $$rc
+
+print-%:
+	@echo $($*)
+
+clean:
+	@for d in $(USERSPACE) module/tests; do \
+		[ -f $$d/Makefile ] && $(MAKE) -C $$d clean || true; \
+	done
+	rm -rf build

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# check.sh [STAGE...]: run dp's test stages, time them, count every test.
+# Stages (default: all, in this order):
+#   deps    tools/deps.sh (not counted; nothing else can run without it)
+#   build   dp.ko per kernel (warnings fail), each user-space part built and
+#           installed into build/stage, the guest initramfs per kernel
+#   unit    the Makefile's UNIT dir:target pairs (KTAP/TAP results counted;
+#           output without results counts as one test by exit status)
+#   sparse  sparse on the module, one test per kernel
+#   dkms    dkms build per kernel (tools/dkms-check.sh)
+#   guest   selftests in 2 QEMU guests per kernel (tools/qemu/cluster.py)
+# Logs go to build/check/.  The last line is exactly "N passed, N failed";
+# exit 1 if anything failed.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+logs=$top/build/check
+mkdir -p "$logs"
+ktap=tools/qemu/ktap.py
+GUEST_TIMEOUT=${GUEST_TIMEOUT:-900}
+
+passed=0 failed=0 skipped=0
+failures=()
+
+mk() { make -s --no-print-directory -C "$top" "$@"; }
+
+# one test decided by an exit status
+result() { # NAME RC LOG
+	if [ "$2" -eq 0 ]; then
+		passed=$((passed + 1))
+		echo "  ok   $1"
+	else
+		failed=$((failed + 1))
+		failures+=("$1")
+		echo "  FAIL $1 (log: ${3#"$top"/})"
+		[ -n "${3:-}" ] && [ -f "$3" ] && tail -n 25 "$3" | sed 's/^/       | /'
+	fi
+}
+
+# add "P passed, F failed, S skipped" counts from a line
+tally() { # NAME LINE RC LOG
+	local p f s
+	read -r p f s < <(sed -n 's/.*\b\([0-9]\+\) passed, \([0-9]\+\) failed, \([0-9]\+\) skipped.*/\1 \2 \3/p' <<<"$2")
+	if [ -z "${p:-}" ] || [ $((p + f + s)) -eq 0 ]; then
+		result "$1" "$3" "$4"   # no results printed: the exit status decides
+		return
+	fi
+	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1  # failed without a failing result (crash, plan cut short elsewhere)
+	fi
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	echo "  $( [ "$f" -eq 0 ] && echo 'ok  ' || echo 'FAIL') $1: $p passed, $f failed, $s skipped"
+	if [ "$f" -ne 0 ]; then
+		failures+=("$1 ($f)")
+		if grep -qE '^(FAIL|cluster: +FAIL)' <<<"$5"; then
+			grep -E '^(FAIL|cluster: +FAIL)' <<<"$5" | head -n 20 | sed 's/^/       | /'
+		else
+			tail -n 15 "$4" | sed 's/^/       | /'
+		fi
+		echo "       (log: ${4#"$top"/})"
+	fi
+}
+
+# run a command whose output holds KTAP/TAP results and count them
+ktap_run() { # NAME LOG CMD...
+	local name=$1 log=$2 rc=0 summary
+	shift 2
+	"$@" >"$log" 2>&1 || rc=$?
+	summary=$(python3 "$ktap" "$log")
+	tally "$name" "$(tail -n 1 <<<"$summary")" "$rc" "$log" "$summary"
+}
+
+stage_deps() {
+	if ! tools/deps.sh >"$logs/deps.log" 2>&1; then
+		cat "$logs/deps.log"
+		echo "check: dependencies could not be installed"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+	tail -n 1 "$logs/deps.log" | sed 's/^/  /'
+}
+
+stage_build() {
+	local k d rc
+	for k in $KVERS; do
+		rc=0; tools/build-module.sh "$k" >"$logs/module-$k.log" 2>&1 || rc=$?
+		result "module build $k" $rc "$logs/module-$k.log"
+	done
+	rm -rf build/stage
+	mkdir -p build/stage
+	for d in $(mk print-USERSPACE_HERE); do
+		rc=0; mk "stage-$d" >"$logs/build-${d//\//_}.log" 2>&1 || rc=$?
+		result "build+install $d" $rc "$logs/build-${d//\//_}.log"
+	done
+	rc=0; mk initramfs >"$logs/initramfs.log" 2>&1 || rc=$?
+	result "guest initramfs ($(echo $KVERS | wc -w) kernels)" $rc "$logs/initramfs.log"
+}
+
+stage_unit() {
+	local u d t n=0
+	for u in $(mk print-UNIT); do
+		d=${u%%:*} t=${u#*:}
+		[ -f "$d/Makefile" ] || continue
+		make -s --no-print-directory -C "$d" -n "$t" >/dev/null 2>&1 || continue
+		n=$((n + 1))
+		ktap_run "unit $d $t" "$logs/unit-${d//\//_}-$t.log" make --no-print-directory -C "$d" "$t"
+	done
+	[ "$n" -gt 0 ] || echo "  (no unit test targets yet)"
+}
+
+stage_sparse() {
+	local k rc
+	for k in $KVERS; do
+		rc=0; tools/build-module.sh --sparse "$k" >"$logs/sparse-$k.log" 2>&1 || rc=$?
+		result "sparse $k" $rc "$logs/sparse-$k.log"
+	done
+}
+
+stage_dkms() {
+	ktap_run "dkms" "$logs/dkms.log" tools/dkms-check.sh $KVERS
+}
+
+stage_guest() {
+	local k rc log out
+	for k in $KVERS; do
+		log=$logs/guest-$k.log
+		rc=0
+		tools/qemu/cluster.py --kernel "$k" --guests 2 --smp 2 --mode check \
+			--out "build/results/$k" --timeout "$GUEST_TIMEOUT" >"$log" 2>&1 || rc=$?
+		out=$(cat "$log")
+		tally "guest selftests $k" "$(tail -n 1 "$log")" "$rc" "$log" "$out"
+	done
+}
+
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(deps build unit sparse dkms guest)
+t_all=$(date +%s)
+for s in "${stages[@]}"; do
+	declare -F "stage_$s" >/dev/null || { echo "check: unknown stage $s" >&2; exit 2; }
+	# the kernel list can only be read once deps ran
+	[ "$s" = deps ] || KVERS=${KVERS:-$(tools/kvers.sh)} || exit 1
+	echo "== $s"
+	t0=$(date +%s)
+	"stage_$s"
+	echo "== $s: $(($(date +%s) - t0)) s"
+done
+echo "== total: $(($(date +%s) - t_all)) s"
+[ "$skipped" -eq 0 ] || echo "($skipped skipped)"
+for f in "${failures[@]}"; do echo "failed: $f"; done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

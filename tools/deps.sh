@@ -1,0 +1,54 @@
+#!/bin/sh
+# Install the Debian 12 packages dp's build, tests and QEMU harness need.
+# Idempotent: asks dpkg which are missing and installs only those (apt-get update
+# runs only when something is missing).  Needs root, or sudo.
+set -eu
+
+PKGS="build-essential gcc make
+qemu-system-x86 busybox-static
+sparse dkms gnuplot-nox
+linux-image-amd64 linux-headers-amd64
+linux-image-6.12-amd64 linux-headers-6.12-amd64
+iproute2 cpio zstd xz-utils kmod
+clang libclang-rt-14-dev python3"
+
+missing=""
+for p in $PKGS; do
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$st" = installed ] || missing="$missing $p"
+done
+
+# Kernel images and headers must come from one archive state: when one of
+# their metapackages is missing, (re)install all four so they agree.
+KERNEL_META="linux-image-amd64 linux-headers-amd64 linux-image-6.12-amd64 linux-headers-6.12-amd64"
+for p in $KERNEL_META; do
+	case " $missing " in
+	*" $p "*)
+		for q in $KERNEL_META; do
+			case " $missing " in *" $q "*) ;; *) missing="$missing $q" ;; esac
+		done
+		break ;;
+	esac
+done
+
+if [ -n "$missing" ]; then
+	echo "deps: installing:$missing"
+	SUDO=""
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null 2>&1 || { echo "deps: need root or sudo" >&2; exit 1; }
+		SUDO="sudo"
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get update -q
+	# shellcheck disable=SC2086
+	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends $missing
+fi
+
+# The metapackages only pull their kernels; check that each one is usable here.
+here=$(dirname "$0")
+for k in $("$here/kvers.sh"); do
+	[ -r "/boot/vmlinuz-$k" ] || { echo "deps: /boot/vmlinuz-$k missing or unreadable" >&2; exit 1; }
+	[ -d "/lib/modules/$k/build" ] || { echo "deps: headers for $k missing" >&2; exit 1; }
+done
+echo "deps: ok (kernels: $("$here/kvers.sh" | tr '\n' ' '))"

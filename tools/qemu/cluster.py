@@ -1,0 +1,365 @@
+#!/usr/bin/python3
+"""Boot N dp test guests under QEMU (TCG) and judge their output.
+
+  cluster.py --kernel KVER --guests N --mode check|demo|icount|ping|run|shell
+             --out DIR [--timeout S] [--initramfs FILE] [--nic MODEL] [--cmd SH]
+
+Every guest boots /boot/vmlinuz-KVER with build/KVER/initramfs.cpio
+(tools/qemu/mkinitramfs.py) and gets three serial ports:
+  ttyS0  kernel console        -> DIR/MODE-gI.console.log
+  ttyS1  barrier line          <-> this process (dp-barrier, docs/harness.md)
+  ttyS2  test output (KTAP)    -> DIR/MODE-gI.out.log
+Guests are joined only through unix sockets: two guests by a direct dgram
+pair, more through tools/qemu/dpswitch.c.  Mode icount boots one guest with
+1 ns = 1 instruction (-icount shift=0,sleep=off) and two NICs on a QEMU hub.
+Mode ping is the harness's self-test; mode run runs --cmd in every guest (one
+KTAP result each); mode shell gives one interactive guest on this terminal.
+
+The run fails on a guest that does not finish, a missing or "not ok" KTAP
+result, or a kernel log with an oops, BUG, WARNING, lockdep, KASAN or UBSAN
+report, or a hung task.  For demo and icount the lines between DPPERF-BEGIN and
+DPPERF-END of every guest are saved, in guest order, to DIR/MODE.tsv.
+The last line printed is "cluster: P passed, F failed, S skipped".
+"""
+import argparse
+import base64
+import json
+import os
+import re
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import ktap  # noqa: E402
+
+KERNEL_BAD = re.compile(
+    r"BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|"
+    r"possible circular locking|lockdep|INFO: task .* blocked|Kernel panic|"
+    r"unregister_netdevice: waiting|kernel BUG at|RIP: ")
+
+
+def mac(nid):
+    return f"52:54:00:00:00:{nid:02x}"
+
+
+def default_kernel():
+    out = subprocess.run([os.path.join(TOP, "tools", "kvers.sh")],
+                         capture_output=True, text=True, check=True).stdout
+    return out.split()[0]
+
+
+def ensure_switch():
+    """Build build/qemu/dpswitch (tools/qemu/Makefile) if it is stale."""
+    subprocess.run(["make", "-s", "-C", HERE, "../../build/qemu/dpswitch"], check=True)
+    return os.path.join(TOP, "build", "qemu", "dpswitch")
+
+
+class Barriers:
+    """Host side of dp-barrier: one listening unix socket per guest."""
+
+    def __init__(self, sockdir, n, logf):
+        self.n = n
+        self.logf = logf
+        self.sel = selectors.DefaultSelector()
+        self.conns = {}  # guest -> socket
+        self.bufs = {}
+        self.waiting = {}  # barrier name -> set of guests
+        self.paths = []
+        for g in range(n):
+            path = os.path.join(sockdir, f"b{g}.sock")
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.bind(path)
+            s.listen(1)
+            s.setblocking(False)
+            self.sel.register(s, selectors.EVENT_READ, ("listen", g))
+            self.paths.append(path)
+
+    def log(self, msg):
+        self.logf.write(f"{time.strftime('%H:%M:%S')} {msg}\n")
+        self.logf.flush()
+
+    def poll(self, timeout):
+        for key, _ in self.sel.select(timeout):
+            kind, g = key.data
+            if kind == "listen":
+                conn, _ = key.fileobj.accept()
+                conn.setblocking(False)
+                self.conns[g] = conn
+                self.bufs[g] = b""
+                self.sel.register(conn, selectors.EVENT_READ, ("conn", g))
+                continue
+            try:
+                data = key.fileobj.recv(4096)
+            except OSError:
+                data = b""
+            if not data:
+                self.sel.unregister(key.fileobj)
+                key.fileobj.close()
+                self.conns.pop(g, None)
+                continue
+            self.bufs[g] += data
+            while b"\n" in self.bufs[g]:
+                line, self.bufs[g] = self.bufs[g].split(b"\n", 1)
+                self.handle(g, line.decode(errors="replace").strip("\r\0 "))
+
+    def handle(self, g, line):
+        if not line.startswith("B "):
+            if line:
+                self.log(f"guest {g}: unexpected {line!r}")
+            return
+        name = line[2:]
+        arrived = self.waiting.setdefault(name, set())
+        arrived.add(g)
+        self.log(f"guest {g} at {name} ({len(arrived)}/{self.n})")
+        if len(arrived) == self.n:
+            del self.waiting[name]
+            self.log(f"release {name}")
+            for conn in self.conns.values():
+                try:
+                    conn.sendall(f"GO {name}\n".encode())
+                except OSError:
+                    pass
+
+
+def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
+    nics = 2 if a.mode == "icount" else 1
+    append = " ".join([
+        "console=ttyS0,115200", "panic=-1", "loglevel=7", "printk.time=1",
+        "mitigations=off", "nokaslr" if a.mode == "icount" else "",
+        "tsc=reliable" if a.mode == "icount" else "",
+        f"dpg.id={g}", f"dpg.n={a.guests}", f"dpg.mode={a.mode}",
+        f"dpg.kver={a.kernel}", f"dpg.nics={nics}", f"dpg.timeout={timeout}",
+        "" if a.mode == "shell" else "dpg.out=ttyS2",
+        "dpg.cmd=" + base64.b64encode(a.cmd.encode()).decode() if a.cmd else "",
+        f"dpg.modprobe={a.nic_driver}" if a.nic_driver != "none" else "",
+        a.append or ""]).split()
+    cmd = ["qemu-system-x86_64", "-machine", "pc", "-accel", "tcg",
+           "-cpu", "max", "-m", str(a.mem), "-smp", str(a.smp),
+           "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
+           "-kernel", kernel, "-initrd", initramfs, "-append", " ".join(append),
+           "-serial", f"file:{out_prefix}.console.log",
+           "-chardev", f"socket,id=bar,path={sockdir}/b{g}.sock",
+           "-serial", "chardev:bar",
+           "-serial", f"file:{out_prefix}.out.log"]
+    if a.mode == "shell":
+        cmd[cmd.index(f"file:{out_prefix}.console.log")] = "mon:stdio"
+    if a.mode == "icount":
+        cmd += ["-icount", "shift=0,sleep=off"]
+        for k in range(nics):
+            cmd += ["-netdev", f"hubport,id=n{k},hubid=0",
+                    "-device", f"{a.nic},netdev=n{k},mac={mac(k + 1)},addr={3 + k:#x}"]
+        return cmd
+    if a.guests == 1:
+        net = "hubport,id=n0,hubid=0"
+    elif a.guests == 2:
+        net = (f"dgram,id=n0,local.type=unix,local.path={sockdir}/g{g}.net,"
+               f"remote.type=unix,remote.path={sockdir}/g{1 - g}.net")
+    else:
+        net = (f"dgram,id=n0,local.type=unix,local.path={sockdir}/g{g}.net,"
+               f"remote.type=unix,remote.path={sockdir}/switch.sock")
+    cmd += ["-netdev", net,
+            "-device", f"{a.nic},netdev=n0,mac={mac(g + 1)},addr=0x3"]
+    return cmd
+
+
+def section(text, begin, end):
+    """Lines strictly between begin and end markers (all such blocks)."""
+    out, inside = [], False
+    for line in text.splitlines():
+        s = line.strip()
+        if s == begin:
+            inside = True
+        elif s == end:
+            inside = False
+        elif inside:
+            out.append(line)
+    return out
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read().replace("\r", "")
+    except FileNotFoundError:
+        return ""
+
+
+def judge(a, g, prefix, timed_out, qemu_rc):
+    """Per-guest report: KTAP counts plus the harness's own test."""
+    out = read(prefix + ".out.log")
+    console = read(prefix + ".console.log")
+    dmesg = section(out, "DPG-DMESG-BEGIN", "DPG-DMESG-END")
+    body, inside = [], False
+    for line in out.splitlines():
+        s = line.strip()
+        if s == "DPG-DMESG-BEGIN":
+            inside = True
+        elif s == "DPG-DMESG-END":
+            inside = False
+        elif not inside:
+            body.append(line)
+    rep = ktap.parse("\n".join(body), f"g{g}")
+    problems = []
+    if timed_out:
+        problems.append("host timeout")
+    m = re.search(r"^DPG-DONE rc=(\d+)", out, re.M)
+    if not m:
+        qlog = read(prefix + ".qemu.log").strip().splitlines()
+        problems.append("guest did not finish (no DPG-DONE)" +
+                        (f"; qemu exit {qemu_rc}: {qlog[-1][:160]}"
+                         if qemu_rc and qlog and not timed_out else ""))
+    if re.search(r"^# dpg: TIMEOUT", out, re.M):
+        problems.append("guest timeout")
+    if not dmesg and m:
+        problems.append("no kernel log dump")
+    bad = sorted({ln.strip() for ln in console.splitlines() + dmesg
+                  if KERNEL_BAD.search(ln)})
+    if bad:
+        problems.append(f"kernel log: {len(bad)} bad line(s), first: {bad[0][:160]}")
+    if a.mode in ("check", "ping", "run") and rep.docs == 0:
+        problems.append("no KTAP output")
+    perf = section(out, "DPPERF-BEGIN", "DPPERF-END")
+    if problems:
+        rep.fail(f"g{g}: harness: " + "; ".join(problems))
+    else:
+        rep.passed += 1  # the guest booted, finished and kept a clean kernel log
+    return rep, perf, bad
+
+
+def run(a):
+    kernel = f"/boot/vmlinuz-{a.kernel}"
+    initramfs = a.initramfs or os.path.join(TOP, "build", a.kernel, "initramfs.cpio")
+    for f in (kernel, initramfs):
+        if not os.path.exists(f):
+            sys.exit(f"cluster: {f} missing (make initramfs)")
+    if a.mode == "icount" and a.guests != 1:
+        sys.exit("cluster: icount mode runs one guest")
+    os.makedirs(a.out, exist_ok=True)
+    for old in os.listdir(a.out):
+        if old.startswith(f"{a.mode}-g") or old in (f"{a.mode}.tsv", f"{a.mode}-barrier.log"):
+            os.unlink(os.path.join(a.out, old))
+
+    # Unix socket paths must stay short (108 bytes): keep them in /tmp.
+    sockdir = tempfile.mkdtemp(prefix="dpq-")
+    procs, switch = [], None
+    logf = open(os.path.join(a.out, f"{a.mode}-barrier.log"), "w")
+    guest_timeout = max(60, a.timeout - 30)  # the guest's watchdog fires first
+    start = time.monotonic()
+    timed_out = False
+    try:
+        bar = Barriers(sockdir, a.guests, logf)
+        if a.guests > 2 and a.mode != "icount":
+            exe = ensure_switch()
+            switch = subprocess.Popen(
+                [exe, f"{sockdir}/switch.sock"] +
+                [f"{sockdir}/g{g}.net" for g in range(a.guests)],
+                stderr=open(os.path.join(a.out, f"{a.mode}-switch.log"), "w"))
+        for g in range(a.guests):
+            prefix = os.path.join(a.out, f"{a.mode}-g{g}")
+            cmd = qemu_cmd(a, g, kernel, initramfs, sockdir, prefix, guest_timeout)
+            with open(prefix + ".cmd", "w") as f:
+                f.write(" ".join(cmd) + "\n")
+            if a.mode == "shell":
+                procs.append(subprocess.Popen(cmd))
+            else:
+                procs.append(subprocess.Popen(
+                    cmd, stdin=subprocess.DEVNULL,
+                    stdout=open(prefix + ".qemu.log", "w"), stderr=subprocess.STDOUT))
+        while any(p.poll() is None for p in procs):
+            if a.mode != "shell" and time.monotonic() - start > a.timeout:
+                timed_out = True
+                break
+            bar.poll(0.2)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+        for p in procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        if switch:
+            switch.send_signal(signal.SIGTERM)
+            switch.wait()
+        logf.close()
+        shutil.rmtree(sockdir, ignore_errors=True)
+    elapsed = time.monotonic() - start
+    if a.mode == "shell":
+        return 0
+
+    total = ktap.Report()
+    perf_all, summary = [], []
+    for g, p in enumerate(procs):
+        prefix = os.path.join(a.out, f"{a.mode}-g{g}")
+        rep, perf, bad = judge(a, g, prefix, timed_out, p.returncode)
+        total.add(rep)
+        perf_all += perf
+        boot = re.search(r"starting \w+ after ([\d.]+)s", read(prefix + ".out.log"))
+        summary.append({"guest": g, "passed": rep.passed, "failed": rep.failed,
+                        "skipped": rep.skipped, "qemu_rc": p.returncode,
+                        "boot_s": float(boot.group(1)) if boot else None,
+                        "failures": rep.failures, "kernel_bad": bad})
+        print(f"cluster: {a.kernel} g{g}: {rep.line()}"
+              f" (up {boot.group(1) if boot else '?'}s guest time)")
+        for what in rep.failures:
+            print(f"cluster:   FAIL {what}")
+    if a.mode in ("demo", "icount"):
+        tsv = os.path.join(a.out, f"{a.mode}.tsv")
+        with open(tsv, "w") as f:
+            f.write("".join(line + "\n" for line in perf_all))
+        if perf_all:
+            print(f"cluster: {len(perf_all)} DPPERF lines -> {tsv}")
+        else:
+            total.fail("no DPPERF-BEGIN/END block from any guest")
+            print("cluster:   FAIL no DPPERF-BEGIN/END block from any guest")
+    with open(os.path.join(a.out, f"{a.mode}-summary.json"), "w") as f:
+        json.dump({"kernel": a.kernel, "mode": a.mode, "guests": summary,
+                   "elapsed_s": round(elapsed, 1), "host_timeout": timed_out}, f, indent=1)
+    print(f"cluster: {a.kernel} {a.mode} x{a.guests} took {elapsed:.0f}s; logs in {a.out}")
+    print(f"cluster: {total.line()}")
+    return 1 if total.failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--kernel", help="kernel version (default: tools/kvers.sh's first)")
+    ap.add_argument("--guests", type=int, default=2)
+    ap.add_argument("--mode", default="check",
+                    choices=["check", "demo", "icount", "ping", "run", "shell"])
+    ap.add_argument("--out", help="log directory (default build/results/KVER)")
+    ap.add_argument("--timeout", type=int, default=900, help="seconds for the whole run")
+    ap.add_argument("--initramfs")
+    ap.add_argument("--nic", default="virtio-net-pci",
+                    help="QEMU NIC model: virtio-net-pci (default), tulip, e1000")
+    ap.add_argument("--nic-driver",
+                    help="Linux driver to load for --nic (default: tulip for tulip, "
+                         "e1000 for e1000); 'none' leaves the NIC unbound, e.g. for "
+                         "dp's own tulip backend")
+    ap.add_argument("--smp", type=int, default=1)
+    ap.add_argument("--mem", type=int, default=512, help="MiB per guest")
+    ap.add_argument("--append", help="extra kernel command line")
+    ap.add_argument("--cmd", help="mode run: shell command for every guest")
+    a = ap.parse_args()
+    a.kernel = a.kernel or default_kernel()
+    if a.nic_driver is None:
+        a.nic_driver = {"tulip": "tulip", "e1000": "e1000"}.get(a.nic, "none")
+    a.out = a.out or os.path.join(TOP, "build", "results", a.kernel)
+    if not 1 <= a.guests <= 64:
+        sys.exit("cluster: 1..64 guests")
+    if a.mode == "icount":
+        a.guests, a.smp = 1, 1
+    sys.exit(run(a))
+
+
+if __name__ == "__main__":
+    main()

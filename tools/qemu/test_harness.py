@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""Host tests of the harness itself: the KTAP counter and dpswitch.
+
+  test_harness.py DPSWITCH     (prints KTAP; exit 1 on any failure)
+"""
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ktap  # noqa: E402
+
+results = []
+
+
+def check(name, cond, detail=""):
+    results.append((name, bool(cond), detail))
+
+
+def counts(text):
+    r = ktap.parse(text)
+    return (r.passed, r.failed, r.skipped)
+
+
+def test_ktap():
+    check("ktap: flat plan", counts("KTAP version 1\n1..2\nok 1 a\nok 2 b\n") == (2, 0, 0))
+    check("ktap: missing result fails",
+          counts("KTAP version 1\n1..3\nok 1 a\nok 2 b\n") == (2, 1, 0))
+    check("ktap: not ok fails", counts("TAP version 13\n1..1\nnot ok 1 - a\n") == (0, 1, 0))
+    check("ktap: SKIP and TODO are skips",
+          counts("KTAP version 1\n1..2\nok 1 a # SKIP no nic\nnot ok 2 b # TODO\n") == (0, 0, 2))
+    nested = ("KTAP version 1\n1..2\n    KTAP version 1\n    # Subtest: s\n    1..2\n"
+              "    ok 1 x\n    not ok 2 y\nnot ok 1 s\nok 2 t\n")
+    check("ktap: nested leaves counted once", counts(nested) == (2, 1, 0))
+    check("ktap: parent not ok without failing child",
+          counts("KTAP version 1\n1..1\n    1..1\n    ok 1 x\nnot ok 1 s\n") == (1, 1, 0))
+    check("ktap: trailing plans, two blocks",
+          counts("ok 1 a\nok 2 b\n1..2\nok 1 c\n1..1\n") == (3, 0, 0))
+    check("ktap: headed document without plan fails",
+          counts("KTAP version 1\nok 1 a\n") == (1, 1, 0))
+    check("ktap: two documents", counts("KTAP version 1\n1..1\nok 1 a\n"
+                                        "KTAP version 1\n1..1\nnot ok 1 b\n") == (1, 1, 0))
+    check("ktap: bail out fails", counts("KTAP version 1\n1..1\nBail out! x\n")[1] == 2)
+
+
+def frame(dst, src, tag):
+    return bytes(dst) + bytes(src) + b"\x88\xb5" + tag.ljust(46, b"\0")
+
+
+def test_switch(exe):
+    d = tempfile.mkdtemp(prefix="dpsw-")
+    paths = [os.path.join(d, f"p{i}") for i in range(3)]
+    socks = []
+    for p in paths:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        s.bind(p)
+        s.settimeout(0.3)
+        socks.append(s)
+    sw = os.path.join(d, "sw")
+    proc = subprocess.Popen([exe, sw] + paths, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(50):
+            if os.path.exists(sw):
+                break
+            time.sleep(0.05)
+
+        def recv(i):
+            try:
+                return socks[i].recv(70000)
+            except socket.timeout:
+                return None
+
+        mac = [[0x52, 0x54, 0, 0, 0, i + 1] for i in range(3)]
+        bcast = [0xff] * 6
+        socks[0].sendto(frame(bcast, mac[0], b"hello"), sw)
+        got = [recv(1), recv(2), recv(0)]
+        check("dpswitch: broadcast floods to the other ports",
+              got[0] and got[1] and got[2] is None)
+        socks[1].sendto(frame(mac[0], mac[1], b"to0"), sw)  # port 0 learned
+        got = [recv(0), recv(2)]
+        check("dpswitch: learned unicast goes to one port",
+              got[0] and got[0].endswith(b"to0".ljust(46, b"\0")) and got[1] is None)
+        socks[0].sendto(frame(mac[2], mac[0], b"to2?"), sw)  # port 2 not learned yet
+        got = [recv(1), recv(2)]
+        check("dpswitch: unknown unicast floods", got[0] and got[1])
+        big = frame(mac[1], mac[0], b"jumbo") + b"\x5a" * 9000
+        socks[0].sendto(big, sw)
+        check("dpswitch: 9 KB frame passes whole", recv(1) == big)
+        for k in range(200):  # more than the kernel's 10-datagram queue
+            socks[0].sendto(frame(mac[1], mac[0], b"burst%d" % k), sw)
+        n = 0
+        while recv(1) is not None:
+            n += 1
+        check("dpswitch: a 200-frame burst arrives whole", n == 200, f"got {n}")
+    finally:
+        proc.terminate()
+        err = proc.communicate(timeout=5)[1]
+        for s in socks:
+            s.close()
+        for p in paths:
+            os.unlink(p)
+        os.rmdir(d)
+    check("dpswitch: exits on SIGTERM and reports", proc.returncode == 0 and "port 0" in err)
+
+
+def main():
+    test_ktap()
+    test_switch(sys.argv[1])
+    print("KTAP version 1")
+    print(f"1..{len(results)}")
+    for i, (name, ok, detail) in enumerate(results, 1):
+        print(f"{'ok' if ok else 'not ok'} {i} {name}" + (f" # {detail}" if detail and not ok else ""))
+    return 0 if all(ok for _, ok, _ in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
