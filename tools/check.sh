@@ -130,6 +130,14 @@ stage_guest() {
 		out=$(cat "$log")
 		tally "guest selftests $k" "$(tail -n 1 "$log")" "$rc" "$log" "$out"
 	done
+	# The cross-guest exchange again with 4 guests (through dpswitch), on
+	# the newest kernel: the harness must work beyond a pair.
+	log=$logs/guest-cluster4-$k.log
+	rc=0
+	tools/qemu/cluster.py --kernel "$k" --guests 4 --smp 1 --mode cluster \
+		--out "build/results/$k-4" --timeout "$GUEST_TIMEOUT" >"$log" 2>&1 || rc=$?
+	out=$(cat "$log")
+	tally "guest cluster x4 $k" "$(tail -n 1 "$log")" "$rc" "$log" "$out"
 }
 
 stages=("$@")

@@ -224,7 +224,7 @@ def judge(a, g, prefix, timed_out, qemu_rc):
                   if KERNEL_BAD.search(ln)})
     if bad:
         problems.append(f"kernel log: {len(bad)} bad line(s), first: {bad[0][:160]}")
-    if a.mode in ("check", "ping", "run") and rep.docs == 0:
+    if a.mode in ("check", "cluster", "ping", "run") and rep.docs == 0:
         problems.append("no KTAP output")
     perf = section(out, "DPPERF-BEGIN", "DPPERF-END")
     if problems:
@@ -335,7 +335,7 @@ def main():
     ap.add_argument("--kernel", help="kernel version (default: tools/kvers.sh's first)")
     ap.add_argument("--guests", type=int, default=2)
     ap.add_argument("--mode", default="check",
-                    choices=["check", "demo", "icount", "ping", "run", "shell"])
+                    choices=["check", "cluster", "demo", "icount", "ping", "run", "shell"])
     ap.add_argument("--out", help="log directory (default build/results/KVER)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds for the whole run")
     ap.add_argument("--initramfs")
