@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # dp: top-level build, test and demo entry points.
 #
 #   make check        everything CI runs: deps, build, unit tests, sparse, dkms,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # build-module.sh [--sparse] KVER: build dp.ko for one kernel with its kbuild,
 # out of tree, in build/KVER/src/ (a copy of Kbuild, module/ and uapi/), so the
 # kernels never share objects.  Fails on any compiler warning.

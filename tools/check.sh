@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # check.sh [STAGE...]: run dp's test stages, time them, count every test.
 # Stages (default: all, in this order):
 #   deps    tools/deps.sh (not counted; nothing else can run without it)

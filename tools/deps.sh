@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Install the Debian 12 packages dp's build, tests and QEMU harness need.
 # Idempotent: asks dpkg which are missing and installs only those (apt-get update
 # runs only when something is missing).  Needs root, or sudo.

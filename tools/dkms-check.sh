@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # dkms-check.sh [KVER...]: check that dkms.conf builds dp.ko through DKMS for
 # each kernel (default: tools/kvers.sh).  Adds a clean copy of the module
 # sources, builds, and removes everything again so the host is left as found.

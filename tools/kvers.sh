@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Print the kernel versions dp is built and tested against, one per line:
 # Debian 12's default kernel (linux-image-amd64) first, then the 6.12 backport
 # kernel (linux-image-6.12-amd64).  Both come from the Depends of the installed

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Host test of libdp and dpperf's dp path without dp.ko: fakedp.so stands in
 # for /dev/dp (see fakedp.c).  Usage: run.sh DIR [DPPERF]: DIR holds
 # fakedp.so and pool_test.  Prints TAP; exit 0 when all pass.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # guest-demo.sh: dpperf between two guests in real time (harness mode "demo",
 # docs/harness.md).  Guest 0 is the client, guest 1 the server, any others
 # only keep step at the barriers.  For each of dp (spin receive, as in the

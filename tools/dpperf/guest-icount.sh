@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # guest-icount.sh: dpperf in ONE guest under QEMU -icount (harness mode
 # "icount", docs/harness.md), where guest time counts instructions, so the
 # host's noise drops out.  eth0 and eth1 sit on one emulated hub; each goes

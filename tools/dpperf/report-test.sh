@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck disable=SC2317 # functions are run through check()
 # Test of the report generator on synthetic dpperf output: KTAP noise, CRs,
 # a failed (nan) size, two runs of one mode averaged.  Usage: report-test.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck disable=SC2317 # functions are run through t()
 # Host self-test of dpperf on loopback only (127.0.0.1): argument errors,
 # UDP and TCP in both receive modes, simulated loss (--drop) reported as

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
 """Boot N dp test guests under QEMU (TCG) and judge their output.
 
   cluster.py --kernel KVER --guests N --mode check|demo|icount|ping|run|shell

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
 """Count KTAP / TAP 13 results, nested subtests included.
 
 A leaf result counts as passed, failed or skipped (directive SKIP or TODO).

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
 """Build the guest initramfs for one kernel version (see docs/harness.md).
 
 Contents: busybox-static with its applet links, iproute2's ip/tc/ss with their

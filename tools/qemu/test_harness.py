@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
 """Host tests of the harness itself: the KTAP counter and dpswitch.
 
   test_harness.py DPSWITCH     (prints KTAP; exit 1 on any failure)
