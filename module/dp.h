@@ -94,6 +94,7 @@ void dp_nic_put(struct dp_nic *nic);
 unsigned int dp_nic_max_msg(const struct dp_nic *nic);
 
 /* netdev backend (nic/dp_netdev.c) */
+int dp_netdev_check(struct net *net, const char *ifname);
 int dp_netdev_attach(struct dp_node *node, const char *ifname);
 int dp_netdev_init(void);
 void dp_netdev_exit(void);

@@ -116,8 +116,9 @@ void dp_node_detach_hw(struct dp_node *node, void *hw)
 }
 
 /*
- * Attach a backend.  Called with rtnl held so a netdev cannot be
- * unregistered between lookup and publication.
+ * Attach a backend, replacing the current one only if the new device is
+ * usable.  Called with rtnl held so a netdev cannot be unregistered
+ * between lookup and publication.
  */
 int dp_node_attach(struct dp_node *node, const char *backend,
 		   const char *ifname)
@@ -127,6 +128,9 @@ int dp_node_attach(struct dp_node *node, const char *backend,
 	ASSERT_RTNL();
 	if (backend && strcmp(backend, "netdev"))
 		return -EOPNOTSUPP;
+	err = dp_netdev_check(node->net, ifname);
+	if (err)
+		return err;
 	mutex_lock(&node->cfg_lock);
 	dp_node_detach_locked(node);
 	err = dp_netdev_attach(node, ifname);

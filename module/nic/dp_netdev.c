@@ -109,19 +109,36 @@ static const struct dp_nic_ops dp_netdev_ops = {
 	.detach = dp_netdev_detach,
 };
 
+/* The Ethernet device named @ifname in @net, or an ERR_PTR.  Under rtnl. */
+static struct net_device *dp_netdev_find(struct net *net, const char *ifname)
+{
+	struct net_device *dev;
+
+	ASSERT_RTNL();
+	dev = __dev_get_by_name(net, ifname);
+	if (!dev)
+		return ERR_PTR(-ENODEV);
+	if (dev->type != ARPHRD_ETHER || dev->addr_len != ETH_ALEN)
+		return ERR_PTR(-EOPNOTSUPP);
+	return dev;
+}
+
+/* Whether dp_netdev_attach() would find a usable device. */
+int dp_netdev_check(struct net *net, const char *ifname)
+{
+	return PTR_ERR_OR_ZERO(dp_netdev_find(net, ifname));
+}
+
 /* Called with rtnl and node->cfg_lock held, no NIC attached. */
 int dp_netdev_attach(struct dp_node *node, const char *ifname)
 {
 	struct net_device *dev;
 	struct dp_netdev *nd;
 
-	ASSERT_RTNL();
 	lockdep_assert_held(&node->cfg_lock);
-	dev = __dev_get_by_name(node->net, ifname);
-	if (!dev)
-		return -ENODEV;
-	if (dev->type != ARPHRD_ETHER || dev->addr_len != ETH_ALEN)
-		return -EOPNOTSUPP;
+	dev = dp_netdev_find(node->net, ifname);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
 	nd = kzalloc(sizeof(*nd), GFP_KERNEL);
 	if (!nd)
 		return -ENOMEM;

@@ -11,6 +11,7 @@ cd "$(dirname "$0")" || exit 1
 # name  timeout(s)  setup  command
 TESTS="module_load   120 none   sh ./t_module.sh load
 module_busy    120 none   sh ./t_module.sh busy
+admin          120 none   sh ./t_module.sh admin
 bind           120 pair   ./dp_bind
 xfer           120 pair   ./dp_xfer
 zerocopy       120 pair   ./dp_zerocopy

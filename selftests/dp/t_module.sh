@@ -4,6 +4,8 @@
 #   t_module.sh load   insmod, rmmod, insmod again; /proc/modules and /dev/dp
 #   t_module.sh busy   rmmod refused while a /dev/dp fd, a bound endpoint or
 #                      a mapped pool is held; succeeds once it is gone
+#   t_module.sh admin  node and NART changes need CAP_NET_ADMIN; a failed
+#                      re-attach leaves the node on its old device
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
 
@@ -95,8 +97,29 @@ busy)
 	check "rmmod succeeds after the mapping is gone" mod_unload
 	check "dp gone from /proc/modules" not mod_loaded
 	;;
+admin)
+	check "two nodes up (dpA, dpB)" pair_up
+	in_a() { "$DPT_IP" netns exec dpA "$@"; }
+	as_alice() { in_a setpriv --reuid=1001 --regid=1001 --clear-groups "$@"; }
+	check "attaching a missing device fails" not in_a dpctl node set dev nosuch0
+	check "... and the node stays on $DPT_IFA" \
+		sh -c "'$DPT_IP' netns exec dpA dpctl node | grep -qx 'ifname $DPT_IFA'"
+	check "uid 1001 cannot add a NART entry" not as_alice dpctl nart add 99 52:54:00:00:00:99
+	check "uid 1001 cannot flush the NART" not as_alice dpctl nart flush
+	check "uid 1001 cannot set the NID" not as_alice dpctl node set nid 99
+	check "uid 1001 cannot detach the NIC" not as_alice dpctl node detach
+	check "uid 1001 cannot reset counters" not as_alice dpctl stats reset
+	check "uid 1001 can read the node" as_alice dpctl node
+	check "uid 1001 can read the NART" as_alice dpctl nart
+	check "the NART still has NID $DPT_NIDB and no 99" \
+		sh -c "'$DPT_IP' netns exec dpA dpctl nart >'$T/nart' && grep -q '^$DPT_NIDB ' '$T/nart' && ! grep -q '^99 ' '$T/nart'"
+	check "root can add and delete NID 99" \
+		sh -c "'$DPT_IP' netns exec dpA dpctl nart add 99 52:54:00:00:00:99 && '$DPT_IP' netns exec dpA dpctl nart del 99"
+	check "deleting an absent NID fails" not in_a dpctl nart del 99
+	check "teardown and rmmod" pair_down
+	;;
 *)
-	echo "usage: t_module.sh load|busy" >&2
+	echo "usage: t_module.sh load|busy|admin" >&2
 	exit 2
 	;;
 esac
