@@ -89,6 +89,13 @@ int dp_getinfo(int fd, struct dp_info *info);
 /* Unmap the pool and close the endpoint (its DPID is free again). */
 int dp_close(int fd);
 
+/*
+ * The name of node counter ctr (enum dp_counter), as dpctl prints it:
+ * DP_CTR_RX_DROP_FULL is "rx_drop_full".  NULL for a counter newer than
+ * this library.
+ */
+const char *dp_counter_name(unsigned int ctr);
+
 #ifdef __cplusplus
 }
 #endif

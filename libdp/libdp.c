@@ -300,3 +300,35 @@ int dp_close(int fd)
 	dp_unmap(fd);
 	return close(fd);
 }
+
+/* Names follow enum dp_counter: DP_CTR_RX_DROP_FULL -> rx_drop_full. */
+static const char *const dp_ctr_names[] = {
+	[DP_CTR_TX_MSGS] = "tx_msgs",
+	[DP_CTR_TX_BYTES] = "tx_bytes",
+	[DP_CTR_TX_LOCAL] = "tx_local",
+	[DP_CTR_RX_MSGS] = "rx_msgs",
+	[DP_CTR_RX_BYTES] = "rx_bytes",
+	[DP_CTR_RX_DROP_SHORT] = "rx_drop_short",
+	[DP_CTR_RX_DROP_VERSION] = "rx_drop_version",
+	[DP_CTR_RX_DROP_TYPE] = "rx_drop_type",
+	[DP_CTR_RX_DROP_LEN] = "rx_drop_len",
+	[DP_CTR_RX_DROP_NOT_NODE] = "rx_drop_not_node",
+	[DP_CTR_RX_DROP_UNKNOWN_SRC] = "rx_drop_unknown_src",
+	[DP_CTR_RX_DROP_SPOOFED] = "rx_drop_spoofed",
+	[DP_CTR_RX_DROP_NO_EP] = "rx_drop_no_ep",
+	[DP_CTR_RX_DROP_FULL] = "rx_drop_full",
+	[DP_CTR_RX_DROP_TOO_BIG] = "rx_drop_too_big",
+	[DP_CTR_RX_DROP_NOMEM] = "rx_drop_nomem",
+	[DP_CTR_RX_DROP_BAD_ADDR] = "rx_drop_bad_addr",
+	[DP_CTR_TX_DROP_NO_ROUTE] = "tx_drop_no_route",
+	[DP_CTR_TX_DROP_NO_NIC] = "tx_drop_no_nic",
+	[DP_CTR_TX_DROP_NOMEM] = "tx_drop_nomem",
+	[DP_CTR_TX_DROP_NIC] = "tx_drop_nic",
+};
+_Static_assert(sizeof(dp_ctr_names) / sizeof(dp_ctr_names[0]) == DP_CTR_COUNT,
+	       "a counter of enum dp_counter has no name");
+
+const char *dp_counter_name(unsigned int ctr)
+{
+	return ctr < DP_CTR_COUNT ? dp_ctr_names[ctr] : NULL;
+}

@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/wait.h>
+#include "dp.h"
 #include "dptest.h"
 #include "ktap.h"
 
@@ -328,29 +329,7 @@ int dpt_sh(const char *fmt, ...)
 
 const char *dpt_ctr_name(unsigned int ctr)
 {
-	static const char *const names[DP_CTR_COUNT] = {
-		[DP_CTR_TX_MSGS] = "tx_msgs",
-		[DP_CTR_TX_BYTES] = "tx_bytes",
-		[DP_CTR_TX_LOCAL] = "tx_local",
-		[DP_CTR_RX_MSGS] = "rx_msgs",
-		[DP_CTR_RX_BYTES] = "rx_bytes",
-		[DP_CTR_RX_DROP_SHORT] = "rx_drop_short",
-		[DP_CTR_RX_DROP_VERSION] = "rx_drop_version",
-		[DP_CTR_RX_DROP_TYPE] = "rx_drop_type",
-		[DP_CTR_RX_DROP_LEN] = "rx_drop_len",
-		[DP_CTR_RX_DROP_NOT_NODE] = "rx_drop_not_node",
-		[DP_CTR_RX_DROP_UNKNOWN_SRC] = "rx_drop_unknown_src",
-		[DP_CTR_RX_DROP_SPOOFED] = "rx_drop_spoofed",
-		[DP_CTR_RX_DROP_NO_EP] = "rx_drop_no_ep",
-		[DP_CTR_RX_DROP_FULL] = "rx_drop_full",
-		[DP_CTR_RX_DROP_TOO_BIG] = "rx_drop_too_big",
-		[DP_CTR_RX_DROP_NOMEM] = "rx_drop_nomem",
-		[DP_CTR_RX_DROP_BAD_ADDR] = "rx_drop_bad_addr",
-		[DP_CTR_TX_DROP_NO_ROUTE] = "tx_drop_no_route",
-		[DP_CTR_TX_DROP_NO_NIC] = "tx_drop_no_nic",
-		[DP_CTR_TX_DROP_NOMEM] = "tx_drop_nomem",
-		[DP_CTR_TX_DROP_NIC] = "tx_drop_nic",
-	};
+	const char *name = dp_counter_name(ctr);
 
-	return ctr < DP_CTR_COUNT && names[ctr] ? names[ctr] : "?";
+	return name ? name : "?";
 }

@@ -31,6 +31,7 @@
 #include <linux/genetlink.h>
 
 #include <linux/dp.h>
+#include <dp.h>	/* libdp: dp_counter_name() */
 
 #define BUF_SIZE	65536	/* dumps are sized to the reader's buffer */
 #define LLADDR_MAX	16
@@ -671,33 +672,6 @@ static void ep_cb(const struct nlattr **tb, void *arg)
 /* stats                                                               */
 /* ------------------------------------------------------------------ */
 
-/* Names follow enum dp_counter: DP_CTR_RX_DROP_FULL -> rx_drop_full. */
-static const char *const ctr_names[] = {
-	[DP_CTR_TX_MSGS] = "tx_msgs",
-	[DP_CTR_TX_BYTES] = "tx_bytes",
-	[DP_CTR_TX_LOCAL] = "tx_local",
-	[DP_CTR_RX_MSGS] = "rx_msgs",
-	[DP_CTR_RX_BYTES] = "rx_bytes",
-	[DP_CTR_RX_DROP_SHORT] = "rx_drop_short",
-	[DP_CTR_RX_DROP_VERSION] = "rx_drop_version",
-	[DP_CTR_RX_DROP_TYPE] = "rx_drop_type",
-	[DP_CTR_RX_DROP_LEN] = "rx_drop_len",
-	[DP_CTR_RX_DROP_NOT_NODE] = "rx_drop_not_node",
-	[DP_CTR_RX_DROP_UNKNOWN_SRC] = "rx_drop_unknown_src",
-	[DP_CTR_RX_DROP_SPOOFED] = "rx_drop_spoofed",
-	[DP_CTR_RX_DROP_NO_EP] = "rx_drop_no_ep",
-	[DP_CTR_RX_DROP_FULL] = "rx_drop_full",
-	[DP_CTR_RX_DROP_TOO_BIG] = "rx_drop_too_big",
-	[DP_CTR_RX_DROP_NOMEM] = "rx_drop_nomem",
-	[DP_CTR_RX_DROP_BAD_ADDR] = "rx_drop_bad_addr",
-	[DP_CTR_TX_DROP_NO_ROUTE] = "tx_drop_no_route",
-	[DP_CTR_TX_DROP_NO_NIC] = "tx_drop_no_nic",
-	[DP_CTR_TX_DROP_NOMEM] = "tx_drop_nomem",
-	[DP_CTR_TX_DROP_NIC] = "tx_drop_nic",
-};
-_Static_assert(sizeof(ctr_names) / sizeof(ctr_names[0]) == DP_CTR_COUNT,
-	       "a counter of enum dp_counter has no name");
-
 struct counters {
 	uint64_t v[DP_CTR_SLOTS];
 	unsigned int n;		/* highest counter index seen + 1 */
@@ -732,8 +706,10 @@ static void counters_cb(const struct nlattr **tb, void *arg)
 /* A counter's name; counters newer than this dpctl get "counter_N". */
 static const char *ctr_name(unsigned int i, char *buf, size_t len)
 {
-	if (i < DP_CTR_COUNT && ctr_names[i])
-		return ctr_names[i];
+	const char *name = dp_counter_name(i);
+
+	if (name)
+		return name;
 	snprintf(buf, len, "counter_%u", i);
 	return buf;
 }
