@@ -7,8 +7,6 @@
  * the node's NIC if it has one (max_msg then follows its MTU).
  */
 #define _GNU_SOURCE
-#include <net/if.h>
-#include <sys/socket.h>
 #include <unistd.h>
 #include "ktap.h"
 #include "dptest.h"
@@ -17,19 +15,6 @@
 #define DPID_2 200
 
 static uint8_t out[65535], in[65535];
-
-static int if_mtu(const char *ifname)
-{
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r;
-
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	r = s >= 0 ? ioctl(s, SIOCGIFMTU, &ifr) : -1;
-	if (s >= 0)
-		close(s);
-	return r ? -1 : ifr.ifr_mtu;
-}
 
 static void xfer(int tx, int rx, struct dpt_pool *pool, uint32_t nid, uint32_t src_dpid,
 		 size_t len, uint32_t seq)
@@ -70,7 +55,7 @@ int main(void)
 	if (dpt_ns(ns))
 		ktap_bail("enter the node's namespace");
 	if (ifl && *ifl) {
-		mtu = if_mtu(ifl);
+		mtu = dpt_if_mtu(NULL, ifl);
 		if (mtu > 32 && mtu - 32 < 65535)
 			want_max = (uint32_t)(mtu - 32);
 	}

@@ -77,10 +77,7 @@ int main(void)
 	ktap_start();
 	if (dpt_init())
 		ktap_bail("environment");
-	b = dpt_ep(dpt.nsb, DPID_B, 0);
-	a = dpt_ep(dpt.nsa, DPID_A, 0);
-	if (a < 0 || b < 0 || dpt_connect(a, dpt.nidb, DPID_B))
-		ktap_bail("endpoints");
+	dpt_pair(&a, DPID_A, &b, DPID_B);
 
 	/* poll() */
 	re = poll_now(b);

@@ -55,10 +55,9 @@ int main(void)
 	ktap_start();
 	if (dpt_init())
 		ktap_bail("environment");
-	b = dpt_ep(dpt.nsb, DPID_B, 0);
-	a = dpt_ep(dpt.nsa, DPID_A, 0);
-	if (a < 0 || b < 0 || dpt_connect(a, dpt.nidb, DPID_B) || dpt_info(b, &info))
-		ktap_bail("endpoints");
+	dpt_pair(&a, DPID_A, &b, DPID_B);
+	if (dpt_info(b, &info))
+		ktap_bail("endpoint info");
 	ktap_ok(write(a, msg, sizeof(msg)) == sizeof(msg) &&
 		dpt_wait_readable(b, DPT_WAIT_MS) == 1, "a message arrives");
 

@@ -7,8 +7,6 @@
  * another user; then the endpoint and node counters.
  */
 #define _GNU_SOURCE
-#include <net/if.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ktap.h"
@@ -20,22 +18,6 @@
 #define UID_ALICE 1001
 
 static uint8_t out[65536], in[65536];
-
-static int if_mtu(const char *ns, const char *ifname)
-{
-	struct ifreq ifr;
-	int s, r;
-
-	if (dpt_ns(ns))
-		return -1;
-	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	r = s >= 0 ? ioctl(s, SIOCGIFMTU, &ifr) : -1;
-	if (s >= 0)
-		close(s);
-	return r ? -1 : ifr.ifr_mtu;
-}
 
 /*
  * Send len bytes on tx, expect them at rx from {src_nid, src_dpid} with
@@ -148,7 +130,7 @@ int main(void)
 	dpt_info(b, &ib);
 	ktap_ok(ia.cur.nid == dpt.nidb && ia.cur.dpid == DPID_B && ia.n_edges == 1,
 		"A's current edge is %u/%u, %u edge(s)", ia.cur.nid, ia.cur.dpid, ia.n_edges);
-	mtu = if_mtu(dpt.nsa, dpt.ifa);
+	mtu = dpt_if_mtu(dpt.nsa, dpt.ifa);
 	ktap_ok(mtu > 32 && ia.max_msg == (uint32_t)(mtu - 32 < 65535 ? mtu - 32 : 65535),
 		"max_msg %u for MTU %d", ia.max_msg, mtu);
 

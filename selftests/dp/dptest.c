@@ -12,7 +12,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
@@ -121,6 +123,30 @@ int dpt_connect(int fd, uint32_t nid, uint32_t dpid)
 	struct dp_addr a = { .nid = nid, .dpid = dpid };
 
 	return ioctl(fd, DP_IOC_CONNECT, &a);
+}
+
+void dpt_pair(int *a, uint32_t dpid_a, int *b, uint32_t dpid_b)
+{
+	*b = dpt_ep(dpt.nsb, dpid_b, 0);
+	*a = dpt_ep(dpt.nsa, dpid_a, 0);
+	if (*a < 0 || *b < 0 || dpt_connect(*a, dpt.nidb, dpid_b))
+		ktap_bail("endpoints");
+}
+
+int dpt_if_mtu(const char *ns, const char *ifname)
+{
+	struct ifreq ifr;
+	int s, r;
+
+	if (dpt_ns(ns))
+		return -1;
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	r = s >= 0 ? ioctl(s, SIOCGIFMTU, &ifr) : -1;
+	if (s >= 0)
+		close(s);
+	return r ? -1 : ifr.ifr_mtu;
 }
 
 int dpt_info(int fd, struct dp_info *info)

@@ -40,6 +40,13 @@ int dpt_bind(int fd, uint32_t dpid, uint32_t pool_size);
 /* Enter ns, open and bind: the fd, or -1 with errno. */
 int dpt_ep(const char *ns, uint32_t dpid, uint32_t pool_size);
 int dpt_connect(int fd, uint32_t nid, uint32_t dpid);
+/*
+ * The usual two-node start: *b bound to dpid_b in node B, *a bound to
+ * dpid_a in node A and connected to B.  Bails out of the test on failure.
+ */
+void dpt_pair(int *a, uint32_t dpid_a, int *b, uint32_t dpid_b);
+/* MTU of ifname in namespace ns (NULL: the current one), or -1. */
+int dpt_if_mtu(const char *ns, const char *ifname);
 int dpt_info(int fd, struct dp_info *info);
 int dpt_stats(int fd, struct dp_ep_stats *st);
 /* Node counter of namespace ns (enters ns); UINT64_MAX on error. */
