@@ -23,12 +23,9 @@ SERVER_NID=2
 SERVER_IP=10.77.0.$SERVER_NID
 OUT=/tmp/dpperf-demo.tsv
 
-n=0
-log() { echo "# guest-demo: $*"; }
-result() {	# result STATUS DESCRIPTION [DIRECTIVE]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n $2${3:+ # $3}"; else echo "not ok $n $2"; fi
-}
+GUEST_TAG=guest-demo
+# shellcheck source=guest-lib.sh
+. "$(dirname "$0")/guest-lib.sh"
 barrier() { dp-barrier "$1" "${2:-300}" || log "barrier $1 timed out"; }
 
 case $DP_GUEST_ID in
@@ -36,17 +33,6 @@ case $DP_GUEST_ID in
 1) role=server ;;
 *) role=idle ;;
 esac
-
-# Wait (at most 30 s) for a background server to say it can receive.
-wait_ready() {
-	i=0
-	while [ ! -e "$1" ] && [ "$i" -lt 300 ]; do
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -e "$1" ]
-}
 
 run_server() {	# run_server PROTO
 	ready=/tmp/dpperf-ready.$1

@@ -22,12 +22,9 @@ PROTOS="dp udp tcp raw"
 OUT=/tmp/dpperf-icount.tsv
 NART=/tmp/dpperf-icount.nart
 
-n=0
-log() { echo "# guest-icount: $*"; }
-result() {	# result STATUS DESCRIPTION [DIRECTIVE]
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n $2${3:+ # $3}"; else echo "not ok $n $2"; fi
-}
+GUEST_TAG=guest-icount
+# shellcheck source=guest-lib.sh
+. "$(dirname "$0")/guest-lib.sh"
 
 # Put IF into namespace NS with address ADDR, MTU 9000 if the NIC allows it.
 netns_if() {	# netns_if NS IF ADDR
@@ -59,17 +56,6 @@ setup() {
 		dp_ok=0
 	fi
 	return 0
-}
-
-# Wait (at most 30 s) for the background server to say it can receive.
-wait_ready() {
-	i=0
-	while [ ! -e "$1" ] && [ "$i" -lt 300 ]; do
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -e "$1" ]
 }
 
 run() {	# run PROTO: server in b (background), client in a
