@@ -35,16 +35,6 @@ const struct dp_nart_entry *dp_nart_find(const struct dp_nart_tbl *t, u32 nid)
 	return NULL;
 }
 
-u32 dp_nart_find_addr(const struct dp_nart_tbl *t, const u8 *addr, u8 alen)
-{
-	u32 i;
-
-	for (i = 0; t && i < t->n; i++)
-		if (t->e[i].alen == alen && !memcmp(t->e[i].addr, addr, alen))
-			return t->e[i].nid;
-	return 0;
-}
-
 int dp_nart_set(struct dp_nart_tbl *t, const struct dp_nart_entry *e)
 {
 	u32 i;

@@ -25,8 +25,6 @@ struct dp_nart_tbl {
 
 size_t dp_nart_tbl_bytes(u32 cap);
 const struct dp_nart_entry *dp_nart_find(const struct dp_nart_tbl *t, u32 nid);
-/* Find the NID owning a link address; 0 if none.  Linear: admin path only. */
-u32 dp_nart_find_addr(const struct dp_nart_tbl *t, const u8 *addr, u8 alen);
 /* Add or replace; -ENOSPC when n == cap, -EINVAL for a bad entry. */
 int dp_nart_set(struct dp_nart_tbl *t, const struct dp_nart_entry *e);
 /* -ENOENT if nid is absent. */

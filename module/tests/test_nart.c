@@ -172,30 +172,6 @@ static void t_nart_invalid(void)
 	free(t);
 }
 
-static void t_nart_find_addr(void)
-{
-	struct dp_nart_tbl *t = tbl_new(8);
-	struct dp_nart_entry e;
-	u8 a[DP_LLADDR_MAX];
-
-	e = mac(1, 0x01);
-	dp_nart_set(t, &e);
-	e = mac(2, 0x02);
-	dp_nart_set(t, &e);
-	e = mac(3, 0x03);
-	e.alen = 8;		/* same first 6 bytes as nid 3 would have, longer */
-	dp_nart_set(t, &e);
-	memcpy(a, mac(2, 0x02).addr, sizeof(a));
-	CHECK_EQ(dp_nart_find_addr(t, a, 6), 2);
-	memcpy(a, mac(3, 0x03).addr, sizeof(a));
-	CHECK_EQ(dp_nart_find_addr(t, a, 6), 0);	/* length differs */
-	CHECK_EQ(dp_nart_find_addr(t, a, 8), 3);
-	a[5] = 0x09;
-	CHECK_EQ(dp_nart_find_addr(t, a, 6), 0);
-	CHECK_EQ(dp_nart_find_addr(NULL, a, 6), 0);
-	free(t);
-}
-
 static void t_nart_copy(void)
 {
 	struct dp_nart_tbl *s = tbl_new(4), *d = tbl_new(8);
@@ -271,7 +247,6 @@ const struct unit_test nart_tests[] = {
 	{ "nart: del first/middle/last, ENOENT", t_nart_del },
 	{ "nart: capacity ENOSPC, replace when full", t_nart_capacity },
 	{ "nart: invalid entries EINVAL", t_nart_invalid },
-	{ "nart: find_addr matches address and length", t_nart_find_addr },
 	{ "nart: copy", t_nart_copy },
 	{ "nart: 100000 random set/del vs reference", t_nart_random },
 	{ NULL, NULL },
