@@ -324,6 +324,7 @@ static const char *const dp_ctr_names[] = {
 	[DP_CTR_TX_DROP_NO_NIC] = "tx_drop_no_nic",
 	[DP_CTR_TX_DROP_NOMEM] = "tx_drop_nomem",
 	[DP_CTR_TX_DROP_NIC] = "tx_drop_nic",
+	[DP_CTR_RX_DROP_RING] = "rx_drop_ring",
 };
 _Static_assert(sizeof(dp_ctr_names) / sizeof(dp_ctr_names[0]) == DP_CTR_COUNT,
 	       "a counter of enum dp_counter has no name");

@@ -50,7 +50,7 @@ struct dp_node;
 
 /**
  * struct dp_nic_ops - what a backend provides.
- * @name: backend name reported to dpctl ("netdev", later "tulip", "myrinet").
+ * @name: backend name reported to dpctl ("netdev", "tulip", later "myrinet").
  * @xmit: send one message in process context: link header to @dst, then
  *	@hdr, then @len bytes from @from, copied once into the NIC's transmit
  *	buffer.  Returns 0 or -errno; may sleep.
@@ -94,10 +94,16 @@ void dp_nic_put(struct dp_nic *nic);
 unsigned int dp_nic_max_msg(const struct dp_nic *nic);
 
 /* netdev backend (nic/dp_netdev.c) */
-int dp_netdev_check(struct net *net, const char *ifname);
+int dp_netdev_check(struct dp_node *node, const char *ifname);
 int dp_netdev_attach(struct dp_node *node, const char *ifname);
 int dp_netdev_init(void);
 void dp_netdev_exit(void);
+
+/* tulip backend (nic/dp_tulip.c): dp.ko as the 21140/21143 PCI driver */
+int dp_tulip_check(struct dp_node *node, const char *ifname);
+int dp_tulip_attach(struct dp_node *node, const char *ifname);
+int dp_tulip_init(void);
+void dp_tulip_exit(void);
 
 /* ---- Node: one per network namespace (dp_node.c) ---- */
 

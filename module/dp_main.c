@@ -19,7 +19,7 @@ MODULE_PARM_DESC(ifname, "Network device the initial namespace's node attaches t
 
 static char *backend = "netdev";
 module_param(backend, charp, 0444);
-MODULE_PARM_DESC(backend, "NIC backend used with ifname: netdev");
+MODULE_PARM_DESC(backend, "NIC backend: netdev, or tulip (dp drives DEC 21140/21143 NICs, named tulip0, ...)");
 
 unsigned int dp_pool_size_default = 256 * 1024;
 module_param_named(pool_size, dp_pool_size_default, uint, 0444);
@@ -66,12 +66,17 @@ static int __init dp_init(void)
 	err = dp_netdev_init();
 	if (err)
 		goto err_pernet;
+	if (backend && !strcmp(backend, "tulip")) {
+		err = dp_tulip_init();
+		if (err)
+			goto err_netdev;
+	}
 	err = dp_init_node();
 	if (err)
-		goto err_netdev;
+		goto err_tulip;
 	err = dp_genl_init();
 	if (err)
-		goto err_netdev;
+		goto err_tulip;
 	err = misc_register(&dp_misc);
 	if (err)
 		goto err_genl;
@@ -80,6 +85,8 @@ static int __init dp_init(void)
 
 err_genl:
 	dp_genl_exit();
+err_tulip:
+	dp_tulip_exit();
 err_netdev:
 	dp_netdev_exit();
 err_pernet:
@@ -91,6 +98,7 @@ static void __exit dp_exit(void)
 {
 	misc_deregister(&dp_misc);
 	dp_genl_exit();
+	dp_tulip_exit();	/* detaches the nodes using a tulip */
 	dp_netdev_exit();
 	dp_pernet_exit();	/* detaches every node's NIC */
 	rcu_barrier();		/* endpoint and edge frees queued by call_rcu */

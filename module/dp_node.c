@@ -120,20 +120,41 @@ void dp_node_detach_hw(struct dp_node *node, void *hw)
  * usable.  Called with rtnl held so a netdev cannot be unregistered
  * between lookup and publication.
  */
+/* The backends a node can attach to, by the name dpctl and insmod use. */
+static const struct dp_backend {
+	const char *name;
+	int (*check)(struct dp_node *node, const char *ifname);
+	int (*attach)(struct dp_node *node, const char *ifname);
+} dp_backends[] = {
+	{ "netdev", dp_netdev_check, dp_netdev_attach },
+	{ "tulip", dp_tulip_check, dp_tulip_attach },
+};
+
+static const struct dp_backend *dp_backend_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(dp_backends); i++)
+		if (!strcmp(dp_backends[i].name, name ? name : "netdev"))
+			return &dp_backends[i];
+	return NULL;
+}
+
 int dp_node_attach(struct dp_node *node, const char *backend,
 		   const char *ifname)
 {
+	const struct dp_backend *be = dp_backend_find(backend);
 	int err;
 
 	ASSERT_RTNL();
-	if (backend && strcmp(backend, "netdev"))
+	if (!be)
 		return -EOPNOTSUPP;
-	err = dp_netdev_check(node->net, ifname);
+	err = be->check(node, ifname);
 	if (err)
 		return err;
 	mutex_lock(&node->cfg_lock);
 	dp_node_detach_locked(node);
-	err = dp_netdev_attach(node, ifname);
+	err = be->attach(node, ifname);
 	mutex_unlock(&node->cfg_lock);
 	return err;
 }

@@ -9,7 +9,8 @@
 #           output without results counts as one test by exit status)
 #   sparse  sparse on the module, one test per kernel
 #   dkms    dkms build per kernel (tools/dkms-check.sh)
-#   guest   selftests in 2 QEMU guests per kernel (tools/qemu/cluster.py)
+#   guest   selftests in 2 QEMU guests per kernel (tools/qemu/cluster.py), then
+#           the tulip suite per kernel (one guest, two tulips, dp's driver)
 # Logs go to build/check/.  The last line is exactly "N passed, N failed";
 # exit 1 if anything failed.
 set -uo pipefail
@@ -130,6 +131,16 @@ stage_guest() {
 			--out "build/results/$k" --timeout "$GUEST_TIMEOUT" >"$log" 2>&1 || rc=$?
 		out=$(cat "$log")
 		tally "guest selftests $k" "$(tail -n 1 "$log")" "$rc" "$log" "$out"
+	done
+	# dp's own tulip driver: the core suite and the driver's tests in one
+	# guest with two tulips on a QEMU hub.
+	for k in $KVERS; do
+		log=$logs/guest-tulip-$k.log
+		rc=0
+		tools/qemu/cluster.py --kernel "$k" --mode tulip \
+			--out "build/results/$k-tulip" --timeout "$GUEST_TIMEOUT" >"$log" 2>&1 || rc=$?
+		out=$(cat "$log")
+		tally "guest tulip $k" "$(tail -n 1 "$log")" "$rc" "$log" "$out"
 	done
 	# The cross-guest exchange again with 4 guests (through dpswitch), on
 	# the newest kernel: the harness must work beyond a pair.

@@ -124,9 +124,9 @@ static struct net_device *dp_netdev_find(struct net *net, const char *ifname)
 }
 
 /* Whether dp_netdev_attach() would find a usable device. */
-int dp_netdev_check(struct net *net, const char *ifname)
+int dp_netdev_check(struct dp_node *node, const char *ifname)
 {
-	return PTR_ERR_OR_ZERO(dp_netdev_find(net, ifname));
+	return PTR_ERR_OR_ZERO(dp_netdev_find(node->net, ifname));
 }
 
 /* Called with rtnl and node->cfg_lock held, no NIC attached. */

@@ -2,6 +2,10 @@
 # Shared by run_local.sh and run_cluster.sh (busybox sh).  KTAP helpers, the
 # module, and the two-node setup: namespaces dpA and dpB joined by a veth
 # pair, plus dpL (a node with a NID and no NIC) and dpN (a node without NID).
+# DPT_NIC=tulip joins dpA and dpB through dp's own tulip driver instead: the
+# module is loaded with backend=tulip, dpA gets tulip0 and dpB tulip1 (two
+# tulips on one QEMU hub: cluster.py --mode tulip), DPT_SYSA/DPT_SYSB name
+# their PCI devices in sysfs.
 
 DP_KO=${DP_KO:-/usr/lib/dp/dp.ko}
 T=${DPT_TMP:-/tmp/dp-selftests}
@@ -12,6 +16,12 @@ export DPT_IFA=vethA DPT_IFB=vethB
 export DPT_MACA=02:00:00:00:00:0b DPT_MACB=02:00:00:00:00:0c
 export DPT_NSL=dpL DPT_NIDL=21 DPT_NSN=dpN
 export DPT_IFL=
+DPT_NIC=${DPT_NIC:-veth}
+export DPT_NIC
+if [ "$DPT_NIC" = tulip ]; then
+	export DPT_IFA=tulip0 DPT_IFB=tulip1
+fi
+DPT_TULIP_DRV=/sys/bus/pci/drivers/dp_tulip
 
 # iproute2's ip (busybox sh and timeout would run busybox's own ip applet,
 # which has no netns): the first real binary on the usual paths.
@@ -81,9 +91,40 @@ x() {
 	timeout 30 "$@" >>"$T/setup.log" 2>&1
 }
 
+# The PCI device (sysfs directory) dp named $1 (tulip0, ...).
+tulip_sys() {
+	for d in "$DPT_TULIP_DRV"/0000:*; do
+		[ "$(cat "$d/dp_name" 2>/dev/null)" = "$1" ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
+
+# Node $1 (namespace) takes tulip $2 with NID $3; prints its MAC.
+tulip_attach() {
+	x "$DPT_IP" netns exec "$1" dpctl node set nid "$3" dev "$2" backend tulip &&
+		"$DPT_IP" netns exec "$1" dpctl node | sed -n 's/^lladdr //p'
+}
+
+pair_up_tulip() {
+	mod_load backend=tulip || return 1
+	x "$DPT_IP" netns add dpA && x "$DPT_IP" netns add dpB && x "$DPT_IP" netns add dpL && x "$DPT_IP" netns add dpN &&
+	x "$DPT_IP" -n dpA link set lo up && x "$DPT_IP" -n dpB link set lo up || return 1
+	DPT_MACA=$(tulip_attach dpA "$DPT_IFA" "$DPT_NIDA") && [ -n "$DPT_MACA" ] &&
+	DPT_MACB=$(tulip_attach dpB "$DPT_IFB" "$DPT_NIDB") && [ -n "$DPT_MACB" ] || return 1
+	DPT_SYSA=$(tulip_sys "$DPT_IFA") && DPT_SYSB=$(tulip_sys "$DPT_IFB") || return 1
+	export DPT_MACA DPT_MACB DPT_SYSA DPT_SYSB
+	x "$DPT_IP" netns exec dpA dpctl nart add "$DPT_NIDB" "$DPT_MACB" &&
+	x "$DPT_IP" netns exec dpB dpctl nart add "$DPT_NIDA" "$DPT_MACA" &&
+	x "$DPT_IP" netns exec dpL dpctl node set nid "$DPT_NIDL"
+}
+
 pair_up() {
 	: >"$T/setup.log"
 	ns_clean
+	if [ "$DPT_NIC" = tulip ]; then
+		pair_up_tulip
+		return
+	fi
 	mod_load || return 1
 	x "$DPT_IP" netns add dpA && x "$DPT_IP" netns add dpB && x "$DPT_IP" netns add dpL && x "$DPT_IP" netns add dpN &&
 	x "$DPT_IP" link add "$DPT_IFA" netns dpA type veth peer name "$DPT_IFB" netns dpB &&

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Boot N dp test guests under QEMU (TCG) and judge their output.
 
-  cluster.py --kernel KVER --guests N --mode check|demo|icount|ping|run|shell
+  cluster.py --kernel KVER --guests N --mode check|demo|icount|ping|run|shell|tulip
              --out DIR [--timeout S] [--initramfs FILE] [--nic MODEL] [--cmd SH]
+             [--nics K] [--nic-driver none]
 
 Every guest boots /boot/vmlinuz-KVER with build/KVER/initramfs.cpio
 (tools/qemu/mkinitramfs.py) and gets three serial ports:
@@ -12,8 +13,11 @@ Every guest boots /boot/vmlinuz-KVER with build/KVER/initramfs.cpio
   ttyS2  test output (KTAP)    -> DIR/MODE-gI.out.log
 Guests are joined only through unix sockets: two guests by a direct dgram
 pair, more through tools/qemu/dpswitch.c.  Mode icount boots one guest with
-1 ns = 1 instruction (-icount shift=0,sleep=off) and two NICs on a QEMU hub.
-Mode ping is the harness's self-test; mode run runs --cmd in every guest (one
+1 ns = 1 instruction (-icount shift=0,sleep=off) and two NICs on a QEMU hub;
+--nics K gives one guest K NICs on a hub the same way (two tulips back to
+back for dp's tulip backend: --nic tulip --nic-driver none --nics 2).
+Mode tulip boots one guest with two tulips on a hub, left unbound, and runs
+run_tulip.sh (dp's own tulip driver).  Mode ping is the harness's self-test; mode run runs --cmd in every guest (one
 KTAP result each); mode shell gives one interactive guest on this terminal.
 
 The run fails on a guest that does not finish, a missing or "not ok" KTAP
@@ -131,7 +135,7 @@ class Barriers:
 
 
 def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
-    nics = 2 if a.mode == "icount" else 1
+    nics = 2 if a.mode == "icount" else a.nics
     append = " ".join([
         "console=ttyS0,115200", "panic=-1", "loglevel=7", "printk.time=1",
         "mitigations=off", "nokaslr" if a.mode == "icount" else "",
@@ -152,8 +156,9 @@ def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
            "-serial", f"file:{out_prefix}.out.log"]
     if a.mode == "shell":
         cmd[cmd.index(f"file:{out_prefix}.console.log")] = "mon:stdio"
-    if a.mode == "icount":
-        cmd += ["-icount", "shift=0,sleep=off"]
+    if a.mode == "icount" or nics > 1:
+        if a.mode == "icount":
+            cmd += ["-icount", "shift=0,sleep=off"]
         for k in range(nics):
             cmd += ["-netdev", f"hubport,id=n{k},hubid=0",
                     "-device", f"{a.nic},netdev=n{k},mac={mac(k + 1)},addr={3 + k:#x}"]
@@ -225,7 +230,7 @@ def judge(a, g, prefix, timed_out, qemu_rc):
                   if KERNEL_BAD.search(ln)})
     if bad:
         problems.append(f"kernel log: {len(bad)} bad line(s), first: {bad[0][:160]}")
-    if a.mode in ("check", "cluster", "ping", "run") and rep.docs == 0:
+    if a.mode in ("check", "cluster", "ping", "run", "tulip") and rep.docs == 0:
         problems.append("no KTAP output")
     perf = section(out, "DPPERF-BEGIN", "DPPERF-END")
     if problems:
@@ -243,6 +248,8 @@ def run(a):
             sys.exit(f"cluster: {f} missing (make initramfs)")
     if a.mode == "icount" and a.guests != 1:
         sys.exit("cluster: icount mode runs one guest")
+    if a.nics > 1 and a.guests != 1:
+        sys.exit("cluster: --nics > 1 needs --guests 1 (the NICs share a QEMU hub)")
     os.makedirs(a.out, exist_ok=True)
     for old in os.listdir(a.out):
         if old.startswith(f"{a.mode}-g") or old in (f"{a.mode}.tsv", f"{a.mode}-barrier.log"):
@@ -336,7 +343,8 @@ def main():
     ap.add_argument("--kernel", help="kernel version (default: tools/kvers.sh's first)")
     ap.add_argument("--guests", type=int, default=2)
     ap.add_argument("--mode", default="check",
-                    choices=["check", "cluster", "demo", "icount", "ping", "run", "shell"])
+                    choices=["check", "cluster", "demo", "icount", "ping", "run", "shell",
+                             "tulip"])
     ap.add_argument("--out", help="log directory (default build/results/KVER)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds for the whole run")
     ap.add_argument("--initramfs")
@@ -346,6 +354,9 @@ def main():
                     help="Linux driver to load for --nic (default: tulip for tulip, "
                          "e1000 for e1000); 'none' leaves the NIC unbound, e.g. for "
                          "dp's own tulip backend")
+    ap.add_argument("--nics", type=int, default=1,
+                    help="NICs in the one guest (--guests 1), all on one QEMU hub, "
+                         "MACs 52:54:00:00:00:01.. (e.g. two tulips back to back)")
     ap.add_argument("--smp", type=int, default=1)
     ap.add_argument("--mem", type=int, default=512, help="MiB per guest")
     ap.add_argument("--append", help="extra kernel command line")
@@ -359,6 +370,8 @@ def main():
         sys.exit("cluster: 1..64 guests")
     if a.mode == "icount":
         a.guests, a.smp = 1, 1
+    if a.mode == "tulip":
+        a.guests, a.nics, a.nic, a.nic_driver = 1, 2, "tulip", "none"
     sys.exit(run(a))
 
 

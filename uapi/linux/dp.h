@@ -126,6 +126,7 @@ enum dp_counter {
 	DP_CTR_TX_DROP_NO_NIC,	/* no NIC attached to the node */
 	DP_CTR_TX_DROP_NOMEM,	/* no transmit buffer */
 	DP_CTR_TX_DROP_NIC,	/* the NIC refused the frame */
+	DP_CTR_RX_DROP_RING,	/* frames the NIC lost with its RX ring full */
 	DP_CTR_COUNT
 };
 

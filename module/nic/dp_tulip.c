@@ -1,0 +1,977 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tulip backend: dp.ko is the PCI driver of the DEC 21140 (1011:0009) and
+ * 21143 (1011:0019), so no Linux network stack sits between an endpoint
+ * and the wire (paper §4.4).  Devices are named tulip0, tulip1, ... (lowest
+ * free number at probe) and attach to a node with
+ * "dpctl node set nid N dev tulip0 backend tulip".
+ *
+ * Transmit: the sender builds the Ethernet header, the kernel's dp header
+ * and the user's bytes (copied once) straight into a coherent TX buffer
+ * and hands the descriptor to the chip.  Receive: the interrupt handler
+ * gives every whole frame in the RX ring to the MDR.  The chip is running
+ * only while a node uses it; a delayed work item is the TX watchdog (the
+ * chip's own timer, CSR11, is not relied on).
+ *
+ * Locks: dp_tulip_lock (global; device list and attachment) nests inside
+ * dp_node.cfg_lock; tp->tx_mutex serialises senders and restarts;
+ * tp->lock (irq-safe) guards the ring indices and the CSR6/CSR7 shadows.
+ */
+#include <linux/crc32.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/etherdevice.h>
+#include <linux/idr.h>
+#include <linux/interrupt.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
+
+#include "dp.h"
+#include "dp_tulip.h"
+
+#define TUL_RX_RING	64
+#define TUL_TX_RING	64
+#define TUL_RX_BUF	2048	/* a whole frame: hardware notes, trap 2 */
+#define TUL_TX_BUF	1536
+#define TUL_MTU		1500
+#define TUL_TX_TIMEOUT	(2 * HZ)
+#define TUL_WATCHDOG	(HZ / 2)
+
+struct dp_tulip {
+	struct dp_nic nic;		/* valid while @node is set */
+	struct pci_dev *pdev;
+	void __iomem *ioaddr;
+	struct list_head list;		/* dp_tulip_devs, under dp_tulip_lock */
+	int idx;
+	char name[IFNAMSIZ];
+	u8 mac[ETH_ALEN];
+	bool is_21140;
+	bool gone;			/* being removed: no new attachment */
+	struct dp_node *node;		/* attached node, or NULL */
+
+	/* rings: descriptors and buffers in coherent DMA memory */
+	struct tul_desc *rx_ring, *tx_ring, *setup_desc;
+	dma_addr_t rx_ring_dma, tx_ring_dma, setup_desc_dma;
+	u8 *rx_buf, *tx_buf, *setup_buf;
+	dma_addr_t rx_buf_dma, tx_buf_dma, setup_buf_dma;
+
+	spinlock_t lock;		/* ring indices, csr6, csr7 */
+	struct mutex tx_mutex;		/* one sender or restart at a time */
+	unsigned int rx_cur;		/* next RX descriptor to look at */
+	unsigned int tx_cur;		/* next TX descriptor to fill */
+	unsigned int tx_dirty;		/* oldest TX descriptor not reclaimed */
+	unsigned long tx_progress;	/* jiffies of the last TX progress */
+	u32 csr6, csr7;
+	wait_queue_head_t tx_wq;
+	struct delayed_work watchdog;
+	bool running;
+	bool need_restart;
+
+	/* media from the SROM */
+	u32 media_csr6;
+	u8 gp_dir;
+	u8 gp_data;
+	bool have_gp;
+
+	/* test knobs (sysfs) */
+	bool tx_stall;			/* leave queued frames unannounced */
+	bool rx_stall;			/* do not service the RX ring */
+
+	/* statistics */
+	u64 rx_frames, tx_frames, rx_errors, tx_errors, rx_ring_drops;
+	u64 rx_other, restarts;
+};
+
+static DEFINE_MUTEX(dp_tulip_lock);
+static LIST_HEAD(dp_tulip_devs);
+static DEFINE_IDA(dp_tulip_ida);
+static bool dp_tulip_registered;
+
+static unsigned int tul_le16(const u8 *p)
+{
+	return p[0] | (p[1] << 8);
+}
+
+/* 21140 media command word: PS, TTM, PCS, SCR go to CSR6 bits 18, 22-24 */
+static u32 tul_cmd_csr6(const u8 *p)
+{
+	return (tul_le16(p) & 0x71) << 18;
+}
+
+static u32 tul_r(struct dp_tulip *tp, int csr)
+{
+	return ioread32(tp->ioaddr + TUL_CSR(csr));
+}
+
+static void tul_w(struct dp_tulip *tp, int csr, u32 v)
+{
+	iowrite32(v, tp->ioaddr + TUL_CSR(csr));
+}
+
+static struct dp_tulip *dp_tulip_of(const struct dp_nic *nic)
+{
+	return container_of(nic, struct dp_tulip, nic);
+}
+
+/* ---- Serial ROM (93C46 class, bit-banged through CSR9) ---- */
+
+static void tul_srom_clk(struct dp_tulip *tp, u32 v)
+{
+	tul_w(tp, 9, v);
+	udelay(1);
+	tul_w(tp, 9, v | TUL_CSR9_SR_SK);
+	udelay(1);
+	tul_w(tp, 9, v);
+	udelay(1);
+}
+
+static u16 tul_srom_read(struct dp_tulip *tp, unsigned int addr_bits,
+			 unsigned int loc)
+{
+	const u32 sel = TUL_CSR9_SR | TUL_CSR9_RD;
+	u32 cmd = (6u << addr_bits) | loc;	/* start bit, READ opcode 10 */
+	u16 val = 0;
+	int i;
+
+	tul_w(tp, 9, sel);
+	tul_w(tp, 9, sel | TUL_CSR9_SR_CS);
+	for (i = addr_bits + 2; i >= 0; i--)
+		tul_srom_clk(tp, sel | TUL_CSR9_SR_CS |
+			     ((cmd >> i) & 1 ? TUL_CSR9_SR_DI : 0));
+	for (i = 0; i < 16; i++) {
+		tul_w(tp, 9, sel | TUL_CSR9_SR_CS | TUL_CSR9_SR_SK);
+		udelay(1);
+		val = (val << 1) | ((tul_r(tp, 9) & TUL_CSR9_SR_DO) ? 1 : 0);
+		tul_w(tp, 9, sel | TUL_CSR9_SR_CS);
+		udelay(1);
+	}
+	tul_w(tp, 9, sel);	/* deselect */
+	return val;
+}
+
+/* Read the whole ROM; 0 if its checksum (CRC-32 of bytes 0..125) holds. */
+static int tul_srom_load(struct dp_tulip *tp, u8 *srom)
+{
+	static const unsigned int addr_bits[] = { 6, 8 };
+	unsigned int a, i;
+
+	for (a = 0; a < ARRAY_SIZE(addr_bits); a++) {
+		u16 want, got;
+
+		for (i = 0; i < TUL_SROM_WORDS; i++) {
+			u16 w = tul_srom_read(tp, addr_bits[a], i);
+
+			srom[2 * i] = w & 0xff;
+			srom[2 * i + 1] = w >> 8;
+		}
+		want = tul_le16(srom + TUL_SROM_CSUM);
+		got = ~crc32_le(~0u, srom, TUL_SROM_CSUM) & 0xffff;
+		if (want == got)
+			return 0;
+	}
+	return -EIO;
+}
+
+/*
+ * Media from the controller 0 info leaf.  21140: the leaf has a GP control
+ * byte (CSR12 direction bits); each media block carries the GP data to
+ * drive and the CSR6 command bits.  21143: SIA blocks give CSR13-15, MII
+ * blocks mean the MII port (CSR6 PS); QEMU has one MII PHY, link up.
+ */
+static void tul_srom_media(struct dp_tulip *tp, const u8 *srom)
+{
+	unsigned int off = tul_le16(srom + TUL_SROM_LEAF0);
+	unsigned int end = TUL_SROM_CSUM, n, i;
+	const u8 *p;
+
+	tp->media_csr6 = 0;
+	tp->have_gp = false;
+	if (off < 30 || off + 4 > end)
+		return;
+	p = srom + off + 2;		/* skip the connection type */
+	if (tp->is_21140) {
+		tp->gp_dir = *p++;
+		tp->have_gp = true;
+	}
+	n = *p++;
+	for (i = 0; i < n && p < srom + end; i++) {
+		unsigned int type, len;
+		const u8 *b;
+
+		if (!(p[0] & TUL_MB_EXTENDED)) {
+			/* compact (21140): media code, GP data, le16 command */
+			if (p + 4 > srom + end)
+				return;
+			if (i == 0) {
+				tp->gp_data = p[1];
+				tp->media_csr6 = tul_cmd_csr6(p + 2);
+			}
+			p += 4;
+			continue;
+		}
+		len = (p[0] & 0x7f) + 1;
+		type = p[1];
+		b = p + 2;
+		if (p + len > srom + end)
+			return;
+		if (i == 0) {
+			switch (type) {
+			case TUL_MB_COMPACT:
+				tp->gp_data = b[1];
+				tp->media_csr6 = tul_cmd_csr6(b + 2);
+				break;
+			case TUL_MB_MII_21140:
+			case TUL_MB_MII:
+				tp->media_csr6 = TUL_CSR6_PS | TUL_CSR6_HBD;
+				break;
+			case TUL_MB_SYM:
+				/* 100BASE-TX: port select, PCS, scrambler */
+				tp->media_csr6 = TUL_CSR6_PS | BIT(23) | BIT(24);
+				break;
+			}
+		}
+		p += len;
+	}
+}
+
+static void tul_media_apply(struct dp_tulip *tp)
+{
+	if (tp->is_21140 && tp->have_gp) {
+		tul_w(tp, 12, TUL_CSR12_GP_DIR | tp->gp_dir);
+		tul_w(tp, 12, tp->gp_data);
+	}
+	tp->csr6 &= ~TUL_CSR6_MEDIA;
+	tp->csr6 |= tp->media_csr6 & TUL_CSR6_MEDIA;
+}
+
+/* ---- Chip control ---- */
+
+/* Reset; interrupts masked and status cleared (hardware notes, trap 5). */
+static void tul_reset(struct dp_tulip *tp)
+{
+	tul_w(tp, 7, 0);
+	tul_w(tp, 6, 0);
+	tul_w(tp, 0, TUL_CSR0_SWR);
+	tul_r(tp, 0);
+	udelay(10);
+	tul_w(tp, 0, (1u << TUL_CSR0_CAL_SHIFT) | (16u << TUL_CSR0_PBL_SHIFT));
+	tul_w(tp, 7, 0);
+	tul_w(tp, 5, TUL_CSR5_ACK);
+}
+
+/* Give the RX ring to the chip, all descriptors empty. */
+static void tul_rx_fill(struct dp_tulip *tp)
+{
+	unsigned int i;
+
+	for (i = 0; i < TUL_RX_RING; i++) {
+		struct tul_desc *d = &tp->rx_ring[i];
+		dma_addr_t buf = tp->rx_buf_dma + i * TUL_RX_BUF;
+		u32 ctl = (TUL_RX_BUF / 2) | ((TUL_RX_BUF / 2) << TUL_BUF2_SHIFT);
+
+		if (i == TUL_RX_RING - 1)
+			ctl |= TUL_RX_RER;
+		d->control = cpu_to_le32(ctl);
+		d->buf1 = cpu_to_le32(buf);
+		d->buf2 = cpu_to_le32(buf + TUL_RX_BUF / 2);
+		dma_wmb();
+		d->status = cpu_to_le32(TUL_OWN);
+	}
+	tp->rx_cur = 0;
+}
+
+/*
+ * Load the perfect filter (own MAC, broadcast; the rest repeat our MAC)
+ * through a one-descriptor list of its own, with TX running and RX off.
+ */
+static int tul_setup_frame(struct dp_tulip *tp)
+{
+	unsigned int i, j;
+	u8 *f = tp->setup_buf;
+
+	memset(f, 0, TUL_SETUP_LEN);
+	for (i = 0; i < TUL_SETUP_LEN / 12; i++) {
+		const u8 *a = i == 1 ? (const u8 *)"\xff\xff\xff\xff\xff\xff" :
+				       tp->mac;
+
+		for (j = 0; j < 3; j++) {
+			f[i * 12 + j * 4] = a[2 * j];
+			f[i * 12 + j * 4 + 1] = a[2 * j + 1];
+		}
+	}
+	tp->setup_desc->control = cpu_to_le32(TUL_TX_SET | TUL_TX_TER |
+					      TUL_SETUP_LEN);
+	tp->setup_desc->buf1 = cpu_to_le32(tp->setup_buf_dma);
+	tp->setup_desc->buf2 = 0;
+	dma_wmb();
+	tp->setup_desc->status = cpu_to_le32(TUL_OWN);
+	tul_w(tp, 4, tp->setup_desc_dma);
+	tul_w(tp, 6, tp->csr6 | TUL_CSR6_ST);
+	tul_w(tp, 1, 0);
+	for (i = 0; i < 1000; i++) {
+		if (!(le32_to_cpu(READ_ONCE(tp->setup_desc->status)) & TUL_OWN))
+			break;
+		udelay(10);
+	}
+	tul_w(tp, 6, tp->csr6);		/* stop TX again */
+	if (i == 1000) {
+		dev_warn(&tp->pdev->dev, "setup frame not taken\n");
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/*
+ * Bring the chip up with the rings as they are: RX refilled, TX resumed at
+ * the oldest queued frame, so a restart loses nothing the senders queued.
+ * Caller holds tx_mutex (or owns the device exclusively).
+ */
+static void tul_start(struct dp_tulip *tp)
+{
+	unsigned long flags;
+
+	tul_reset(tp);
+	tp->csr6 = TUL_CSR6_SF;		/* promiscuous and pass-all off */
+	tul_media_apply(tp);
+	tul_w(tp, 6, tp->csr6);
+	tul_setup_frame(tp);
+	tul_rx_fill(tp);
+	tul_w(tp, 3, tp->rx_ring_dma);
+	tul_w(tp, 4, tp->tx_ring_dma + tp->tx_dirty * sizeof(struct tul_desc));
+	spin_lock_irqsave(&tp->lock, flags);
+	tp->csr7 = TUL_IRQ_MASK & ~(tp->rx_stall ? TUL_IRQ_RX : 0);
+	tul_w(tp, 5, TUL_CSR5_ACK);
+	tul_w(tp, 7, tp->csr7);
+	tp->csr6 |= TUL_CSR6_SR | TUL_CSR6_ST;
+	tul_w(tp, 6, tp->csr6);
+	tp->running = true;
+	tp->tx_progress = jiffies;
+	spin_unlock_irqrestore(&tp->lock, flags);
+	tul_w(tp, 2, 0);
+	if (!tp->tx_stall)
+		tul_w(tp, 1, 0);
+}
+
+static void tul_stop(struct dp_tulip *tp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tp->lock, flags);
+	tp->running = false;
+	tp->csr7 = 0;
+	tul_w(tp, 7, 0);
+	tp->csr6 &= ~(TUL_CSR6_SR | TUL_CSR6_ST);
+	tul_w(tp, 6, tp->csr6);
+	tul_w(tp, 5, TUL_CSR5_ACK);
+	spin_unlock_irqrestore(&tp->lock, flags);
+	synchronize_irq(tp->pdev->irq);
+}
+
+/* ---- Transmit ---- */
+
+static unsigned int tul_tx_used(const struct dp_tulip *tp)
+{
+	return (tp->tx_cur - tp->tx_dirty + TUL_TX_RING) % TUL_TX_RING;
+}
+
+/* Reclaim descriptors the chip is done with.  Caller holds tp->lock. */
+static void tul_tx_reclaim(struct dp_tulip *tp)
+{
+	bool progress = false;
+
+	while (tp->tx_dirty != tp->tx_cur) {
+		u32 st = le32_to_cpu(READ_ONCE(tp->tx_ring[tp->tx_dirty].status));
+
+		if (st & TUL_OWN)
+			break;
+		dma_rmb();
+		if ((st & TUL_TX_ES) && st != 0x7fffffff)
+			tp->tx_errors++;
+		else
+			tp->tx_frames++;
+		tp->tx_dirty = (tp->tx_dirty + 1) % TUL_TX_RING;
+		progress = true;
+	}
+	if (progress || tp->tx_dirty == tp->tx_cur)
+		tp->tx_progress = jiffies;
+	if (progress)
+		wake_up(&tp->tx_wq);
+}
+
+static bool tul_tx_room(struct dp_tulip *tp)
+{
+	unsigned long flags;
+	bool room;
+
+	spin_lock_irqsave(&tp->lock, flags);
+	tul_tx_reclaim(tp);
+	room = tul_tx_used(tp) < TUL_TX_RING - 1;
+	spin_unlock_irqrestore(&tp->lock, flags);
+	return room || READ_ONCE(tp->gone);
+}
+
+static int dp_tulip_xmit(struct dp_nic *nic, const u8 *dst,
+			 const struct dp_wire_hdr *hdr, struct iov_iter *from,
+			 size_t len)
+{
+	struct dp_tulip *tp = dp_tulip_of(nic);
+	size_t flen = ETH_HLEN + sizeof(*hdr) + len;
+	unsigned long flags;
+	struct ethhdr *eth;
+	unsigned int i;
+	u32 ctl;
+	u8 *buf;
+	long w;
+
+	if (flen > ETH_FRAME_LEN)
+		return -EMSGSIZE;
+	for (;;) {
+		mutex_lock(&tp->tx_mutex);
+		if (tp->gone || !tp->running) {
+			mutex_unlock(&tp->tx_mutex);
+			return -ENETDOWN;
+		}
+		if (tul_tx_room(tp))
+			break;
+		mutex_unlock(&tp->tx_mutex);
+		/* the watchdog restarts a chip that stopped transmitting */
+		w = wait_event_interruptible_timeout(tp->tx_wq, tul_tx_room(tp),
+						     2 * TUL_TX_TIMEOUT);
+		if (w < 0)
+			return w;
+		if (!w)
+			return -ENOBUFS;
+	}
+	i = tp->tx_cur;
+	buf = tp->tx_buf + i * TUL_TX_BUF;
+	eth = (struct ethhdr *)buf;
+	memcpy(eth->h_dest, dst, ETH_ALEN);
+	memcpy(eth->h_source, tp->mac, ETH_ALEN);
+	eth->h_proto = htons(DP_ETH_P);
+	memcpy(buf + ETH_HLEN, hdr, sizeof(*hdr));
+	/* the only copy of the user's bytes, straight into the TX buffer */
+	if (!copy_from_iter_full(buf + ETH_HLEN + sizeof(*hdr), len, from)) {
+		mutex_unlock(&tp->tx_mutex);
+		return -EFAULT;
+	}
+	ctl = TUL_TX_FS | TUL_TX_LS | flen;
+	if (i == TUL_TX_RING - 1)
+		ctl |= TUL_TX_TER;
+	spin_lock_irqsave(&tp->lock, flags);
+	/* interrupt when half full, so a waiting sender is woken */
+	if (tul_tx_used(tp) >= TUL_TX_RING / 2)
+		ctl |= TUL_TX_IC;
+	tp->tx_ring[i].control = cpu_to_le32(ctl);
+	tp->tx_ring[i].buf1 = cpu_to_le32(tp->tx_buf_dma + i * TUL_TX_BUF);
+	tp->tx_ring[i].buf2 = 0;
+	dma_wmb();
+	tp->tx_ring[i].status = cpu_to_le32(TUL_OWN);
+	if (tp->tx_dirty == tp->tx_cur)
+		tp->tx_progress = jiffies;
+	tp->tx_cur = (i + 1) % TUL_TX_RING;
+	if (!tp->tx_stall)
+		tul_w(tp, 1, 0);	/* transmit poll demand */
+	spin_unlock_irqrestore(&tp->lock, flags);
+	mutex_unlock(&tp->tx_mutex);
+	return 0;
+}
+
+/* ---- Receive and interrupts ---- */
+
+/* Hand every completed frame to the MDR; returns whether RX was full. */
+static void tul_rx(struct dp_tulip *tp, struct dp_node *node)
+{
+	unsigned int n;
+
+	for (n = 0; n < TUL_RX_RING; n++) {
+		struct tul_desc *d = &tp->rx_ring[tp->rx_cur];
+		u32 st = le32_to_cpu(READ_ONCE(d->status));
+		const u8 *f = tp->rx_buf + tp->rx_cur * TUL_RX_BUF;
+		unsigned int flen;
+
+		if (st & TUL_OWN)
+			break;
+		dma_rmb();
+		flen = (st >> TUL_RX_FL_SHIFT) & TUL_RX_FL_MASK;
+		if ((st & (TUL_RX_FS | TUL_RX_LS)) != (TUL_RX_FS | TUL_RX_LS) ||
+		    (st & TUL_RX_ES) || flen < ETH_HLEN + 4 ||
+		    flen > TUL_RX_BUF) {
+			tp->rx_errors++;
+		} else if (((f[12] << 8) | f[13]) != DP_ETH_P || !node) {
+			tp->rx_other++;
+		} else {
+			tp->rx_frames++;
+			dp_mdr_rx(node, f + ETH_ALEN, ETH_ALEN, f + ETH_HLEN,
+				  flen - 4 - ETH_HLEN);
+		}
+		d->status = cpu_to_le32(TUL_OWN);
+		tp->rx_cur = (tp->rx_cur + 1) % TUL_RX_RING;
+	}
+}
+
+static irqreturn_t dp_tulip_irq(int irq, void *data)
+{
+	struct dp_tulip *tp = data;
+	struct dp_node *node = READ_ONCE(tp->node);
+	irqreturn_t ret = IRQ_NONE;
+	unsigned int round;
+	u32 csr5;
+
+	spin_lock(&tp->lock);
+	for (round = 0; round < 8; round++) {
+		csr5 = tul_r(tp, 5);
+		if (csr5 == ~0u || !(csr5 & (TUL_NIS | TUL_AIS) & tp->csr7))
+			break;
+		ret = IRQ_HANDLED;
+		tul_w(tp, 5, csr5 & TUL_CSR5_ACK);
+		if ((csr5 & TUL_IRQ_RX) && !tp->rx_stall)
+			tul_rx(tp, node);
+		if (csr5 & TUL_RU) {
+			/*
+			 * The ring was full: frames were lost.  CSR8 counts
+			 * them on real chips; QEMU only raises RU, so count at
+			 * least one per event.
+			 */
+			u32 missed = tul_r(tp, 8) & TUL_CSR8_MISSED;
+			u64 lost = max_t(u32, missed, 1);
+
+			tp->rx_ring_drops += lost;
+			if (node)
+				dp_count_add(node, DP_CTR_RX_DROP_RING, lost);
+			if (!tp->rx_stall)
+				tul_w(tp, 2, 0);	/* resume reception */
+		}
+		if (csr5 & (TUL_TI | TUL_TU))
+			tul_tx_reclaim(tp);
+		if (csr5 & TUL_UNF)
+			tul_w(tp, 1, 0);
+		if (csr5 & (TUL_FBE | TUL_TPS | TUL_RPS | TUL_TJT | TUL_RWT)) {
+			/* the watchdog brings the chip back up */
+			tp->csr7 = 0;
+			tul_w(tp, 7, 0);
+			tp->need_restart = true;
+			if (tp->running)
+				mod_delayed_work(system_wq, &tp->watchdog, 0);
+			break;
+		}
+	}
+	spin_unlock(&tp->lock);
+	return ret;
+}
+
+/*
+ * TX watchdog: a chip that holds frames for TUL_TX_TIMEOUT without
+ * progress, or reported a fatal error, is reset and restarted with its
+ * rings as they are (queued frames are sent after the restart).
+ */
+static void dp_tulip_restart(struct dp_tulip *tp, const char *why)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&tp->tx_mutex);
+	dev_warn(&tp->pdev->dev, "%s: %s, restarting (%u frames queued)\n",
+		 tp->name, why, tul_tx_used(tp));
+	tul_stop(tp);
+	spin_lock_irqsave(&tp->lock, flags);
+	tul_rx(tp, READ_ONCE(tp->node));	/* what already arrived */
+	tul_tx_reclaim(tp);
+	tp->need_restart = false;
+	tp->restarts++;
+	spin_unlock_irqrestore(&tp->lock, flags);
+	tul_start(tp);
+}
+
+static void dp_tulip_watchdog(struct work_struct *work)
+{
+	struct dp_tulip *tp = container_of(to_delayed_work(work),
+					   struct dp_tulip, watchdog);
+	unsigned long flags;
+	bool stuck;
+
+	mutex_lock(&tp->tx_mutex);
+	if (!tp->running) {
+		mutex_unlock(&tp->tx_mutex);
+		return;
+	}
+	spin_lock_irqsave(&tp->lock, flags);
+	tul_tx_reclaim(tp);
+	stuck = tp->tx_dirty != tp->tx_cur &&
+		time_after(jiffies, tp->tx_progress + TUL_TX_TIMEOUT);
+	spin_unlock_irqrestore(&tp->lock, flags);
+	if (tp->need_restart)
+		dp_tulip_restart(tp, "chip error");
+	else if (stuck)
+		dp_tulip_restart(tp, "transmit timeout");
+	mutex_unlock(&tp->tx_mutex);
+	schedule_delayed_work(&tp->watchdog, TUL_WATCHDOG);
+}
+
+/* ---- dp NIC ops ---- */
+
+static unsigned int dp_tulip_mtu(const struct dp_nic *nic)
+{
+	return TUL_MTU;
+}
+
+static unsigned int dp_tulip_lladdr(const struct dp_nic *nic, u8 *addr)
+{
+	memcpy(addr, dp_tulip_of(nic)->mac, ETH_ALEN);
+	return ETH_ALEN;
+}
+
+/* After the last sender: stop the chip, forget the node. */
+static void dp_tulip_detach(struct dp_nic *nic)
+{
+	struct dp_tulip *tp = dp_tulip_of(nic);
+
+	mutex_lock(&tp->tx_mutex);
+	tul_stop(tp);
+	mutex_unlock(&tp->tx_mutex);
+	cancel_delayed_work_sync(&tp->watchdog);
+	mutex_lock(&dp_tulip_lock);
+	WRITE_ONCE(tp->node, NULL);
+	mutex_unlock(&dp_tulip_lock);
+	wake_up_var(&tp->node);
+}
+
+static const struct dp_nic_ops dp_tulip_ops = {
+	.name = "tulip",
+	.xmit = dp_tulip_xmit,
+	.mtu = dp_tulip_mtu,
+	.lladdr = dp_tulip_lladdr,
+	.detach = dp_tulip_detach,
+};
+
+static struct dp_tulip *dp_tulip_find(const char *ifname)
+{
+	struct dp_tulip *tp;
+
+	lockdep_assert_held(&dp_tulip_lock);
+	list_for_each_entry(tp, &dp_tulip_devs, list)
+		if (!strcmp(tp->name, ifname) && !tp->gone)
+			return tp;
+	return NULL;
+}
+
+/* Whether dp_tulip_attach() would find a usable device for @node. */
+int dp_tulip_check(struct dp_node *node, const char *ifname)
+{
+	struct dp_tulip *tp;
+	int err = 0;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;	/* hardware is shared by every namespace */
+	mutex_lock(&dp_tulip_lock);
+	tp = dp_tulip_find(ifname);
+	if (!tp)
+		err = -ENODEV;
+	else if (tp->node && tp->node != node)
+		err = -EBUSY;
+	mutex_unlock(&dp_tulip_lock);
+	return err;
+}
+
+/* Called with node->cfg_lock held, no NIC attached. */
+int dp_tulip_attach(struct dp_node *node, const char *ifname)
+{
+	struct dp_tulip *tp;
+	int err = 0;
+
+	lockdep_assert_held(&node->cfg_lock);
+	mutex_lock(&dp_tulip_lock);
+	tp = dp_tulip_find(ifname);
+	if (!tp) {
+		err = -ENODEV;
+	} else if (tp->node) {
+		err = -EBUSY;
+	} else {
+		dp_nic_init(&tp->nic, &dp_tulip_ops, node, tp, tp->name);
+		WRITE_ONCE(tp->node, node);
+		mutex_lock(&tp->tx_mutex);
+		tp->tx_cur = 0;
+		tp->tx_dirty = 0;
+		tul_start(tp);
+		mutex_unlock(&tp->tx_mutex);
+		schedule_delayed_work(&tp->watchdog, TUL_WATCHDOG);
+	}
+	mutex_unlock(&dp_tulip_lock);
+	if (!err)
+		dp_node_publish_nic(node, &tp->nic);
+	return err;
+}
+
+/* ---- sysfs: name, statistics, test knobs ---- */
+
+static struct dp_tulip *dp_tulip_dev(struct device *dev)
+{
+	return pci_get_drvdata(to_pci_dev(dev));
+}
+
+static ssize_t dp_name_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", dp_tulip_dev(dev)->name);
+}
+static DEVICE_ATTR_RO(dp_name);
+
+static ssize_t dp_stats_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	struct dp_tulip *tp = dp_tulip_dev(dev);
+
+	return sysfs_emit(buf,
+			  "rx_frames %llu\ntx_frames %llu\nrx_errors %llu\n"
+			  "tx_errors %llu\nrx_ring_drops %llu\nrx_other %llu\n"
+			  "restarts %llu\n",
+			  tp->rx_frames, tp->tx_frames, tp->rx_errors,
+			  tp->tx_errors, tp->rx_ring_drops, tp->rx_other,
+			  tp->restarts);
+}
+static DEVICE_ATTR_RO(dp_stats);
+
+static ssize_t dp_tx_stall_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", dp_tulip_dev(dev)->tx_stall);
+}
+
+/* Test knob: queue frames without telling the chip (watchdog test). */
+static ssize_t dp_tx_stall_store(struct device *dev,
+				 struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct dp_tulip *tp = dp_tulip_dev(dev);
+	bool v;
+	int err = kstrtobool(buf, &v);
+
+	if (err)
+		return err;
+	WRITE_ONCE(tp->tx_stall, v);
+	return count;
+}
+static DEVICE_ATTR_RW(dp_tx_stall);
+
+static ssize_t dp_rx_stall_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", dp_tulip_dev(dev)->rx_stall);
+}
+
+/* Test knob: stop servicing the RX ring (overrun test), and resume. */
+static ssize_t dp_rx_stall_store(struct device *dev,
+				 struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct dp_tulip *tp = dp_tulip_dev(dev);
+	unsigned long flags;
+	bool v;
+	int err = kstrtobool(buf, &v);
+
+	if (err)
+		return err;
+	spin_lock_irqsave(&tp->lock, flags);
+	tp->rx_stall = v;
+	if (tp->running) {
+		tp->csr7 = TUL_IRQ_MASK & ~(v ? TUL_IRQ_RX : 0);
+		tul_w(tp, 7, tp->csr7);		/* pending RI/RU fire now */
+	}
+	spin_unlock_irqrestore(&tp->lock, flags);
+	return count;
+}
+static DEVICE_ATTR_RW(dp_rx_stall);
+
+static struct attribute *dp_tulip_attrs[] = {
+	&dev_attr_dp_name.attr,
+	&dev_attr_dp_stats.attr,
+	&dev_attr_dp_tx_stall.attr,
+	&dev_attr_dp_rx_stall.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(dp_tulip);
+
+/* ---- PCI driver ---- */
+
+static void dp_tulip_free_rings(struct dp_tulip *tp)
+{
+	struct device *d = &tp->pdev->dev;
+
+	if (tp->rx_ring)
+		dma_free_coherent(d, TUL_RX_RING * sizeof(struct tul_desc),
+				  tp->rx_ring, tp->rx_ring_dma);
+	if (tp->tx_ring)
+		dma_free_coherent(d, TUL_TX_RING * sizeof(struct tul_desc),
+				  tp->tx_ring, tp->tx_ring_dma);
+	if (tp->setup_desc)
+		dma_free_coherent(d, sizeof(struct tul_desc), tp->setup_desc,
+				  tp->setup_desc_dma);
+	if (tp->rx_buf)
+		dma_free_coherent(d, TUL_RX_RING * TUL_RX_BUF, tp->rx_buf,
+				  tp->rx_buf_dma);
+	if (tp->tx_buf)
+		dma_free_coherent(d, TUL_TX_RING * TUL_TX_BUF, tp->tx_buf,
+				  tp->tx_buf_dma);
+	if (tp->setup_buf)
+		dma_free_coherent(d, TUL_SETUP_LEN, tp->setup_buf,
+				  tp->setup_buf_dma);
+}
+
+static int dp_tulip_alloc_rings(struct dp_tulip *tp)
+{
+	struct device *d = &tp->pdev->dev;
+
+	tp->rx_ring = dma_alloc_coherent(d, TUL_RX_RING * sizeof(struct tul_desc),
+					 &tp->rx_ring_dma, GFP_KERNEL);
+	tp->tx_ring = dma_alloc_coherent(d, TUL_TX_RING * sizeof(struct tul_desc),
+					 &tp->tx_ring_dma, GFP_KERNEL);
+	tp->setup_desc = dma_alloc_coherent(d, sizeof(struct tul_desc),
+					    &tp->setup_desc_dma, GFP_KERNEL);
+	tp->rx_buf = dma_alloc_coherent(d, TUL_RX_RING * TUL_RX_BUF,
+					&tp->rx_buf_dma, GFP_KERNEL);
+	tp->tx_buf = dma_alloc_coherent(d, TUL_TX_RING * TUL_TX_BUF,
+					&tp->tx_buf_dma, GFP_KERNEL);
+	tp->setup_buf = dma_alloc_coherent(d, TUL_SETUP_LEN,
+					   &tp->setup_buf_dma, GFP_KERNEL);
+	if (!tp->rx_ring || !tp->tx_ring || !tp->setup_desc || !tp->rx_buf ||
+	    !tp->tx_buf || !tp->setup_buf)
+		return -ENOMEM;
+	return 0;
+}
+
+static int dp_tulip_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	u8 srom[TUL_SROM_WORDS * 2];
+	struct dp_tulip *tp;
+	int err;
+
+	tp = devm_kzalloc(&pdev->dev, sizeof(*tp), GFP_KERNEL);
+	if (!tp)
+		return -ENOMEM;
+	tp->pdev = pdev;
+	tp->is_21140 = id->device == 0x0009;
+	spin_lock_init(&tp->lock);
+	mutex_init(&tp->tx_mutex);
+	init_waitqueue_head(&tp->tx_wq);
+	INIT_DELAYED_WORK(&tp->watchdog, dp_tulip_watchdog);
+
+	err = pcim_enable_device(pdev);
+	if (err)
+		return err;
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(32));
+	if (err)
+		return err;
+	/* BAR1 is the memory window; BAR0 the same registers in I/O space */
+	err = pcim_iomap_regions(pdev, BIT(1), "dp_tulip");
+	if (!err) {
+		tp->ioaddr = pcim_iomap_table(pdev)[1];
+	} else {
+		err = pcim_iomap_regions(pdev, BIT(0), "dp_tulip");
+		if (err)
+			return err;
+		tp->ioaddr = pcim_iomap_table(pdev)[0];
+	}
+	pci_set_master(pdev);
+	pci_set_drvdata(pdev, tp);
+
+	/* quiet before the (shared) interrupt is requested: trap 5 */
+	tul_reset(tp);
+
+	if (tul_srom_load(tp, srom)) {
+		dev_err(&pdev->dev, "SROM checksum mismatch\n");
+		return -EIO;
+	}
+	memcpy(tp->mac, srom + TUL_SROM_MAC, ETH_ALEN);
+	if (!is_valid_ether_addr(tp->mac)) {
+		dev_err(&pdev->dev, "SROM holds no valid MAC (%pM)\n", tp->mac);
+		return -EIO;
+	}
+	tul_srom_media(tp, srom);
+
+	err = dp_tulip_alloc_rings(tp);
+	if (err)
+		goto err_rings;
+	err = request_irq(pdev->irq, dp_tulip_irq, IRQF_SHARED, "dp_tulip", tp);
+	if (err)
+		goto err_rings;
+
+	mutex_lock(&dp_tulip_lock);
+	tp->idx = ida_alloc(&dp_tulip_ida, GFP_KERNEL);
+	if (tp->idx < 0) {
+		err = tp->idx;
+		mutex_unlock(&dp_tulip_lock);
+		goto err_irq;
+	}
+	snprintf(tp->name, sizeof(tp->name), "tulip%d", tp->idx);
+	list_add_tail(&tp->list, &dp_tulip_devs);
+	mutex_unlock(&dp_tulip_lock);
+	dev_info(&pdev->dev, "%s: %s, MAC %pM, media csr6 %#x\n", tp->name,
+		 tp->is_21140 ? "21140" : "21143", tp->mac, tp->media_csr6);
+	return 0;
+
+err_irq:
+	free_irq(pdev->irq, tp);
+err_rings:
+	tul_reset(tp);
+	dp_tulip_free_rings(tp);
+	return err;
+}
+
+static void dp_tulip_remove(struct pci_dev *pdev)
+{
+	struct dp_tulip *tp = pci_get_drvdata(pdev);
+	struct dp_node *node;
+	struct net *net = NULL;
+
+	mutex_lock(&dp_tulip_lock);
+	tp->gone = true;
+	list_del(&tp->list);
+	node = tp->node;
+	if (node)
+		net = maybe_get_net(node->net);
+	mutex_unlock(&dp_tulip_lock);
+	wake_up(&tp->tx_wq);
+	if (net) {
+		dp_node_detach_hw(node, tp);
+		put_net(net);
+	}
+	/* a namespace on its way out detaches on its own: wait for it */
+	wait_var_event(&tp->node, !READ_ONCE(tp->node));
+
+	tul_reset(tp);		/* masked and cleared again: trap 5 */
+	free_irq(pdev->irq, tp);
+	dp_tulip_free_rings(tp);
+	ida_free(&dp_tulip_ida, tp->idx);
+	dev_info(&pdev->dev, "%s: released\n", tp->name);
+}
+
+static const struct pci_device_id dp_tulip_ids[] = {
+	{ PCI_DEVICE(PCI_VENDOR_ID_DEC, 0x0009) },	/* 21140 */
+	{ PCI_DEVICE(PCI_VENDOR_ID_DEC, 0x0019) },	/* 21143 */
+	{ }
+};
+/* no MODULE_DEVICE_TABLE: dp must not be autoloaded in tulip's place */
+
+static struct pci_driver dp_tulip_driver = {
+	.name = "dp_tulip",
+	.id_table = dp_tulip_ids,
+	.probe = dp_tulip_probe,
+	.remove = dp_tulip_remove,
+	.dev_groups = dp_tulip_groups,
+};
+
+int dp_tulip_init(void)
+{
+	int err = pci_register_driver(&dp_tulip_driver);
+
+	dp_tulip_registered = !err;
+	return err;
+}
+
+void dp_tulip_exit(void)
+{
+	if (dp_tulip_registered)
+		pci_unregister_driver(&dp_tulip_driver);
+	dp_tulip_registered = false;
+}
