@@ -59,6 +59,13 @@ typedef struct dp_mmap {
 int dp_open(uint32_t dpid);
 /* As dp_open with a pool of pool_size bytes (power of two, 16 KiB..64 MiB). */
 int dp_open_pool(uint32_t dpid, uint32_t pool_size);
+/*
+ * As dp_open_pool (pool_size 0: the module's default), admitting only the
+ * senders that admit allows: DP_ADMIT_ANY (0), or any of DP_ADMIT_PEERS
+ * (edges this endpoint has connected) and DP_ADMIT_UID (the owner's uid).
+ * Refused messages are dropped and counted (dp_ep_stats.rx_drop_admit).
+ */
+int dp_open_admit(uint32_t dpid, uint32_t pool_size, uint32_t admit);
 /* Add the directed edge to {nid, dpid} and make it current for dp_write. */
 int dp_connect(int fd, uint32_t nid, uint32_t dpid);
 /* Remove an edge (ENOTCONN if absent). */

@@ -129,9 +129,9 @@ int dp_getinfo(int fd, struct dp_info *info)
 	return ioctl(fd, DP_IOC_INFO, info) < 0 ? -1 : 0;
 }
 
-int dp_open_pool(uint32_t dpid, uint32_t pool_size)
+int dp_open_admit(uint32_t dpid, uint32_t pool_size, uint32_t admit)
 {
-	struct dp_bind b = { .dpid = dpid, .pool_size = pool_size };
+	struct dp_bind b = { .dpid = dpid, .pool_size = pool_size, .flags = admit };
 	int fd, err;
 
 	fd = open(DP_DEVICE_PATH, O_RDWR | O_CLOEXEC);
@@ -146,9 +146,14 @@ int dp_open_pool(uint32_t dpid, uint32_t pool_size)
 	return -1;
 }
 
+int dp_open_pool(uint32_t dpid, uint32_t pool_size)
+{
+	return dp_open_admit(dpid, pool_size, DP_ADMIT_ANY);
+}
+
 int dp_open(uint32_t dpid)
 {
-	return dp_open_pool(dpid, 0);
+	return dp_open_admit(dpid, 0, DP_ADMIT_ANY);
 }
 
 int dp_connect(int fd, uint32_t nid, uint32_t dpid)
@@ -325,6 +330,8 @@ static const char *const dp_ctr_names[] = {
 	[DP_CTR_TX_DROP_NOMEM] = "tx_drop_nomem",
 	[DP_CTR_TX_DROP_NIC] = "tx_drop_nic",
 	[DP_CTR_RX_DROP_RING] = "rx_drop_ring",
+	[DP_CTR_RX_DROP_ADMIT] = "rx_drop_admit",
+	[DP_CTR_RX_DROP_SEQ] = "rx_drop_seq",
 };
 _Static_assert(sizeof(dp_ctr_names) / sizeof(dp_ctr_names[0]) == DP_CTR_COUNT,
 	       "a counter of enum dp_counter has no name");

@@ -12,6 +12,7 @@
  *   rtnl_lock                  (netdev attach/detach only)
  *   dp_node.cfg_lock           NID, NIC attachment, NART updates
  *   dp_endpoint.lock           bind, edges
+ *   dp_uq_lock (dp_limits.c)   per-uid quota table
  *   dp_endpoint.rd_lock        readers: read(), release
  *   dp_pool.lock (irq-safe)    ring producer/consumer
  * The CAT xarray uses its own xa_lock.  The receive path takes no mutex:
@@ -21,6 +22,7 @@
 #ifndef _DP_H
 #define _DP_H
 
+#include <linux/cred.h>
 #include <linux/hashtable.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -142,6 +144,7 @@ int dp_node_attach(struct dp_node *node, const char *backend,
 void dp_node_detach(struct dp_node *node);
 void dp_node_detach_hw(struct dp_node *node, void *hw);
 void dp_node_publish_nic(struct dp_node *node, struct dp_nic *nic);
+bool dp_backend_machine_wide(const char *backend);
 int dp_nart_update(struct dp_node *node, const struct dp_nart_entry *set,
 		   u32 del_nid, bool flush);
 int dp_pernet_init(void);
@@ -171,14 +174,41 @@ struct dp_pool {
 };
 
 bool dp_pool_size_valid(u32 size);
+size_t dp_pool_map_size(u32 data_size);
 int dp_pool_init(struct dp_pool *pool, u32 data_size, u32 nid, u32 dpid);
 void dp_pool_free(struct dp_pool *pool);
 int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
-		    const void *payload);
+		    u32 src_uid, const void *payload);
 u32 dp_pool_release(struct dp_pool *pool, u32 n);
 bool dp_pool_empty(const struct dp_pool *pool);
 u32 dp_pool_queued(const struct dp_pool *pool);
 int dp_pool_mmap(struct dp_pool *pool, struct vm_area_struct *vma);
+
+/* ---- Privileged DPIDs, per-user limits, accounting (dp_limits.c) ---- */
+
+/**
+ * struct dp_charge - what a bound endpoint costs its owner; undone at release.
+ * @user: charged @pages in locked_vm (RLIMIT_MEMLOCK); NULL with CAP_IPC_LOCK.
+ * @mm: the binder's mm, charged @pages in pinned_vm; held by mmgrab().
+ * @uid: charged one endpoint and @bytes in dp's per-uid table.
+ * @bytes: pool bytes, control page included.
+ * @pages: @bytes in pages.
+ * @charged: set by dp_limits_charge(), cleared by dp_limits_uncharge().
+ */
+struct dp_charge {
+	struct user_struct *user;
+	struct mm_struct *mm;
+	kuid_t uid;
+	size_t bytes;
+	unsigned long pages;
+	bool charged;
+};
+
+extern unsigned int dp_dpid_priv_max;
+int dp_dpid_permitted(struct net *net, u32 dpid);
+int dp_limits_charge(struct dp_charge *c, const struct cred *cred, size_t bytes);
+void dp_limits_uncharge(struct dp_charge *c);
+void dp_limits_init(void);
 
 /* ---- Endpoint (dp_endpoint.c) and its edges (dp_edge.c) ---- */
 
@@ -202,10 +232,15 @@ struct dp_edge {
  * @lock: serialises bind and edge changes.
  * @rd_lock: serialises readers so one message is consumed once.
  * @dpid: bound DPID, 0 until bind; read with smp_load_acquire().
- * @uid: owner, stamped on every message sent.
+ * @cred: the owner: credentials of the task that bound the endpoint; set
+ *	before @dpid is published, put when the endpoint is freed.
+ * @uid: @cred->euid, stamped on every message sent.
+ * @admit: DP_ADMIT_* restrictions on senders, fixed at bind.
  * @edges: connected edges; RCU readers, writers hold @lock.
  * @n_edges: entries in @edges.
  * @cur: edge used by write(); RCU.
+ * @rx_drop_admit: messages refused by @admit.
+ * @charge: what the pool is charged to (dp_limits.c).
  * @pool: receive pool, valid once @dpid is set.
  */
 struct dp_endpoint {
@@ -214,12 +249,16 @@ struct dp_endpoint {
 	struct mutex lock;	/* bind, edges */
 	struct mutex rd_lock;	/* one consumer at a time */
 	u32 dpid;
+	const struct cred *cred;
 	kuid_t uid;
+	u32 admit;
 	DECLARE_HASHTABLE(edges, 6);
 	u32 n_edges;
 	struct dp_edge __rcu *cur;
 	atomic64_t tx_msgs;
 	atomic64_t tx_bytes;
+	atomic64_t rx_drop_admit;
+	struct dp_charge charge;
 	struct dp_pool pool;
 	struct rcu_head rcu;
 };

@@ -28,7 +28,6 @@ static int dp_ep_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	ep->net = get_net(current->nsproxy->net_ns);
 	ep->node = dp_node_of(ep->net);
-	ep->uid = current_fsuid();
 	mutex_init(&ep->lock);
 	mutex_init(&ep->rd_lock);
 	hash_init(ep->edges);
@@ -42,10 +41,17 @@ static void dp_ep_free_rcu(struct rcu_head *head)
 	struct dp_endpoint *ep = container_of(head, struct dp_endpoint, rcu);
 
 	dp_pool_free(&ep->pool);
+	if (ep->cred)
+		put_cred(ep->cred);
 	put_net(ep->net);
 	kfree(ep);
 }
 
+/*
+ * The last reference to the file is gone (every fd closed, every mapping
+ * unmapped): the DPID is free at once, the owner's quota and locked memory
+ * are returned at once, the pool memory after an RCU grace period.
+ */
 static int dp_ep_release(struct inode *inode, struct file *file)
 {
 	struct dp_endpoint *ep = file->private_data;
@@ -53,31 +59,56 @@ static int dp_ep_release(struct inode *inode, struct file *file)
 	if (dp_ep_bound(ep))
 		dp_cat_unbind(ep->node, ep);
 	dp_edge_free_all(ep);
+	dp_limits_uncharge(&ep->charge);
 	call_rcu(&ep->rcu, dp_ep_free_rcu);
 	return 0;
 }
 
+/*
+ * Checks in the order documented in docs/contract.md: arguments (EINVAL),
+ * already bound (EISCONN), privileged DPID (EACCES), the owner's limits
+ * (EMFILE, EDQUOT, ENOBUFS), memory (ENOMEM), the DPID's holder (EADDRINUSE).
+ */
 static int dp_ep_bind(struct dp_endpoint *ep, const struct dp_bind *b)
 {
 	u32 size = b->pool_size ? b->pool_size : dp_pool_size_default;
 	int err;
 
-	if (b->dpid == DP_DPID_NONE || b->flags || b->reserved ||
-	    !dp_pool_size_valid(size))
+	if (b->dpid == DP_DPID_NONE || (b->flags & ~DP_ADMIT_MASK) ||
+	    b->reserved || !dp_pool_size_valid(size))
 		return -EINVAL;
 	mutex_lock(&ep->lock);
 	err = -EISCONN;
 	if (ep->dpid)
 		goto out;
-	err = dp_pool_init(&ep->pool, size, READ_ONCE(ep->node->nid), b->dpid);
+	err = dp_dpid_permitted(ep->net, b->dpid);
 	if (err)
 		goto out;
+	err = dp_limits_charge(&ep->charge, current_cred(),
+			       dp_pool_map_size(size));
+	if (err)
+		goto out;
+	err = dp_pool_init(&ep->pool, size, READ_ONCE(ep->node->nid), b->dpid);
+	if (err)
+		goto out_uncharge;
+	ep->cred = get_current_cred();
+	ep->uid = ep->cred->euid;
+	ep->admit = b->flags;
 	/* The CAT publishes ep with release semantics: the pool is ready. */
 	err = dp_cat_bind(ep->node, ep, b->dpid);
 	if (err)
-		dp_pool_free(&ep->pool);
-	else	/* pairs with smp_load_acquire() in dp_ep_bound() */
-		smp_store_release(&ep->dpid, b->dpid);
+		goto out_pool;
+	/* pairs with smp_load_acquire() in dp_ep_bound() */
+	smp_store_release(&ep->dpid, b->dpid);
+	mutex_unlock(&ep->lock);
+	return 0;
+
+out_pool:
+	put_cred(ep->cred);
+	ep->cred = NULL;
+	dp_pool_free(&ep->pool);
+out_uncharge:
+	dp_limits_uncharge(&ep->charge);
 out:
 	mutex_unlock(&ep->lock);
 	return err;
@@ -199,6 +230,8 @@ static void dp_ep_info(struct dp_endpoint *ep, struct dp_info *info)
 	info->map_size = ep->pool.map_size;
 	info->data_size = ep->pool.ring.size;
 	info->max_msg = dp_max_msg(ep->node);
+	info->admit = ep->admit;
+	info->uid = from_kuid_munged(current_user_ns(), ep->uid);
 	mutex_lock(&ep->lock);
 	info->n_edges = ep->n_edges;
 	cur = rcu_dereference_protected(ep->cur, lockdep_is_held(&ep->lock));
@@ -218,6 +251,7 @@ static void dp_ep_stats(struct dp_endpoint *ep, struct dp_ep_stats *st)
 	st->rx_drop_full = ep->pool.rx_drop_full;
 	st->queued = ep->pool.ring.queued;
 	spin_unlock_irq(&ep->pool.lock);
+	st->rx_drop_admit = atomic64_read(&ep->rx_drop_admit);
 }
 
 static long dp_ioc_node_stats(struct dp_endpoint *ep, void __user *arg)
@@ -262,6 +296,19 @@ static long dp_ioc_addr(struct dp_endpoint *ep, unsigned int cmd,
 	return dp_edge_disconnect(ep, &a);
 }
 
+/*
+ * DP_IOC_INFO and DP_IOC_STATS as numbered before their structs grew: the
+ * same ioctl number with the old size, answered with a prefix of the new
+ * struct (the size is part of the command, so old binaries keep working).
+ */
+#define DP_IOC_INFO_V1	_IOC(_IOC_READ, DP_IOC_MAGIC, 5, 32)
+#define DP_IOC_STATS_V1	_IOC(_IOC_READ, DP_IOC_MAGIC, 7, 48)
+
+static long dp_ioc_out(unsigned int cmd, void __user *arg, const void *v)
+{
+	return copy_to_user(arg, v, _IOC_SIZE(cmd)) ? -EFAULT : 0;
+}
+
 /* Commands that need a bound endpoint. */
 static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
 			   void __user *arg)
@@ -269,6 +316,8 @@ static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
 	struct dp_ep_stats st;
 	struct dp_info info;
 
+	BUILD_BUG_ON(_IOC_SIZE(DP_IOC_INFO_V1) > sizeof(info) ||
+		     _IOC_SIZE(DP_IOC_STATS_V1) > sizeof(st));
 	switch (cmd) {
 	case DP_IOC_CONNECT:
 	case DP_IOC_DISCONNECT:
@@ -278,11 +327,13 @@ static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
 	case DP_IOC_SEND:
 		return dp_ioc_send(ep, arg);
 	case DP_IOC_INFO:
+	case DP_IOC_INFO_V1:
 		dp_ep_info(ep, &info);
-		return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
+		return dp_ioc_out(cmd, arg, &info);
 	case DP_IOC_STATS:
+	case DP_IOC_STATS_V1:
 		dp_ep_stats(ep, &st);
-		return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+		return dp_ioc_out(cmd, arg, &st);
 	}
 	return -ENOTTY;
 }
@@ -305,7 +356,9 @@ static long dp_ep_ioctl(struct file *file, unsigned int cmd, unsigned long a)
 	case DP_IOC_RELEASE:
 	case DP_IOC_SEND:
 	case DP_IOC_INFO:
+	case DP_IOC_INFO_V1:
 	case DP_IOC_STATS:
+	case DP_IOC_STATS_V1:
 		if (!dp_ep_bound(ep))
 			return -EBADFD;
 		return dp_ioctl_bound(ep, cmd, arg);

@@ -100,6 +100,14 @@ static int dp_genl_node_set(struct sk_buff *skb, struct genl_info *info)
 	nla_strscpy(ifname, info->attrs[DP_A_IFNAME], sizeof(ifname));
 	if (info->attrs[DP_A_BACKEND])
 		nla_strscpy(backend, info->attrs[DP_A_BACKEND], sizeof(backend));
+	/*
+	 * GENL_UNS_ADMIN_PERM was checked in the namespace's user namespace,
+	 * which an unprivileged user may own; a PCI device belongs to the
+	 * whole machine, so taking one needs CAP_NET_ADMIN in the initial one.
+	 */
+	if (dp_backend_machine_wide(backend) &&
+	    !netlink_capable(skb, CAP_NET_ADMIN))
+		return -EPERM;
 	rtnl_lock();
 	err = dp_node_attach(node, backend, ifname);
 	rtnl_unlock();
@@ -211,7 +219,7 @@ static int dp_genl_put_ep_stats(struct sk_buff *skb, struct dp_endpoint *ep)
 	const u64 v[] = {
 		atomic64_read(&ep->tx_msgs), atomic64_read(&ep->tx_bytes),
 		READ_ONCE(ep->pool.rx_msgs), READ_ONCE(ep->pool.rx_bytes),
-		READ_ONCE(ep->pool.rx_drop_full),
+		READ_ONCE(ep->pool.rx_drop_full), atomic64_read(&ep->rx_drop_admit),
 	};
 	struct nlattr *nest = nla_nest_start(skb, DP_A_EP_STATS);
 	int i;
@@ -230,11 +238,14 @@ static int dp_genl_put_ep(struct sk_buff *skb, struct netlink_callback *cb,
 			  struct dp_endpoint *ep)
 {
 	void *hdr = dp_genl_dump_hdr(skb, cb, DP_CMD_EP_GET);
+	/* The owner as the dumping process's user namespace sees it. */
+	struct user_namespace *ns = sk_user_ns(NETLINK_CB(cb->skb).sk);
 
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, DP_A_DPID, ep->dpid) ||
-	    nla_put_u32(skb, DP_A_EP_UID, from_kuid_munged(&init_user_ns, ep->uid)) ||
+	    nla_put_u32(skb, DP_A_EP_UID, from_kuid_munged(ns, ep->uid)) ||
+	    nla_put_u32(skb, DP_A_EP_ADMIT, ep->admit) ||
 	    nla_put_u32(skb, DP_A_EP_POOL_SIZE, ep->pool.ring.size) ||
 	    nla_put_u32(skb, DP_A_EP_QUEUED, dp_pool_queued(&ep->pool)) ||
 	    dp_genl_put_ep_stats(skb, ep) || dp_genl_put_edges(skb, ep)) {

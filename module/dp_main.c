@@ -60,6 +60,7 @@ static int __init dp_init(void)
 		       dp_pool_size_default, DP_POOL_MIN, DP_POOL_MAX);
 		return -EINVAL;
 	}
+	dp_limits_init();
 	err = dp_pernet_init();
 	if (err)
 		return err;

@@ -5,20 +5,55 @@
  * interrupt context; every frame is untrusted and every frame that is not
  * delivered is charged to exactly one drop counter.
  */
+#include <linux/uidgid.h>
+
 #include "dp.h"
+
+/*
+ * Whether @ep's admission rule lets in a message from @h, whose sender's
+ * kernel stamped uid @from.  Caller holds RCU (edges are RCU-freed).
+ */
+static bool dp_mdr_admit(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
+			 kuid_t from)
+{
+	const struct dp_addr src = { .nid = h->src_nid, .dpid = h->src_dpid };
+
+	if ((ep->admit & DP_ADMIT_UID) && !uid_eq(from, ep->uid))
+		return false;
+	if ((ep->admit & DP_ADMIT_PEERS) && !dp_edge_find(ep, &src))
+		return false;
+	return true;
+}
+
+/*
+ * The wire carries the uid as the sending kernel's initial user namespace
+ * sees it; the token shows it as the owner's user namespace does (65534,
+ * the overflow uid, if it has no mapping there), as SO_PEERCRED would.
+ */
+static u32 dp_mdr_token_uid(const struct dp_endpoint *ep, kuid_t from)
+{
+	return from_kuid_munged(ep->cred->user_ns, from);
+}
 
 /* Deliver to the endpoint bound to h->dst_dpid.  Caller holds RCU. */
 static void dp_mdr_dispatch(struct dp_node *node, const struct dp_msg_hdr *h,
 			    const void *payload)
 {
 	struct dp_endpoint *ep = dp_cat_lookup(node, h->dst_dpid);
+	kuid_t from = make_kuid(&init_user_ns, h->src_uid);
 	int drop;
 
 	if (!ep) {
 		dp_count(node, DP_CTR_RX_DROP_NO_EP);
 		return;
 	}
-	drop = dp_pool_deliver(&ep->pool, h, payload);
+	if (!dp_mdr_admit(ep, h, from)) {
+		atomic64_inc(&ep->rx_drop_admit);
+		dp_count(node, DP_CTR_RX_DROP_ADMIT);
+		return;
+	}
+	drop = dp_pool_deliver(&ep->pool, h, dp_mdr_token_uid(ep, from),
+			       payload);
 	if (drop) {
 		dp_count(node, drop);
 		return;
@@ -50,6 +85,9 @@ void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,
 
 	rcu_read_lock();
 	drop = dp_wire_decode(frame, len, &h);
+	/* v1 has no acknowledgements yet; senders number from 1 and skip 0. */
+	if (!drop && (!h.seq || h.ack))
+		drop = DP_CTR_RX_DROP_SEQ;
 	if (!drop && h.dst_nid != READ_ONCE(node->nid))
 		drop = DP_CTR_RX_DROP_NOT_NODE;
 	if (!drop)

@@ -125,9 +125,10 @@ static const struct dp_backend {
 	const char *name;
 	int (*check)(struct dp_node *node, const char *ifname);
 	int (*attach)(struct dp_node *node, const char *ifname);
+	bool machine_wide;	/* devices outside any network namespace */
 } dp_backends[] = {
-	{ "netdev", dp_netdev_check, dp_netdev_attach },
-	{ "tulip", dp_tulip_check, dp_tulip_attach },
+	{ "netdev", dp_netdev_check, dp_netdev_attach, false },
+	{ "tulip", dp_tulip_check, dp_tulip_attach, true },
 };
 
 static const struct dp_backend *dp_backend_find(const char *name)
@@ -138,6 +139,17 @@ static const struct dp_backend *dp_backend_find(const char *name)
 		if (!strcmp(dp_backends[i].name, name ? name : "netdev"))
 			return &dp_backends[i];
 	return NULL;
+}
+
+/*
+ * Whether @backend drives devices that belong to the machine rather than
+ * to the node's network namespace (PCI devices dp itself drives).
+ */
+bool dp_backend_machine_wide(const char *backend)
+{
+	const struct dp_backend *be = dp_backend_find(backend);
+
+	return be && be->machine_wide;
 }
 
 int dp_node_attach(struct dp_node *node, const char *backend,

@@ -21,13 +21,23 @@ static size_t dp_pool_ctrl_size(void)
 	return max_t(size_t, PAGE_SIZE, DP_POOL_CTRL_SIZE);
 }
 
+/* Bytes of the mapping, and what the owner is charged for. */
+size_t dp_pool_map_size(u32 data_size)
+{
+	return dp_pool_ctrl_size() + data_size;
+}
+
 int dp_pool_init(struct dp_pool *pool, u32 data_size, u32 nid, u32 dpid)
 {
 	size_t ctrl_size = dp_pool_ctrl_size();
 
-	pool->map_size = ctrl_size + data_size;
-	/* Zeroed, page-aligned and marked for remap_vmalloc_range(). */
-	pool->mem = vmalloc_user(pool->map_size);
+	pool->map_size = dp_pool_map_size(data_size);
+	/*
+	 * Zeroed and page-aligned; __GFP_ACCOUNT charges the pages to the
+	 * binder's memory cgroup (vmalloc_user() cannot take that flag, so
+	 * dp_pool_mmap() inserts the pages itself).
+	 */
+	pool->mem = __vmalloc(pool->map_size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!pool->mem)
 		return -ENOMEM;
 	spin_lock_init(&pool->lock);
@@ -64,7 +74,7 @@ static void dp_pool_publish(struct dp_pool *pool)
  * counter to charge when the pool has no room.
  */
 int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
-		    const void *payload)
+		    u32 src_uid, const void *payload)
 {
 	struct dp_token *t;
 	unsigned long flags;
@@ -81,7 +91,7 @@ int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
 	memcpy(t + 1, payload, h->len);
 	t->src_nid = h->src_nid;
 	t->src_dpid = h->src_dpid;
-	t->src_uid = h->src_uid;
+	t->src_uid = src_uid;
 	t->seq = h->seq;
 	dp_ring_commit(&pool->ring, t, h->len);
 	pool->rx_msgs++;
@@ -116,20 +126,30 @@ u32 dp_pool_queued(const struct dp_pool *pool)
 
 /*
  * Map the pool read-only: a writable or private mapping is refused, and
- * VM_MAYWRITE is cleared so mprotect(PROT_WRITE) fails later.  The mapping
- * is not inherited across fork and cannot grow.
+ * VM_MAYWRITE is cleared so mprotect(PROT_WRITE) fails later.  A shared
+ * mapping that can never be writable is not a COW mapping, so FOLL_FORCE
+ * writes (/proc/PID/mem, ptrace POKEDATA) are refused by GUP as well.  The
+ * mapping is not inherited across fork and cannot grow.  Called with the
+ * mmap lock held for writing.
  */
 int dp_pool_mmap(struct dp_pool *pool, struct vm_area_struct *vma)
 {
-	unsigned long len = vma->vm_end - vma->vm_start;
+	unsigned long len = vma->vm_end - vma->vm_start, off;
+	int err;
 
 	if (vma->vm_pgoff || len > pool->map_size)
 		return -EINVAL;
-	if (!(vma->vm_flags & VM_SHARED))
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EACCES;
 	dp_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
 			VM_MAYWRITE);
-	return remap_vmalloc_range(vma, pool->mem, 0);
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page((u8 *)pool->mem + off));
+		if (err)
+			return err;
+	}
+	return 0;
 }

@@ -37,7 +37,8 @@ static int dp_tx_edge(struct dp_endpoint *ep, const struct dp_addr *to,
 	if (e) {
 		h->dst_nid = e->to.nid;
 		h->dst_dpid = e->to.dpid;
-		if (h->len)
+		/* 0 is never a sequence number: skip it when the u32 wraps. */
+		while (h->len && !h->seq)
 			h->seq = atomic_inc_return(&e->tx_seq);
 	} else {
 		err = -ENOTCONN;
@@ -62,16 +63,22 @@ static int dp_tx_local(struct dp_node *node, const struct dp_msg_hdr *h,
 	return err;
 }
 
-/* Resolve the peer's link address in the NART. */
-static int dp_tx_route(struct dp_node *node, u32 nid, u8 *addr)
+/*
+ * Resolve the peer's link address in the NART.  An entry whose address
+ * length is not the NIC's (a 3-byte "MAC" on Ethernet) is no route.
+ */
+static int dp_tx_route(struct dp_node *node, struct dp_nic *nic, u32 nid,
+		       u8 *addr)
 {
 	const struct dp_nart_entry *e;
+	unsigned int alen;
 	int err = 0;
 
+	alen = nic->ops->lladdr(nic, addr);
 	rcu_read_lock();
 	e = dp_nart_find(rcu_dereference(node->nart), nid);
-	if (e)
-		memcpy(addr, e->addr, e->alen);
+	if (e && e->alen == alen)
+		memcpy(addr, e->addr, alen);
 	else
 		err = -EHOSTUNREACH;
 	rcu_read_unlock();
@@ -95,7 +102,7 @@ static int dp_tx_nic(struct dp_node *node, const struct dp_msg_hdr *h,
 	err = -EMSGSIZE;
 	if (h->len > dp_nic_max_msg(nic))
 		goto out;
-	err = dp_tx_route(node, h->dst_nid, addr);
+	err = dp_tx_route(node, nic, h->dst_nid, addr);
 	if (err) {
 		dp_count(node, DP_CTR_TX_DROP_NO_ROUTE);
 		goto out;

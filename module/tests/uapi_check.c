@@ -28,7 +28,12 @@ int main(void)
 	static_assert(offsetof(struct dp_pool_ctrl, prod) == 64, "prod line");
 	static_assert(offsetof(struct dp_pool_ctrl, cons) == 128, "cons line");
 	static_assert(sizeof(struct dp_send) == 24, "send");
-	static_assert(sizeof(struct dp_info) == 32, "info");
+	static_assert(sizeof(struct dp_info) == 40, "info");
+	/* Grown at the end: the kernel still answers the v1 sizes. */
+	static_assert(offsetof(struct dp_info, admit) == 32, "info v1 prefix");
+	static_assert(sizeof(struct dp_ep_stats) == 56, "ep stats");
+	static_assert(offsetof(struct dp_ep_stats, rx_drop_admit) == 48, "stats v1 prefix");
+	static_assert(sizeof(struct dp_bind) == 16, "bind");
 	static_assert(DP_CTR_COUNT <= DP_CTR_SLOTS, "counter slots");
 	printf("TAP version 13\n1..3\n");
 	bad |= !(DP_TOKEN_SPACE(1) == 64 && DP_TOKEN_SPACE(32) == 64 &&

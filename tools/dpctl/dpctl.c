@@ -624,6 +624,7 @@ static void ep_stats(const struct nlattr *a)
 {
 	static const char *const names[] = {
 		NULL, "tx_msgs", "tx_bytes", "rx_msgs", "rx_bytes", "rx_drop_full",
+		"rx_drop_admit",
 	};
 	const struct nlattr *tb[ATTR_MAX + 1];
 	size_t i;
@@ -657,12 +658,22 @@ static void ep_edges(const struct nlattr *a)
 	}
 }
 
+/* The admission rule as a word: any, peers, uid or peers+uid. */
+static const char *admit_name(uint32_t admit)
+{
+	static const char *const names[] = { "any", "peers", "uid", "peers+uid" };
+
+	return admit < 4 ? names[admit] : "?";
+}
+
 static void ep_cb(const struct nlattr **tb, void *arg)
 {
 	(void)arg;
-	printf("dpid %" PRIu32 " uid %" PRIu32 " pool %" PRIu32 " queued %" PRIu32 "\n",
+	printf("dpid %" PRIu32 " uid %" PRIu32 " pool %" PRIu32 " queued %" PRIu32
+	       " admit %s\n",
 	       get_u32(tb[DP_A_DPID]), get_u32(tb[DP_A_EP_UID]),
-	       get_u32(tb[DP_A_EP_POOL_SIZE]), get_u32(tb[DP_A_EP_QUEUED]));
+	       get_u32(tb[DP_A_EP_POOL_SIZE]), get_u32(tb[DP_A_EP_QUEUED]),
+	       admit_name(get_u32(tb[DP_A_EP_ADMIT])));
 	ep_stats(tb[DP_A_EP_STATS]);
 	if (tb[DP_A_EP_EDGES])
 		ep_edges(tb[DP_A_EP_EDGES]);

@@ -52,11 +52,23 @@ typedef uint32_t dp_be32;
 #define DP_POOL_MIN		(16u * 1024)
 #define DP_POOL_MAX		(64u * 1024 * 1024)
 
+/*
+ * Admission: who may send to an endpoint, chosen at bind in dp_bind.flags.
+ * Each bit is a restriction; a message is delivered only if every set
+ * restriction holds, otherwise it is dropped and counted on the receiver
+ * (DP_CTR_RX_DROP_ADMIT, dp_ep_stats.rx_drop_admit).  0 admits anyone.
+ * The sender's NID, DPID and uid are the ones stamped by its kernel.
+ */
+#define DP_ADMIT_ANY		0x0u	/* every endpoint of every node */
+#define DP_ADMIT_PEERS		0x1u	/* only {NID, DPID} this endpoint has connected */
+#define DP_ADMIT_UID		0x2u	/* only senders with the owner's uid */
+#define DP_ADMIT_MASK		(DP_ADMIT_PEERS | DP_ADMIT_UID)
+
 /* struct dp_bind: argument of DP_IOC_BIND. */
 struct dp_bind {
 	dp_u32 dpid;		/* endpoint id to take; EADDRINUSE if held */
 	dp_u32 pool_size;	/* data area bytes; 0 = module default */
-	dp_u32 flags;		/* must be 0 */
+	dp_u32 flags;		/* DP_ADMIT_* bits; any other bit: EINVAL */
 	dp_u32 reserved;	/* must be 0 */
 };
 
@@ -77,7 +89,11 @@ struct dp_send {
 	dp_u32 flags;		/* must be 0 */
 };
 
-/* struct dp_info: what DP_IOC_INFO reports about a bound endpoint. */
+/*
+ * struct dp_info: what DP_IOC_INFO reports about a bound endpoint.
+ * DP_IOC_INFO and DP_IOC_STATS structs only grow at the end; the kernel
+ * also answers the older, shorter sizes (32 and 48 bytes) with a prefix.
+ */
 struct dp_info {
 	dp_u32 nid;		/* this node's NID (0 if the node has none) */
 	dp_u32 dpid;		/* bound DPID */
@@ -86,6 +102,8 @@ struct dp_info {
 	dp_u32 max_msg;		/* largest message write() accepts right now */
 	dp_u32 n_edges;		/* connected edges */
 	struct dp_addr cur;	/* current edge used by write(); 0/0 if none */
+	dp_u32 admit;		/* DP_ADMIT_* chosen at bind */
+	dp_u32 uid;		/* owner's uid, in the caller's user namespace */
 };
 
 /* struct dp_ep_stats: DP_IOC_STATS, per endpoint. */
@@ -96,6 +114,7 @@ struct dp_ep_stats {
 	dp_u64 rx_bytes;
 	dp_u64 rx_drop_full;	/* arrived while the pool had no room */
 	dp_u64 queued;		/* messages in the pool not yet released */
+	dp_u64 rx_drop_admit;	/* refused by the admission rule (DP_ADMIT_*) */
 };
 
 /*
@@ -127,6 +146,8 @@ enum dp_counter {
 	DP_CTR_TX_DROP_NOMEM,	/* no transmit buffer */
 	DP_CTR_TX_DROP_NIC,	/* the NIC refused the frame */
 	DP_CTR_RX_DROP_RING,	/* frames the NIC lost with its RX ring full */
+	DP_CTR_RX_DROP_ADMIT,	/* refused by the endpoint's admission rule */
+	DP_CTR_RX_DROP_SEQ,	/* sequence number 0, or a nonzero ack (v1 DATA) */
 	DP_CTR_COUNT
 };
 
@@ -204,7 +225,8 @@ struct dp_token {
 	dp_u32 next;		/* data-area offset of the next token buffer */
 	dp_u32 src_nid;		/* stamped by the sending kernel */
 	dp_u32 src_dpid;	/* stamped by the sending kernel */
-	dp_u32 src_uid;		/* sender's uid, as stamped by its kernel */
+	/* sender's uid as its kernel stamped it, in the owner's user ns */
+	dp_u32 src_uid;
 	dp_u32 seq;		/* the edge's sequence number */
 	dp_u16 flags;		/* DP_TOK_* */
 	dp_u16 reserved;
@@ -244,7 +266,7 @@ struct dp_wire_hdr {
 	dp_be32 dst_dpid;
 	dp_be32 src_dpid;
 	dp_be32 src_uid;	/* sender's uid in the sending kernel's init ns */
-	dp_be32 seq;		/* per directed edge, starts at 1 */
+	dp_be32 seq;		/* per directed edge, starts at 1, never 0 */
 	dp_be32 ack;		/* reserved for the reliability layer: send 0 */
 };
 
@@ -280,15 +302,19 @@ enum dp_attr {
 	DP_A_MTU,		/* u32: largest message */
 	DP_A_COUNTERS,		/* nested: attribute i+1 is u64 counter i */
 	DP_A_DPID,		/* u32 */
-	DP_A_EP_UID,		/* u32: owner uid */
+	DP_A_EP_UID,		/* u32: owner uid, in the dumping socket's user ns */
 	DP_A_EP_POOL_SIZE,	/* u32 */
 	DP_A_EP_QUEUED,		/* u32: messages waiting */
-	/* nested u64: 1 tx_msgs, 2 tx_bytes, 3 rx_msgs, 4 rx_bytes, 5 rx_drop_full */
+	/*
+	 * nested u64: 1 tx_msgs, 2 tx_bytes, 3 rx_msgs, 4 rx_bytes,
+	 * 5 rx_drop_full, 6 rx_drop_admit
+	 */
 	DP_A_EP_STATS,
 	DP_A_EP_EDGES,		/* nested: DP_A_EDGE each */
 	DP_A_EDGE,		/* nested: DP_A_NID, DP_A_DPID, DP_A_EDGE_TX_SEQ */
 	DP_A_EDGE_TX_SEQ,	/* u32 */
 	DP_A_PAD,
+	DP_A_EP_ADMIT,		/* u32: DP_ADMIT_* of the endpoint */
 	__DP_A_MAX
 };
 
