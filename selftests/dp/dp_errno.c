@@ -5,8 +5,9 @@
  * ioctl numbers (ENOTTY), unbound endpoints (EBADFD), sends without an edge
  * (ENOTCONN), too large (EMSGSIZE), node without NID (EADDRNOTAVAIL), without
  * NIC (ENETDOWN), NID not in the NART (EHOSTUNREACH), edge limit (ENOSPC),
- * short read buffers (EMSGSIZE, message stays) -- and that unaligned user
- * pointers work.
+ * short read buffers (EMSGSIZE, message stays), a NART address of the wrong
+ * length (EHOSTUNREACH), INFO and STATS at their older, shorter sizes -- and
+ * that unaligned user pointers work.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -44,7 +45,7 @@ static void test_bind_args(void)
 	KTAP_ERRNO(ioctl(fd, DP_IOC_BIND, NULL), EFAULT, "BIND with NULL: EFAULT");
 	KTAP_ERRNO(ioctl(fd, DP_IOC_BIND, BAD_PTR), EFAULT, "BIND with a bad pointer: EFAULT");
 	KTAP_ERRNO(bind_args(fd, 0, 0, 0, 0), EINVAL, "BIND dpid 0: EINVAL");
-	KTAP_ERRNO(bind_args(fd, 300, 0, 1, 0), EINVAL, "BIND flags 1: EINVAL");
+	KTAP_ERRNO(bind_args(fd, 300, 0, 4, 0), EINVAL, "BIND flags 4 (no DP_ADMIT_* bit): EINVAL");
 	KTAP_ERRNO(bind_args(fd, 300, 0, 0x80000000u, 0), EINVAL, "BIND flags 0x80000000: EINVAL");
 	KTAP_ERRNO(bind_args(fd, 300, 0, 0, 1), EINVAL, "BIND reserved 1: EINVAL");
 	for (i = 0; i < sizeof(bad_pool) / sizeof(bad_pool[0]); i++)
@@ -251,6 +252,47 @@ static void test_unaligned(int a, int b)
 	close(fd);
 }
 
+/* INFO and STATS grew at the end; their v1 sizes still work, others do not. */
+static void test_old_sizes(int a)
+{
+	uint8_t v1[64];
+	struct dp_info info;
+	struct dp_ep_stats st;
+
+	dpt_info(a, &info);
+	memset(v1, 0xee, sizeof(v1));
+	KTAP_SUCCESS(ioctl(a, _IOC(_IOC_READ, DP_IOC_MAGIC, 5, 32), v1), "INFO at its v1 size (32)");
+	ktap_ok(!memcmp(v1, &info, 32) && v1[32] == 0xee,
+		"... fills the first 32 bytes of struct dp_info and nothing more");
+	dpt_stats(a, &st);
+	memset(v1, 0xee, sizeof(v1));
+	KTAP_SUCCESS(ioctl(a, _IOC(_IOC_READ, DP_IOC_MAGIC, 7, 48), v1), "STATS at its v1 size (48)");
+	ktap_ok(!memcmp(v1, &st, 48) && v1[48] == 0xee,
+		"... fills the first 48 bytes of struct dp_ep_stats and nothing more");
+	KTAP_ERRNO(ioctl(a, _IOC(_IOC_READ, DP_IOC_MAGIC, 5, 36), v1), ENOTTY, "INFO at 36 bytes: ENOTTY");
+	KTAP_ERRNO(ioctl(a, _IOC(_IOC_READ, DP_IOC_MAGIC, 7, 64), v1), ENOTTY,
+		   "STATS at 64 bytes: ENOTTY");
+}
+
+/* A NART entry whose address is not a MAC is no route (and leaks nothing). */
+static void test_nart_alen(int a)
+{
+	const char *ip = getenv("DPT_IP");
+	uint64_t c0;
+
+	ip = ip && *ip ? ip : "ip";
+	if (!KTAP_SUCCESS(dpt_sh("%s netns exec %s dpctl nart add 77 02:00:01", ip, dpt.nsa) ? -1 : 0,
+			  "root adds NID 77 with a 3-byte link address"))
+		return;
+	c0 = dpt_ctr(dpt.nsa, DP_CTR_TX_DROP_NO_ROUTE);
+	dpt_connect(a, 77, 5);
+	KTAP_ERRNO(write(a, "x", 1), EHOSTUNREACH, "write to NID 77: EHOSTUNREACH");
+	ktap_ok(dpt_ctr(dpt.nsa, DP_CTR_TX_DROP_NO_ROUTE) == c0 + 1, "... counted in tx_drop_no_route");
+	dpt_sh("%s netns exec %s dpctl nart del 77", ip, dpt.nsa);
+	ioctl(a, DP_IOC_DISCONNECT, &(struct dp_addr){ .nid = 77, .dpid = 5 });
+	dpt_connect(a, dpt.nidb, DPID_B);
+}
+
 /* Nodes without NID and without NIC (namespaces made by the runner). */
 static void test_nodes(void)
 {
@@ -299,6 +341,8 @@ int main(void)
 	test_sizes(a, b);
 	test_unaligned(a, b);
 	test_ioctl_numbers(a);
+	test_old_sizes(a);
+	test_nart_alen(a);
 	close(a);
 	close(b);
 	test_nodes();

@@ -3,11 +3,17 @@
  * The token buffer pool is read-only to its owner and private to it: the
  * layout is as documented, a store raises SIGSEGV, mprotect(PROT_WRITE),
  * mmap(PROT_WRITE) and MAP_PRIVATE fail, offset and length are checked, a
- * forked child does not inherit the mapping, mremap cannot grow it.
+ * forked child does not inherit the mapping, mremap cannot grow it, and the
+ * debugger paths that write through read-only mappings (/proc/self/mem,
+ * ptrace PTRACE_POKEDATA, process_vm_writev) fail too.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ktap.h"
@@ -30,9 +36,30 @@ static int child_signal(void (*fn)(volatile uint8_t *), volatile uint8_t *addr)
 	return st != -1 && WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 }
 
-static void do_store(volatile uint8_t *p)
+static sigjmp_buf segv_jmp;
+
+static void on_segv(int sig)
 {
-	*p = 0x5a;
+	siglongjmp(segv_jmp, sig);
+}
+
+/*
+ * Store to p in this process (the mapping under test; a forked child has
+ * none) and return the signal it raised, 0 if the store went through.
+ */
+static int store_signal(volatile uint8_t *p)
+{
+	struct sigaction sa = { .sa_handler = on_segv }, old_segv, old_bus;
+	int sig;
+
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sigaction(SIGBUS, &sa, &old_bus);
+	sig = sigsetjmp(segv_jmp, 1);
+	if (!sig)
+		*p = 0x5a;
+	sigaction(SIGSEGV, &old_segv, NULL);
+	sigaction(SIGBUS, &old_bus, NULL);
+	return sig;
 }
 
 static void do_load(volatile uint8_t *p)
@@ -40,6 +67,83 @@ static void do_load(volatile uint8_t *p)
 	uint8_t v = *p;
 
 	(void)v;
+}
+
+/* Child: map fd's pool, tell the parent where, stop for it to trace us. */
+static void traced_child(int fd, int wr)
+{
+	struct dpt_pool p;
+	uintptr_t addr;
+
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || dpt_map(fd, &p))
+		_exit(2);
+	addr = (uintptr_t)dpt_head(&p);
+	if (write(wr, &addr, sizeof(addr)) != sizeof(addr))
+		_exit(3);
+	raise(SIGSTOP);
+	_exit(0);
+}
+
+/* PTRACE_POKEDATA into a traced child's mapping of the pool. */
+static void poke(int fd)
+{
+	uintptr_t addr = 0;
+	int p[2], st;
+	long word, r;
+	pid_t pid;
+
+	if (pipe(p))
+		return;
+	pid = dpt_fork();
+	if (pid == 0) {
+		close(p[0]);
+		traced_child(fd, p[1]);
+	}
+	close(p[1]);
+	if (!ktap_ok(read(p[0], &addr, sizeof(addr)) == sizeof(addr) && addr &&
+		     waitpid(pid, &st, 0) == pid && WIFSTOPPED(st),
+		     "a traced child maps the pool and stops")) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(p[0]);
+		return;
+	}
+	errno = 0;
+	word = ptrace(PTRACE_PEEKDATA, pid, (void *)addr, NULL);
+	ktap_ok(errno == 0, "PTRACE_PEEKDATA reads the child's pool");
+	r = ptrace(PTRACE_POKEDATA, pid, (void *)addr, (void *)(word ^ 0xff));
+	ktap_ok(r == -1 && errno == EIO, "PTRACE_POKEDATA into it fails: EIO (%s)", strerror(errno));
+	errno = 0;
+	ktap_ok(ptrace(PTRACE_PEEKDATA, pid, (void *)addr, NULL) == word && errno == 0,
+		"the word is unchanged");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(p[0]);
+}
+
+/* Writes that bypass page protections for debuggers must not reach the pool. */
+static void forced_writes(int fd, const struct dp_token *t)
+{
+	uint8_t before[64], v = 0x5a, back = 0;
+	struct iovec local = { .iov_base = &v, .iov_len = 1 };
+	struct iovec remote = { .iov_base = (void *)t, .iov_len = 1 };
+	int mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	ssize_t r;
+
+	memcpy(before, t, sizeof(before));
+	if (ktap_ok(mem >= 0, "open /proc/self/mem")) {
+		r = pwrite(mem, &v, 1, (off_t)(uintptr_t)t);
+		ktap_ok(r == -1 && errno == EIO, "write to the pool through /proc/self/mem: EIO (%s)",
+			r == -1 ? strerror(errno) : "written");
+		r = pread(mem, &back, 1, (off_t)(uintptr_t)t);
+		ktap_ok(r == 1 && back == before[0], "reading it there works and shows the old byte");
+		close(mem);
+	}
+	r = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
+	ktap_ok(r == -1 && errno == EFAULT, "process_vm_writev into the pool: EFAULT (%s)",
+		r == -1 ? strerror(errno) : "written");
+	poke(fd);
+	ktap_ok(!memcmp(before, t, sizeof(before)), "the pool is unchanged");
 }
 
 int main(void)
@@ -83,9 +187,9 @@ int main(void)
 	ktap_ok(pool.ctrl->prod - pool.ctrl->cons == DP_TOKEN_SPACE(sizeof(msg)),
 		"prod - cons = DP_TOKEN_SPACE(len)");
 
-	sig = child_signal(do_store, m);
+	sig = store_signal(m);
 	ktap_ok(sig == SIGSEGV, "store to the control page: SIGSEGV (signal %d)", sig);
-	sig = child_signal(do_store, (uint8_t *)t + 40);
+	sig = store_signal((uint8_t *)t + 40);
 	ktap_ok(sig == SIGSEGV, "store to the message: SIGSEGV (signal %d)", sig);
 	sig = child_signal(do_load, m);
 	ktap_ok(sig == SIGSEGV, "a forked child does not inherit the mapping: load SIGSEGV (signal %d)", sig);
@@ -96,8 +200,9 @@ int main(void)
 		   "mprotect(PROT_WRITE): EACCES");
 	KTAP_ERRNO(mprotect(m + pg, pg, PROT_WRITE), EACCES, "mprotect of one data page: EACCES");
 	KTAP_SUCCESS(mprotect(m, info.map_size, PROT_READ), "mprotect(PROT_READ) is allowed");
-	sig = child_signal(do_store, m + DP_POOL_CTRL_SIZE);
+	sig = store_signal(m + DP_POOL_CTRL_SIZE);
 	ktap_ok(sig == SIGSEGV, "still SIGSEGV on store after the failed mprotect");
+	forced_writes(b, t);
 
 	p = mremap(m, info.map_size, info.map_size + pg, MREMAP_MAYMOVE);
 	ktap_ok(p == MAP_FAILED, "mremap cannot grow the mapping");

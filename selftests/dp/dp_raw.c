@@ -143,6 +143,12 @@ int main(void)
 	expect_drop("dst DPID 0", DP_CTR_RX_DROP_BAD_ADDR, dpt.macb, &w, sizeof(w));
 	hdr(&w, 1, 1, 0, dpt.nida, dpt.nidb, DPID_A, 0);
 	expect_drop("src DPID 0", DP_CTR_RX_DROP_BAD_ADDR, dpt.macb, &w, sizeof(w));
+	hdr(&w, 1, 1, 0, dpt.nida, dpt.nidb, DPID_A, 5);
+	w.seq = 0;
+	expect_drop("sequence number 0", DP_CTR_RX_DROP_SEQ, dpt.macb, &w, sizeof(w));
+	hdr(&w, 1, 1, 0, dpt.nida, dpt.nidb, DPID_A, 5);
+	w.ack = htonl(1);
+	expect_drop("ack 1 in a v1 DATA frame", DP_CTR_RX_DROP_SEQ, dpt.macb, &w, sizeof(w));
 	hdr(&w, 1, 1, 0, dpt.nida + 1000, dpt.nidb, DPID_A, 5);
 	expect_drop("dst NID not this node", DP_CTR_RX_DROP_NOT_NODE, dpt.macb, &w, sizeof(w));
 	hdr(&w, 1, 1, 0, dpt.nida, 7777, DPID_A, 5);

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-user limits on bound endpoints and pool memory (docs/contract.md):
+ *  - uid_max_endpoints: the next bind of that uid fails with EMFILE, in any
+ *    of its processes; another uid is not affected; a close makes room;
+ *  - uid_max_pool_mb: EDQUOT, likewise;
+ *  - RLIMIT_MEMLOCK, charged to the user's locked_vm like io_uring and
+ *    AF_XDP: ENOBUFS at the limit, shared by the uid's processes; not
+ *    applied with CAP_IPC_LOCK (root);
+ *  - each pool shows as VmPin in /proc/PID/status of the process that bound
+ *    it, and all of it returns to the baseline after close;
+ *  - the default pool cap is a quarter of RAM.
+ * The limits are module parameters, set through sysfs here; the module is
+ * reloaded after the test, so they return to their defaults.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "ktap.h"
+#include "dptest.h"
+#include "dpt_agent.h"
+
+#define UID_A		1001
+#define UID_B		1002
+#define POOL		(256u * 1024)
+#define MAP_KB		((POOL + DP_POOL_CTRL_SIZE) / 1024)	/* 260 */
+#define SMALL		DP_POOL_MIN
+#define PARAMS		"/sys/module/dp/parameters/"
+
+static struct dpt_agent alice, alice2, bob, root;
+
+static long param_get(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static int param_set(const char *name, long v)
+{
+	char path[128];
+	FILE *f;
+	int r;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	r = fprintf(f, "%ld\n", v) > 0;
+	return fclose(f) == 0 && r ? 0 : -1;
+}
+
+static void close_all(struct dpt_agent *ag, const int *slot, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (slot[i] >= 0)
+			dpt_a_close(ag, slot[i]);
+}
+
+static void endpoints(void)
+{
+	long def = param_get("uid_max_endpoints");
+	int s[4], o, i;
+
+	ktap_ok(def == 1024, "uid_max_endpoints defaults to %ld (want 1024)", def);
+	KTAP_SUCCESS(param_set("uid_max_endpoints", 3), "uid_max_endpoints set to 3");
+	for (i = 0; i < 3; i++)
+		s[i] = dpt_a_bind(&alice, 3201 + i, SMALL, 0);
+	ktap_ok(s[0] >= 0 && s[1] >= 0 && s[2] >= 0, "uid %d binds 3 endpoints", UID_A);
+	KTAP_ERRNO(s[3] = dpt_a_bind(&alice, 3204, SMALL, 0), EMFILE, "the 4th: EMFILE");
+	KTAP_ERRNO(o = dpt_a_bind(&alice2, 3205, SMALL, 0), EMFILE,
+		   "uid %d's process in node B: EMFILE too (per uid, all nodes)", UID_A);
+	o = dpt_a_bind(&bob, 3301, SMALL, 0);
+	KTAP_SUCCESS(o, "uid %d is not affected", UID_B);
+	if (o >= 0)
+		dpt_a_close(&bob, o);
+	KTAP_SUCCESS(dpt_a_close(&alice, s[0]), "uid %d closes one", UID_A);
+	s[0] = dpt_a_bind(&alice, 3204, SMALL, 0);
+	KTAP_SUCCESS(s[0], "... and can bind again");
+	close_all(&alice, s, 3);
+	KTAP_SUCCESS(param_set("uid_max_endpoints", def), "uid_max_endpoints restored");
+}
+
+static void pool_memory(void)
+{
+	long def = param_get("uid_max_pool_mb");
+	int s[5], i;
+
+	KTAP_SUCCESS(param_set("uid_max_pool_mb", 1), "uid_max_pool_mb set to 1");
+	for (i = 0; i < 3; i++)
+		s[i] = dpt_a_bind(&alice, 3211 + i, POOL, 0);
+	ktap_ok(s[0] >= 0 && s[1] >= 0 && s[2] >= 0, "uid %d binds 3 x %u KiB (780 KiB)", UID_A,
+		MAP_KB);
+	KTAP_ERRNO(s[3] = dpt_a_bind(&alice, 3214, POOL, 0), EDQUOT, "a 4th (1040 KiB): EDQUOT");
+	KTAP_ERRNO(dpt_a_bind(&alice2, 3215, POOL, 0), EDQUOT,
+		   "from uid %d's process in node B: EDQUOT", UID_A);
+	s[3] = dpt_a_bind(&alice, 3214, SMALL, 0);
+	KTAP_SUCCESS(s[3], "a 20 KiB one still fits (800 KiB)");
+	s[4] = dpt_a_bind(&bob, 3311, POOL, 0);
+	KTAP_SUCCESS(s[4], "uid %d is not affected", UID_B);
+	if (s[4] >= 0)
+		dpt_a_close(&bob, s[4]);
+	close_all(&alice, s, 4);
+	for (i = 0; i < 3; i++)
+		s[i] = dpt_a_bind(&alice, 3211 + i, POOL, 0);
+	ktap_ok(s[0] >= 0 && s[1] >= 0 && s[2] >= 0, "after close, 3 x %u KiB fit again", MAP_KB);
+	close_all(&alice, s, 3);
+	KTAP_SUCCESS(param_set("uid_max_pool_mb", def), "uid_max_pool_mb restored");
+}
+
+/* uid_max_pool_mb defaults to a quarter of RAM (MemTotal), in MiB. */
+static void pool_default(void)
+{
+	long def = param_get("uid_max_pool_mb"), kb = -1, want;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	want = (kb / 4) >> 8 >> 2;	/* pages, MiB, a quarter */
+	if (want < DP_POOL_MAX / (1024 * 1024) + 1)
+		want = DP_POOL_MAX / (1024 * 1024) + 1;
+	ktap_ok(kb > 0 && def == want, "uid_max_pool_mb defaults to %ld MiB (MemTotal %ld kB: %ld)",
+		def, kb, want);
+}
+
+/* VmPin of ag is base + kb, waiting a little for nothing: it is synchronous. */
+static int vmpin_is(struct dpt_agent *ag, long want)
+{
+	long v = dpt_a_vmpin(ag);
+
+	if (v != want)
+		ktap_diag("%s: VmPin %ld kB, want %ld", ag->name, v, want);
+	return v == want;
+}
+
+static void memlock(void)
+{
+	long base = dpt_a_vmpin(&alice), base2 = dpt_a_vmpin(&alice2), rbase;
+	int s[3], t[2];
+
+	if (!ktap_ok(base >= 0 && base2 >= 0, "VmPin readable (uid %d: %ld kB)", UID_A, base))
+		return;
+	KTAP_SUCCESS(dpt_a_memlock(&alice, 600 * 1024) | dpt_a_memlock(&alice2, 600 * 1024),
+		     "RLIMIT_MEMLOCK 600 KiB for both processes of uid %d", UID_A);
+	s[0] = dpt_a_bind(&alice, 3221, POOL, 0);
+	ktap_ok(s[0] >= 0 && vmpin_is(&alice, base + MAP_KB), "a %u KiB pool: VmPin +%u kB",
+		MAP_KB, MAP_KB);
+	s[1] = dpt_a_bind(&alice, 3222, POOL, 0);
+	ktap_ok(s[1] >= 0 && vmpin_is(&alice, base + 2 * MAP_KB), "a second: VmPin +%u kB",
+		2 * MAP_KB);
+	KTAP_ERRNO(s[2] = dpt_a_bind(&alice, 3223, POOL, 0), ENOBUFS,
+		   "a third (780 KiB > 600 KiB): ENOBUFS");
+	ktap_ok(vmpin_is(&alice, base + 2 * MAP_KB), "VmPin unchanged by the refused bind");
+	KTAP_ERRNO(t[0] = dpt_a_bind(&alice2, 3224, POOL, 0), ENOBUFS,
+		   "the other process of uid %d: ENOBUFS (locked_vm is per user)", UID_A);
+	t[0] = dpt_a_bind(&alice2, 3224, SMALL, 0);
+	ktap_ok(t[0] >= 0 && vmpin_is(&alice2, base2 + 20), "a 20 KiB pool fits (540 KiB)");
+	close_all(&alice2, t, 1);
+	ktap_ok(vmpin_is(&alice2, base2), "closed: its VmPin is back to %ld kB", base2);
+	close_all(&alice, s, 2);
+	ktap_ok(vmpin_is(&alice, base), "both closed: VmPin back to %ld kB", base);
+	t[0] = dpt_a_bind(&alice2, 3225, POOL, 0);
+	t[1] = dpt_a_bind(&alice2, 3226, POOL, 0);
+	ktap_ok(t[0] >= 0 && t[1] >= 0, "the user's locked memory was returned: 2 pools fit again");
+	close_all(&alice2, t, 2);
+
+	rbase = dpt_a_vmpin(&root);
+	KTAP_SUCCESS(dpt_a_memlock(&root, 0), "root: RLIMIT_MEMLOCK 0");
+	s[0] = dpt_a_bind(&root, 3227, POOL, 0);
+	ktap_ok(s[0] >= 0 && vmpin_is(&root, rbase + MAP_KB),
+		"root (CAP_IPC_LOCK) binds anyway, still shown in VmPin");
+	close_all(&root, s, 1);
+	ktap_ok(vmpin_is(&root, rbase), "closed: root's VmPin back to %ld kB", rbase);
+}
+
+int main(void)
+{
+	ktap_start();
+	if (dpt_init())
+		ktap_bail("environment");
+	if (dpt_agent_start(&alice, "alice", dpt.nsa, UID_A, 0) ||
+	    dpt_agent_start(&alice2, "alice2", dpt.nsb, UID_A, 0) ||
+	    dpt_agent_start(&bob, "bob", dpt.nsa, UID_B, 0) ||
+	    dpt_agent_start(&root, "root", dpt.nsa, 0, 0))
+		ktap_bail("start the agents");
+	pool_default();
+	endpoints();
+	pool_memory();
+	memlock();
+	dpt_agent_stop(&alice);
+	dpt_agent_stop(&alice2);
+	dpt_agent_stop(&bob);
+	dpt_agent_stop(&root);
+	ktap_finish();
+}
