@@ -9,6 +9,8 @@
  *    applied with CAP_IPC_LOCK (root);
  *  - each pool shows as VmPin in /proc/PID/status of the process that bound
  *    it, and all of it returns to the baseline after close;
+ *  - the pool's pages are charged to the binder's memory cgroup (cgroup v2
+ *    memory.current) and uncharged after close;
  *  - the default pool cap is a quarter of RAM.
  * The limits are module parameters, set through sysfs here; the module is
  * reloaded after the test, so they return to their defaults.
@@ -17,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include "ktap.h"
 #include "dptest.h"
 #include "dpt_agent.h"
@@ -189,6 +193,92 @@ static void memlock(void)
 	ktap_ok(vmpin_is(&root, rbase), "closed: root's VmPin back to %ld kB", rbase);
 }
 
+#define CGROOT		"/sys/fs/cgroup"
+#define CGTEST		CGROOT "/dp-quota"
+#define BIG		(4u * 1024 * 1024)
+
+static int put(const char *path, const char *fmt, long v)
+{
+	FILE *f = fopen(path, "w");
+	int r;
+
+	if (!f)
+		return -1;
+	r = fprintf(f, fmt, v) > 0;
+	return fclose(f) == 0 && r ? 0 : -1;
+}
+
+static long long memcg_current(void)
+{
+	long long v = -1;
+	FILE *f = fopen(CGTEST "/memory.current", "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* A cgroup v2 group with the memory controller holding the agent. */
+static int memcg_setup(pid_t pid)
+{
+	if (access(CGROOT "/cgroup.controllers", F_OK)) {
+		mkdir(CGROOT, 0755);
+		if (mount("none", CGROOT, "cgroup2", 0, NULL))
+			return -1;
+	}
+	put(CGROOT "/cgroup.subtree_control", "+memory\n", 0);
+	if (mkdir(CGTEST, 0755) && errno != EEXIST)
+		return -1;
+	return put(CGTEST "/cgroup.procs", "%ld\n", (long)pid);
+}
+
+/* memory.current of the group has dropped to at most want, within the wait. */
+static long long memcg_drops_to(long long want)
+{
+	long long v = memcg_current();
+	int waited;
+
+	for (waited = 0; v > want && waited < DPT_WAIT_MS; waited += 20) {
+		dpt_sleep_ms(20);
+		v = memcg_current();
+	}
+	return v;
+}
+
+static void memcg(void)
+{
+	struct dpt_agent carl;
+	long long m0, m1, m2;
+	int s;
+
+	if (dpt_agent_start(&carl, "carl", dpt.nsa, UID_A, 0)) {
+		ktap_ok(0, "start an agent for the memory cgroup");
+		return;
+	}
+	if (!ktap_ok(memcg_setup(carl.pid) == 0 && memcg_current() >= 0,
+		     "uid %d's process in a cgroup v2 group with the memory controller", UID_A)) {
+		dpt_agent_stop(&carl);
+		return;
+	}
+	m0 = memcg_current();
+	s = dpt_a_bind(&carl, 3231, BIG, 0);
+	m1 = memcg_current();
+	/* per-CPU charge batching may hide up to 64 pages either way */
+	ktap_ok(s >= 0 && m1 - m0 >= BIG - 512 * 1024,
+		"a 4 MiB pool raises the group's memory.current by %lld KiB", (m1 - m0) / 1024);
+	if (s >= 0)
+		dpt_a_close(&carl, s);
+	m2 = memcg_drops_to(m1 - (BIG - 512 * 1024));
+	ktap_ok(m1 - m2 >= BIG - 512 * 1024,
+		"after close (and an RCU grace period) it is uncharged: -%lld KiB",
+		(m1 - m2) / 1024);
+	dpt_agent_stop(&carl);
+	rmdir(CGTEST);
+}
+
 int main(void)
 {
 	ktap_start();
@@ -203,6 +293,7 @@ int main(void)
 	endpoints();
 	pool_memory();
 	memlock();
+	memcg();
 	dpt_agent_stop(&alice);
 	dpt_agent_stop(&alice2);
 	dpt_agent_stop(&bob);
