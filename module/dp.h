@@ -191,8 +191,8 @@ int dp_pool_mmap(struct dp_pool *pool, struct vm_area_struct *vma);
  * @user: charged @pages in locked_vm (RLIMIT_MEMLOCK); NULL with CAP_IPC_LOCK.
  * @mm: the binder's mm, charged @pages in pinned_vm; held by mmgrab().
  * @uid: charged one endpoint and @bytes in dp's per-uid table.
- * @bytes: pool bytes, control page included.
- * @pages: @bytes in pages.
+ * @bytes: pool bytes, control page included, plus the edges; under dp_uq_lock.
+ * @pages: the pool's pages.
  * @charged: set by dp_limits_charge(), cleared by dp_limits_uncharge().
  */
 struct dp_charge {
@@ -208,6 +208,8 @@ extern unsigned int dp_dpid_priv_max;
 int dp_dpid_permitted(struct net *net, u32 dpid);
 int dp_limits_charge(struct dp_charge *c, const struct cred *cred, size_t bytes);
 void dp_limits_uncharge(struct dp_charge *c);
+int dp_limits_grow(struct dp_charge *c, size_t bytes);
+void dp_limits_shrink(struct dp_charge *c, size_t bytes);
 void dp_limits_init(void);
 
 /* ---- Endpoint (dp_endpoint.c) and its edges (dp_edge.c) ---- */

@@ -40,8 +40,12 @@ int dp_edge_connect(struct dp_endpoint *ep, const struct dp_addr *to)
 			err = -ENOSPC;
 			goto out;
 		}
+		err = dp_limits_grow(&ep->charge, sizeof(*e));
+		if (err)
+			goto out;
 		e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 		if (!e) {
+			dp_limits_shrink(&ep->charge, sizeof(*e));
 			err = -ENOMEM;
 			goto out;
 		}
@@ -63,6 +67,7 @@ static void dp_edge_remove(struct dp_endpoint *ep, struct dp_edge *e)
 	hash_del_rcu(&e->hnode);
 	ep->n_edges--;
 	kfree_rcu(e, rcu);
+	dp_limits_shrink(&ep->charge, sizeof(*e));
 }
 
 int dp_edge_disconnect(struct dp_endpoint *ep, const struct dp_addr *to)

@@ -46,7 +46,7 @@ MODULE_PARM_DESC(uid_max_pool_mb,
  * @hnode: in dp_uq, keyed by the kuid.
  * @uid: the owner.
  * @eps: bound endpoints.
- * @bytes: pool bytes of those endpoints.
+ * @bytes: pool and edge bytes of those endpoints.
  */
 struct dp_uquota {
 	struct hlist_node hnode;
@@ -99,18 +99,24 @@ static void dp_uq_put_if_idle(struct dp_uquota *q)
 	kfree(q);
 }
 
-/* dp's own caps: EMFILE for endpoints, EDQUOT for pool memory. */
+/* dp's own memory cap: EDQUOT. */
+static int dp_uq_check_bytes(const struct dp_uquota *q, size_t bytes)
+{
+	u64 max_bytes = (u64)READ_ONCE(dp_uid_max_mb) << 20;
+
+	lockdep_assert_held(&dp_uq_lock);
+	return max_bytes && q->bytes + bytes > max_bytes ? -EDQUOT : 0;
+}
+
+/* dp's own caps: EMFILE for endpoints, EDQUOT for memory. */
 static int dp_uq_check(const struct dp_uquota *q, size_t bytes)
 {
 	unsigned int max_eps = READ_ONCE(dp_uid_max_eps);
-	u64 max_bytes = (u64)READ_ONCE(dp_uid_max_mb) << 20;
 
 	lockdep_assert_held(&dp_uq_lock);
 	if (max_eps && q->eps >= max_eps)
 		return -EMFILE;
-	if (max_bytes && q->bytes + bytes > max_bytes)
-		return -EDQUOT;
-	return 0;
+	return dp_uq_check_bytes(q, bytes);
 }
 
 /* RLIMIT_MEMLOCK against user->locked_vm, the way io_uring counts it. */
@@ -189,6 +195,40 @@ void dp_limits_uncharge(struct dp_charge *c)
 		q->eps--;
 		q->bytes -= c->bytes;
 		dp_uq_put_if_idle(q);
+	}
+	mutex_unlock(&dp_uq_lock);
+}
+
+/*
+ * Charge @bytes more to a bound endpoint's owner (an edge): EDQUOT past
+ * uid_max_pool_mb.  Edges are kernel memory a user makes as pools are, so
+ * they count against the same cap (and memcg: they are __GFP_ACCOUNT).
+ */
+int dp_limits_grow(struct dp_charge *c, size_t bytes)
+{
+	struct dp_uquota *q;
+	int err;
+
+	mutex_lock(&dp_uq_lock);
+	q = dp_uq_find(c->uid);
+	err = WARN_ON_ONCE(!c->charged || !q) ? -EBADFD : dp_uq_check_bytes(q, bytes);
+	if (!err) {
+		q->bytes += bytes;
+		c->bytes += bytes;
+	}
+	mutex_unlock(&dp_uq_lock);
+	return err;
+}
+
+void dp_limits_shrink(struct dp_charge *c, size_t bytes)
+{
+	struct dp_uquota *q;
+
+	mutex_lock(&dp_uq_lock);
+	q = dp_uq_find(c->uid);
+	if (!WARN_ON_ONCE(!c->charged || !q || c->bytes < bytes || q->bytes < bytes)) {
+		q->bytes -= bytes;
+		c->bytes -= bytes;
 	}
 	mutex_unlock(&dp_uq_lock);
 }

@@ -3,7 +3,7 @@
  * Per-user limits on bound endpoints and pool memory (docs/contract.md):
  *  - uid_max_endpoints: the next bind of that uid fails with EMFILE, in any
  *    of its processes; another uid is not affected; a close makes room;
- *  - uid_max_pool_mb: EDQUOT, likewise;
+ *  - uid_max_pool_mb: EDQUOT, likewise, for pools and for edges;
  *  - RLIMIT_MEMLOCK, charged to the user's locked_vm like io_uring and
  *    AF_XDP: ENOBUFS at the limit, shared by the uid's processes; not
  *    applied with CAP_IPC_LOCK (root);
@@ -97,6 +97,36 @@ static void endpoints(void)
 	KTAP_SUCCESS(param_set("uid_max_endpoints", def), "uid_max_endpoints restored");
 }
 
+/*
+ * Edges are kernel memory too: fill the 1 MiB with 20 KiB pools, then the
+ * little that is left with edges; EDQUOT comes well before the 1024-edge
+ * limit of an endpoint, and a disconnect makes room for one more.
+ */
+static void edges(int e)
+{
+	int small[32], n, i, err = 0;
+
+	for (n = 0; n < 32; n++) {
+		small[n] = dpt_a_bind(&alice, 3240 + n, SMALL, 0);
+		if (small[n] < 0) {
+			err = errno;
+			break;
+		}
+	}
+	ktap_ok(err == EDQUOT && n > 0, "%d more 20 KiB pools fill the rest: then EDQUOT (%s)", n,
+		strerror(err));
+	for (i = 0, err = 0; i < 1024; i++)
+		if (dpt_a_connect(&alice, e, 5000 + i, 1)) {
+			err = errno;
+			break;
+		}
+	ktap_ok(err == EDQUOT && i > 0 && i < 1024,
+		"edges count too: EDQUOT after %d edges (%s)", i, strerror(err));
+	ktap_ok(i > 0 && !dpt_a_disconnect(&alice, e, 5000, 1) &&
+		!dpt_a_connect(&alice, e, 6000, 1), "a disconnect makes room for another edge");
+	close_all(&alice, small, n);
+}
+
 static void pool_memory(void)
 {
 	long def = param_get("uid_max_pool_mb");
@@ -116,6 +146,7 @@ static void pool_memory(void)
 	KTAP_SUCCESS(s[4], "uid %d is not affected", UID_B);
 	if (s[4] >= 0)
 		dpt_a_close(&bob, s[4]);
+	edges(s[0]);
 	close_all(&alice, s, 4);
 	for (i = 0; i < 3; i++)
 		s[i] = dpt_a_bind(&alice, 3211 + i, POOL, 0);
