@@ -15,9 +15,10 @@ Guests are joined only through unix sockets: two guests by a direct dgram
 pair, more through tools/qemu/dpswitch.c.  Mode icount boots one guest with
 1 ns = 1 instruction (-icount shift=0,sleep=off) and two NICs on a QEMU hub;
 --nics K gives one guest K NICs on a hub the same way (two tulips back to
-back for dp's tulip backend: --nic tulip --nic-driver none --nics 2).
-Mode tulip boots one guest with two tulips on a hub, left unbound, and runs
-run_tulip.sh (dp's own tulip driver).  Mode ping is the harness's self-test; mode run runs --cmd in every guest (one
+back for dp's tulip backend: --nic tulip --nic-driver none --nics 2), and
+--tap adds an e1000 for Linux on the same hub (dptap in the guest).
+Mode tulip boots one guest with two tulips on a hub, left unbound, plus the
+tap, and runs run_tulip.sh (dp's own tulip driver).  Mode ping is the harness's self-test; mode run runs --cmd in every guest (one
 KTAP result each); mode shell gives one interactive guest on this terminal.
 
 The run fails on a guest that does not finish, a missing or "not ok" KTAP
@@ -49,6 +50,10 @@ KERNEL_BAD = re.compile(
     r"BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|"
     r"possible circular locking|lockdep|INFO: task .* blocked|Kernel panic|"
     r"unregister_netdevice: waiting|kernel BUG at|RIP: ")
+
+
+# The --tap NIC: a Linux e1000 on the hub besides the dp NICs.
+TAP_MAC = "52:54:00:00:00:fe"
 
 
 def mac(nid):
@@ -136,6 +141,7 @@ class Barriers:
 
 def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
     nics = 2 if a.mode == "icount" else a.nics
+    mods = [m for m in (a.nic_driver, "e1000" if a.tap else "none") if m != "none"]
     append = " ".join([
         "console=ttyS0,115200", "panic=-1", "loglevel=7", "printk.time=1",
         "mitigations=off", "nokaslr" if a.mode == "icount" else "",
@@ -144,7 +150,9 @@ def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
         f"dpg.kver={a.kernel}", f"dpg.nics={nics}", f"dpg.timeout={timeout}",
         "" if a.mode == "shell" else "dpg.out=ttyS2",
         "dpg.cmd=" + base64.b64encode(a.cmd.encode()).decode() if a.cmd else "",
-        f"dpg.modprobe={a.nic_driver}" if a.nic_driver != "none" else "",
+        "dpg.modprobe=" + ",".join(mods) if mods else "",
+        "dpg.backend=tulip" if a.nic == "tulip" and a.nic_driver == "none" else "",
+        f"dpg.tap={TAP_MAC}" if a.tap else "",
         a.append or ""]).split()
     cmd = ["qemu-system-x86_64", "-machine", "pc", "-accel", "tcg",
            "-cpu", "max", "-m", str(a.mem), "-smp", str(a.smp),
@@ -156,12 +164,15 @@ def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
            "-serial", f"file:{out_prefix}.out.log"]
     if a.mode == "shell":
         cmd[cmd.index(f"file:{out_prefix}.console.log")] = "mon:stdio"
-    if a.mode == "icount" or nics > 1:
+    if a.mode == "icount" or nics > 1 or a.tap:
         if a.mode == "icount":
             cmd += ["-icount", "shift=0,sleep=off"]
         for k in range(nics):
             cmd += ["-netdev", f"hubport,id=n{k},hubid=0",
                     "-device", f"{a.nic},netdev=n{k},mac={mac(k + 1)},addr={3 + k:#x}"]
+        if a.tap:
+            cmd += ["-netdev", "hubport,id=ntap,hubid=0",
+                    "-device", f"e1000,netdev=ntap,mac={TAP_MAC},addr=0x10"]
         return cmd
     if a.guests == 1:
         net = "hubport,id=n0,hubid=0"
@@ -357,6 +368,10 @@ def main():
     ap.add_argument("--nics", type=int, default=1,
                     help="NICs in the one guest (--guests 1), all on one QEMU hub, "
                          "MACs 52:54:00:00:00:01.. (e.g. two tulips back to back)")
+    ap.add_argument("--tap", action="store_true",
+                    help="one more NIC on the hub (--guests 1), an e1000 for Linux, "
+                         "named dptap in the guest: selftests forge frames through it "
+                         "(on by default in mode tulip)")
     ap.add_argument("--smp", type=int, default=1)
     ap.add_argument("--mem", type=int, default=512, help="MiB per guest")
     ap.add_argument("--append", help="extra kernel command line")
@@ -371,7 +386,9 @@ def main():
     if a.mode == "icount":
         a.guests, a.smp = 1, 1
     if a.mode == "tulip":
-        a.guests, a.nics, a.nic, a.nic_driver = 1, 2, "tulip", "none"
+        a.guests, a.nics, a.nic, a.nic_driver, a.tap = 1, 2, "tulip", "none", True
+    if a.tap and a.guests != 1:
+        sys.exit("cluster: --tap needs --guests 1 (it joins the one guest's hub)")
     sys.exit(run(a))
 
 
