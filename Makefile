@@ -65,7 +65,7 @@ initramfs: build/qemu/dpswitch
 			--stage $(STAGE) --ko build/$$k/src/dp.ko; \
 	done
 
-build/qemu/dpswitch: tools/qemu/dpswitch.c
+build/qemu/dpswitch: tools/qemu/dpswitch.c tools/qemu/faults.c tools/qemu/faults.h
 	$(MAKE) -C tools/qemu ../../build/qemu/dpswitch
 
 # The counted stages run through tools/check.sh, which keeps the tally.
