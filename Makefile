@@ -13,7 +13,8 @@
 #   make sparse       sparse over the module, per kernel
 #   make dkms         dkms add/build/remove per kernel (needs root)
 #   make guest-check  selftests in 2 guests per kernel
-#   make guest-ping   harness self-test: 2 guests, then 4 through dpswitch
+#   make guest-ping   harness self-test: 2 guests, then 4 through dpswitch, then 2
+#                     through dpswitch with injected faults (mode faults)
 #   make shell        one interactive guest (KVER=... to choose; Ctrl-a x quits)
 #   make clean
 #
@@ -66,7 +67,7 @@ initramfs: build/qemu/dpswitch
 			--stage $(STAGE) --ko build/$$k/src/dp.ko; \
 	done
 
-build/qemu/dpswitch: tools/qemu/dpswitch.c
+build/qemu/dpswitch: tools/qemu/dpswitch.c tools/qemu/faults.c tools/qemu/faults.h
 	$(MAKE) -C tools/qemu ../../build/qemu/dpswitch
 
 # The counted stages run through tools/check.sh, which keeps the tally.
@@ -82,6 +83,7 @@ guest-check: all
 guest-ping: initramfs
 	tools/qemu/cluster.py --kernel $(KVER) --guests 2 --mode ping --out $(RESULTS)/ping-2
 	tools/qemu/cluster.py --kernel $(KVER) --guests 4 --mode ping --out $(RESULTS)/ping-4
+	tools/qemu/cluster.py --kernel $(KVER) --mode faults --out $(RESULTS)/faults
 
 shell: initramfs
 	tools/qemu/cluster.py --kernel $(KVER) --guests 1 --mode shell --out $(RESULTS)/shell
