@@ -3,8 +3,9 @@
 #
 #   make check        everything CI runs: deps, build, unit tests, sparse, dkms,
 #                     selftests in QEMU guests on both kernels; ends "N passed, N failed"
-#   make demo         deps, build, dpperf in a 2-guest real-time run and an icount run,
-#                     then the report (build/results/)
+#   make demo         deps, build, dpperf in a 2-guest real-time run and icount runs
+#                     on e1000 and on tulip (dp's own driver against UDP/TCP over
+#                     Linux's), then the report (build/results/)
 #   make deps         install the Debian packages (tools/deps.sh)
 #   make all          dp.ko for both kernels, libdp, tools, selftests, initramfs images
 #   make module       dp.ko per kernel in build/KVER/src/ (warnings are errors)
@@ -12,7 +13,8 @@
 #   make sparse       sparse over the module, per kernel
 #   make dkms         dkms add/build/remove per kernel (needs root)
 #   make guest-check  selftests in 2 guests per kernel
-#   make guest-ping   harness self-test: 2 guests, then 4 through dpswitch
+#   make guest-ping   harness self-test: 2 guests, then 4 through dpswitch, then 2
+#                     through dpswitch with injected faults (mode faults)
 #   make shell        one interactive guest (KVER=... to choose; Ctrl-a x quits)
 #   make clean
 #
@@ -65,7 +67,7 @@ initramfs: build/qemu/dpswitch
 			--stage $(STAGE) --ko build/$$k/src/dp.ko; \
 	done
 
-build/qemu/dpswitch: tools/qemu/dpswitch.c
+build/qemu/dpswitch: tools/qemu/dpswitch.c tools/qemu/faults.c tools/qemu/faults.h
 	$(MAKE) -C tools/qemu ../../build/qemu/dpswitch
 
 # The counted stages run through tools/check.sh, which keeps the tally.
@@ -81,6 +83,7 @@ guest-check: all
 guest-ping: initramfs
 	tools/qemu/cluster.py --kernel $(KVER) --guests 2 --mode ping --out $(RESULTS)/ping-2
 	tools/qemu/cluster.py --kernel $(KVER) --guests 4 --mode ping --out $(RESULTS)/ping-4
+	tools/qemu/cluster.py --kernel $(KVER) --mode faults --out $(RESULTS)/faults
 
 shell: initramfs
 	tools/qemu/cluster.py --kernel $(KVER) --guests 1 --mode shell --out $(RESULTS)/shell
@@ -101,7 +104,10 @@ demo:
 ICOUNT_NIC ?= e1000,mitigation=off
 
 # Real time between two guests (one vCPU each: one host core each), then the
-# icount guest; the report runs on whatever both produced.
+# icount guest on e1000, then the icount guest on two tulips: UDP, TCP and
+# raw over Linux's tulip driver, then dp over its own (DEMO_TULIP=0 skips
+# it); the report runs on whatever they produced.
+DEMO_TULIP ?= 1
 demo-run: all
 	@rc=0; \
 	tools/qemu/cluster.py --kernel $(KVER) --guests 2 --smp 1 --mode demo \
@@ -109,6 +115,12 @@ demo-run: all
 	tools/qemu/cluster.py --kernel $(KVER) --mode icount --out $(RESULTS) \
 		--nic $(ICOUNT_NIC) --nic-driver e1000 \
 		--timeout $(GUEST_TIMEOUT) || rc=1; \
+	rm -f $(RESULTS)/icount-tulip.tsv; \
+	if [ "$(DEMO_TULIP)" = 1 ]; then \
+		tools/qemu/cluster.py --kernel $(KVER) --mode icount --out $(RESULTS)/tulip \
+			--nic tulip --nic-driver tulip --timeout $(GUEST_TIMEOUT) || rc=1; \
+		cp $(RESULTS)/tulip/icount.tsv $(RESULTS)/icount-tulip.tsv || rc=1; \
+	fi; \
 	if [ -x tools/dpperf/report ]; then tools/dpperf/report $(RESULTS) || rc=1; \
 	else echo "demo: no tools/dpperf/report yet; raw results in $(RESULTS)/{demo,icount}.tsv"; fi; \
 	exit $$rc

@@ -9,6 +9,7 @@
 #define _DP_AGNOSTIC_H
 
 #ifdef __KERNEL__
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/string.h>
 #include <linux/errno.h>
@@ -31,6 +32,9 @@ typedef uint32_t __be32;
 #define be16_to_cpu(x) be16toh(x)
 #define be32_to_cpu(x) be32toh(x)
 #define __force
+#ifndef BIT
+#define BIT(n) (1UL << (n))
+#endif
 #endif
 
 #include "../uapi/linux/dp.h"

@@ -10,7 +10,9 @@
 #   sparse  sparse on the module, one test per kernel
 #   dkms    dkms build per kernel (tools/dkms-check.sh)
 #   guest   selftests in 2 QEMU guests per kernel (tools/qemu/cluster.py), then
-#           the tulip suite per kernel (one guest, two tulips, dp's driver)
+#           the tulip suite per kernel (one guest, two tulips, dp's driver),
+#           then on the newest kernel the 4-guest exchange and the fault
+#           relay's self-test (2 guests through dpswitch)
 # Logs go to build/check/.  The last line is exactly "N passed, N failed";
 # exit 1 if anything failed.
 set -uo pipefail
@@ -150,6 +152,14 @@ stage_guest() {
 		--out "build/results/$k-4" --timeout "$GUEST_TIMEOUT" >"$log" 2>&1 || rc=$?
 	out=$(cat "$log")
 	tally "guest cluster x4 $k" "$(tail -n 1 "$log")" "$rc" "$log" "$out"
+	# The fault relay end to end (harness self-test, about 30 s): two guests
+	# through dpswitch with drop, dup, reorder, corrupt, partition and heal.
+	log=$logs/guest-faults-$k.log
+	rc=0
+	tools/qemu/cluster.py --kernel "$k" --mode faults \
+		--out "build/results/$k-faults" --timeout "$GUEST_TIMEOUT" >"$log" 2>&1 || rc=$?
+	out=$(cat "$log")
+	tally "guest faults x2 $k" "$(tail -n 1 "$log")" "$rc" "$log" "$out"
 }
 
 stages=("$@")

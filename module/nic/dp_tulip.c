@@ -70,11 +70,7 @@ struct dp_tulip {
 	bool running;
 	bool need_restart;
 
-	/* media from the SROM */
-	u32 media_csr6;
-	u8 gp_dir;
-	u8 gp_data;
-	bool have_gp;
+	struct tul_media media;		/* from the SROM */
 
 	/* test knobs (sysfs) */
 	bool tx_stall;			/* leave queued frames unannounced */
@@ -93,12 +89,6 @@ static bool dp_tulip_registered;
 static unsigned int tul_le16(const u8 *p)
 {
 	return p[0] | (p[1] << 8);
-}
-
-/* 21140 media command word: PS, TTM, PCS, SCR go to CSR6 bits 18, 22-24 */
-static u32 tul_cmd_csr6(const u8 *p)
-{
-	return (tul_le16(p) & 0x71) << 18;
 }
 
 static u32 tul_r(struct dp_tulip *tp, int csr)
@@ -176,75 +166,20 @@ static int tul_srom_load(struct dp_tulip *tp, u8 *srom)
 }
 
 /*
- * Media from the controller 0 info leaf.  21140: the leaf has a GP control
- * byte (CSR12 direction bits); each media block carries the GP data to
- * drive and the CSR6 command bits.  21143: SIA blocks give CSR13-15, MII
- * blocks mean the MII port (CSR6 PS); QEMU has one MII PHY, link up.
+ * The SROM's medium: on the 21140 the general-purpose port (CSR12) drives
+ * the PHY's mode pins, first the direction (control) byte with bit 8 set,
+ * then the data; CSR6 gets the block's port and duplex bits.
  */
-static void tul_srom_media(struct dp_tulip *tp, const u8 *srom)
-{
-	unsigned int off = tul_le16(srom + TUL_SROM_LEAF0);
-	unsigned int end = TUL_SROM_CSUM, n, i;
-	const u8 *p;
-
-	tp->media_csr6 = 0;
-	tp->have_gp = false;
-	if (off < 30 || off + 4 > end)
-		return;
-	p = srom + off + 2;		/* skip the connection type */
-	if (tp->is_21140) {
-		tp->gp_dir = *p++;
-		tp->have_gp = true;
-	}
-	n = *p++;
-	for (i = 0; i < n && p < srom + end; i++) {
-		unsigned int type, len;
-		const u8 *b;
-
-		if (!(p[0] & TUL_MB_EXTENDED)) {
-			/* compact (21140): media code, GP data, le16 command */
-			if (p + 4 > srom + end)
-				return;
-			if (i == 0) {
-				tp->gp_data = p[1];
-				tp->media_csr6 = tul_cmd_csr6(p + 2);
-			}
-			p += 4;
-			continue;
-		}
-		len = (p[0] & 0x7f) + 1;
-		type = p[1];
-		b = p + 2;
-		if (p + len > srom + end)
-			return;
-		if (i == 0) {
-			switch (type) {
-			case TUL_MB_COMPACT:
-				tp->gp_data = b[1];
-				tp->media_csr6 = tul_cmd_csr6(b + 2);
-				break;
-			case TUL_MB_MII_21140:
-			case TUL_MB_MII:
-				tp->media_csr6 = TUL_CSR6_PS | TUL_CSR6_HBD;
-				break;
-			case TUL_MB_SYM:
-				/* 100BASE-TX: port select, PCS, scrambler */
-				tp->media_csr6 = TUL_CSR6_PS | BIT(23) | BIT(24);
-				break;
-			}
-		}
-		p += len;
-	}
-}
-
 static void tul_media_apply(struct dp_tulip *tp)
 {
-	if (tp->is_21140 && tp->have_gp) {
-		tul_w(tp, 12, TUL_CSR12_GP_DIR | tp->gp_dir);
-		tul_w(tp, 12, tp->gp_data);
+	if (tp->is_21140 && tp->media.have_gp) {
+		tul_w(tp, 12, TUL_CSR12_GP_DIR | tp->media.gp_dir);
+		tul_w(tp, 12, tp->media.gp_data);
 	}
 	tp->csr6 &= ~TUL_CSR6_MEDIA;
-	tp->csr6 |= tp->media_csr6 & TUL_CSR6_MEDIA;
+	tp->csr6 |= tp->media.csr6 & TUL_CSR6_MEDIA;
+	if (tp->is_21140)
+		tp->csr6 |= TUL_CSR6_MBO;
 }
 
 /* ---- Chip control ---- */
@@ -887,7 +822,7 @@ static int dp_tulip_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		dev_err(&pdev->dev, "SROM holds no valid MAC (%pM)\n", tp->mac);
 		return -EIO;
 	}
-	tul_srom_media(tp, srom);
+	tul_srom_media(srom, tp->is_21140, &tp->media);
 
 	err = dp_tulip_alloc_rings(tp);
 	if (err)
@@ -907,7 +842,7 @@ static int dp_tulip_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	list_add_tail(&tp->list, &dp_tulip_devs);
 	mutex_unlock(&dp_tulip_lock);
 	dev_info(&pdev->dev, "%s: %s, MAC %pM, media csr6 %#x\n", tp->name,
-		 tp->is_21140 ? "21140" : "21143", tp->mac, tp->media_csr6);
+		 tp->is_21140 ? "21140" : "21143", tp->mac, tp->media.csr6);
 	return 0;
 
 err_irq:

@@ -9,6 +9,8 @@
 #include <linux/bits.h>
 #include <linux/types.h>
 
+#include "dp_tulip_srom.h"	/* SROM layout, media CSR6 bits */
+
 #define TUL_CSR(n)		((n) * 8)
 
 /* CSR0: bus mode */
@@ -41,14 +43,10 @@
 #define TUL_CSR6_SR		BIT(1)		/* start receive */
 #define TUL_CSR6_PR		BIT(6)		/* promiscuous */
 #define TUL_CSR6_PM		BIT(7)		/* pass all multicast */
-#define TUL_CSR6_FD		BIT(9)		/* full duplex */
 #define TUL_CSR6_ST		BIT(13)		/* start transmit */
-#define TUL_CSR6_PS		BIT(18)		/* port select: MII/SYM */
-#define TUL_CSR6_HBD		BIT(19)		/* heartbeat disable */
 #define TUL_CSR6_SF		BIT(21)		/* store and forward */
+#define TUL_CSR6_MBO		BIT(25)		/* 21140: must be one */
 #define TUL_CSR6_RA		BIT(30)		/* receive all */
-/* CSR6 bits a media block may set: PS, HBD, PCS, SCR, TTM, FD */
-#define TUL_CSR6_MEDIA		0x01c40200u
 
 /* CSR8: missed frames (read only here: see the hardware notes, trap 1) */
 #define TUL_CSR8_MISSED		0xffffu
@@ -96,19 +94,5 @@ struct tul_desc {
 #define TUL_TX_ES		BIT(15)
 
 #define TUL_SETUP_LEN		192	/* 16 perfect-filter entries of 12 bytes */
-
-/* Serial ROM layout (format 3/4) */
-#define TUL_SROM_WORDS		64
-#define TUL_SROM_MAC		20
-#define TUL_SROM_LEAF0		27	/* le16: controller 0 info leaf offset */
-#define TUL_SROM_CSUM		126	/* le16 over bytes 0..125 */
-
-/* SROM media blocks */
-#define TUL_MB_EXTENDED		0x80
-#define TUL_MB_COMPACT		0	/* extended type 0 = compact block */
-#define TUL_MB_MII_21140	1
-#define TUL_MB_SIA		2
-#define TUL_MB_MII		3
-#define TUL_MB_SYM		4
 
 #endif /* _DP_TULIP_H */

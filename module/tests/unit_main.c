@@ -6,7 +6,7 @@ int unit_failed;
 const char *unit_skip;
 
 static const struct unit_test *const suites[] = {
-	wire_tests, ring_tests, nart_tests, fuzz_replay_tests,
+	wire_tests, ring_tests, nart_tests, fuzz_replay_tests, srom_tests,
 };
 
 int main(void)

@@ -72,7 +72,7 @@ int main(void)
 	KTAP_SUCCESS(dpt_connect(e1, nid, DPID_2), "connect to {own NID, %d}", DPID_2);
 	xfer(e1, e2, &p2, nid, DPID_1, 1, 1);
 	xfer(e1, e2, &p2, nid, DPID_1, 64, 2);
-	xfer(e1, e2, &p2, nid, DPID_1, 1500, 3);
+	xfer(e1, e2, &p2, nid, DPID_1, 1024, 3);
 	xfer(e1, e2, &p2, nid, DPID_1, info.max_msg, 4);
 	KTAP_SUCCESS(dpt_connect(e2, nid, DPID_1), "reverse edge");
 	xfer(e2, e1, &p1, nid, DPID_2, 300, 1);

@@ -52,6 +52,8 @@ int dpt_init(void)
 	dpt.nidb = (uint32_t)strtoul(env_or("DPT_NIDB", "12"), NULL, 0);
 	dpt.ifa = env_or("DPT_IFA", "vethA");
 	dpt.ifb = env_or("DPT_IFB", "vethB");
+	dpt.rawns = env_or("DPT_RAWNS", dpt.nsb);
+	dpt.rawif = env_or("DPT_RAWIF", dpt.ifb);
 	if (parse_mac(env_or("DPT_MACA", "02:00:00:00:00:0b"), dpt.maca) ||
 	    parse_mac(env_or("DPT_MACB", "02:00:00:00:00:0c"), dpt.macb) ||
 	    !dpt.nida || !dpt.nidb) {
@@ -138,6 +140,8 @@ int dpt_if_mtu(const char *ns, const char *ifname)
 	struct ifreq ifr;
 	int s, r;
 
+	if (!strncmp(ifname, "tulip", 5))
+		return 1500;
 	if (dpt_ns(ns))
 		return -1;
 	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);

@@ -6,7 +6,10 @@
  *
  * Environment (set by the runners, defaults in brackets): DPT_NSA [dpA],
  * DPT_NSB [dpB], DPT_NIDA [11], DPT_NIDB [12], DPT_IFA [vethA], DPT_IFB
- * [vethB], DPT_MACA [02:00:00:00:00:0b], DPT_MACB [02:00:00:00:00:0c].
+ * [vethB], DPT_MACA [02:00:00:00:00:0b], DPT_MACB [02:00:00:00:00:0c],
+ * DPT_RAWNS [DPT_NSB] and DPT_RAWIF [DPT_IFB]: a Linux netdev on the wire
+ * to node A, for forging frames (over the tulip backend, a third NIC on the
+ * tulips' hub, since dp's tulips are no netdevs).
  */
 #ifndef _DPTEST_H
 #define _DPTEST_H
@@ -24,6 +27,7 @@ struct dpt_env {
 	uint32_t nida, nidb;
 	const char *ifa, *ifb;
 	uint8_t maca[6], macb[6];
+	const char *rawns, *rawif;
 };
 
 extern struct dpt_env dpt;
@@ -45,7 +49,11 @@ int dpt_connect(int fd, uint32_t nid, uint32_t dpid);
  * dpid_a in node A and connected to B.  Bails out of the test on failure.
  */
 void dpt_pair(int *a, uint32_t dpid_a, int *b, uint32_t dpid_b);
-/* MTU of ifname in namespace ns (NULL: the current one), or -1. */
+/*
+ * MTU of the link dp uses as ifname in namespace ns (NULL: the current
+ * one), or -1: a netdev's MTU, or for dp's own tulips (tulipN, no netdev)
+ * the chip's standard Ethernet payload of 1500 bytes.
+ */
 int dpt_if_mtu(const char *ns, const char *ifname);
 int dpt_info(int fd, struct dp_info *info);
 int dpt_stats(int fd, struct dp_ep_stats *st);

@@ -5,7 +5,9 @@
 # DPT_NIC=tulip joins dpA and dpB through dp's own tulip driver instead: the
 # module is loaded with backend=tulip, dpA gets tulip0 and dpB tulip1 (two
 # tulips on one QEMU hub: cluster.py --mode tulip), DPT_SYSA/DPT_SYSB name
-# their PCI devices in sysfs.
+# their PCI devices in sysfs, and the hub's third NIC, a Linux netdev the
+# harness names dptap, goes to namespace dpR to forge frames (DPT_RAWNS/IF;
+# DPT_RAWMIN: it pads every frame to Ethernet's 46-byte minimum payload).
 
 DP_KO=${DP_KO:-/usr/lib/dp/dp.ko}
 T=${DPT_TMP:-/tmp/dp-selftests}
@@ -19,7 +21,7 @@ export DPT_IFL=
 DPT_NIC=${DPT_NIC:-veth}
 export DPT_NIC
 if [ "$DPT_NIC" = tulip ]; then
-	export DPT_IFA=tulip0 DPT_IFB=tulip1
+	export DPT_IFA=tulip0 DPT_IFB=tulip1 DPT_RAWNS=dpR DPT_RAWIF=dptap DPT_RAWMIN=46
 fi
 DPT_TULIP_DRV=/sys/bus/pci/drivers/dp_tulip
 
@@ -79,7 +81,7 @@ mod_unload() {
 }
 
 ns_clean() {
-	for ns in dpA dpB dpL dpN; do
+	for ns in dpA dpB dpL dpN dpR; do
 		[ -e "/run/netns/$ns" ] && timeout 30 "$DPT_IP" netns del "$ns"
 	done
 	return 0
@@ -109,6 +111,8 @@ pair_up_tulip() {
 	mod_load backend=tulip || return 1
 	x "$DPT_IP" netns add dpA && x "$DPT_IP" netns add dpB && x "$DPT_IP" netns add dpL && x "$DPT_IP" netns add dpN &&
 	x "$DPT_IP" -n dpA link set lo up && x "$DPT_IP" -n dpB link set lo up || return 1
+	x "$DPT_IP" netns add dpR && x "$DPT_IP" link set "$DPT_RAWIF" netns dpR &&
+	x "$DPT_IP" -n dpR link set "$DPT_RAWIF" up || return 1
 	DPT_MACA=$(tulip_attach dpA "$DPT_IFA" "$DPT_NIDA") && [ -n "$DPT_MACA" ] &&
 	DPT_MACB=$(tulip_attach dpB "$DPT_IFB" "$DPT_NIDB") && [ -n "$DPT_MACB" ] || return 1
 	DPT_SYSA=$(tulip_sys "$DPT_IFA") && DPT_SYSB=$(tulip_sys "$DPT_IFB") || return 1

@@ -22,7 +22,7 @@ order          300 pair   ./dp_order
 pool_full      120 pair   ./dp_full
 errno          180 pair   ./dp_errno
 raw_frames     120 pair   ./dp_raw
-netdev_gone    180 pair   ./dp_gone
+nic_gone       180 pair   ./dp_gone
 local_nonic    120 pair   ./dp_local
 local_init     120 dpload env DPT_NSL=init DPT_NIDL=${DP_NID:-0} DPT_IFL=${DP_IF:-} ./dp_local
 users          180 pair   ./dp_users
@@ -31,27 +31,12 @@ quota          180 pair   ./dp_quota
 priv           180 pair   ./dp_priv
 fair           300 pair   ./dp_fair"
 
-# Over dp's tulip driver (DPT_NIC=tulip, run_tulip.sh) the tests that need a
-# Linux netdev are skipped: raw_frames forges frames on the veth, netdev_gone
-# deletes it (run_tulip.sh unbinds the PCI device instead), xfer and
-# local_init size messages from the netdev's MTU and send 1500 bytes
-# (run_tulip.sh's max test covers the 1468-byte limit).
-tulip_skip() {
-	[ "$DPT_NIC" = tulip ] || return 1
-	case $1 in
-	raw_frames|netdev_gone|xfer|local_init) return 0 ;;
-	esac
-	return 1
-}
-
 echo "KTAP version 1"
 echo "1..$(echo "$TESTS" | grep -c .)"
 [ -e "$DP_KO" ] || diag "$DP_KO missing"
 echo 0 >"$T/failed"
 echo "$TESTS" | while read -r name tmo setup cmd; do
-	if tulip_skip "$name"; then
-		ktap_result ok "$name" "SKIP needs a Linux netdev (not the tulip backend)"
-	elif [ "$setup" = dpload ] && [ -z "${DP_NID:-}" ]; then
+	if [ "$setup" = dpload ] && [ -z "${DP_NID:-}" ]; then
 		ktap_result ok "$name" "SKIP no /etc/dp/env (not in the harness)"
 	else
 		# shellcheck disable=SC2086 # word splitting of the command is wanted

@@ -9,6 +9,13 @@
 # would measure the scheduler's time slice, not the path.
 # dp, UDP, TCP: ping-pong and bandwidth; raw AF_PACKET: ping-pong only.
 #
+# With two tulips (cluster.py --mode icount --nic tulip), UDP, TCP and raw run
+# first over Linux's tulip driver (eth0, eth1); then the driver is removed,
+# dp.ko is loaded with backend=tulip and dp runs over its own driver on the
+# same two emulated chips (tulip0 in netns a, tulip1 in b), in the same boot.
+# Result lines are then led by mode=icount-tulip, and the sizes stop at 1468
+# (the tulip's 1500-byte MTU less dp's header) so every protocol has them.
+#
 # Prints KTAP and the results between DPPERF-BEGIN and DPPERF-END, each
 # result line led by mode=icount.
 # Environment: DPPERF_ITERS (200), DPPERF_BYTES (2097152).
@@ -21,6 +28,14 @@ BYTES=${DPPERF_BYTES:-2097152}
 PROTOS="dp udp tcp raw"
 OUT=/tmp/dpperf-icount.tsv
 NART=/tmp/dpperf-icount.nart
+MODE=icount
+PP_SIZES="" BW_SIZES=""
+TULIP=0
+if [ "$(basename "$(readlink /sys/class/net/eth0/device/driver 2>/dev/null)")" = tulip ]; then
+	TULIP=1 MODE=icount-tulip PROTOS="udp tcp raw dp"
+	PP_SIZES=1,16,32,64,128,256,512,768,1024,1280,1468
+	BW_SIZES=64,256,512,1024,1468
+fi
 
 GUEST_TAG=guest-icount
 # shellcheck source=guest-lib.sh
@@ -50,6 +65,7 @@ setup() {
 	mac_b=$(cat /sys/class/net/eth1/address)
 	printf '1 %s\n2 %s\n' "$mac_a" "$mac_b" >"$NART"
 	netns_if a eth0 10.78.0.1 && netns_if b eth1 10.78.0.2 || return 1
+	[ $TULIP -eq 1 ] && return 0	# dp comes later, on its own driver
 	if insmod /usr/lib/dp/dp.ko; then
 		dp_node a 1 eth0 && dp_node b 2 eth1 || dp_ok=0
 	else
@@ -58,14 +74,35 @@ setup() {
 	return 0
 }
 
-run() {	# run PROTO: server in b (background), client in a
-	tests=pingpong,bw
+# Hand both tulips from Linux's driver to dp's: the namespaces go (eth0 and
+# eth1 return to the initial one), tulip.ko is removed, dp.ko backend=tulip
+# takes the chips as tulip0 and tulip1.
+tulip_to_dp() {
+	ip netns del a && ip netns del b && rmmod tulip || return 1
+	insmod /usr/lib/dp/dp.ko backend=tulip || return 1
+	ip netns add a && ip netns add b &&
+		ip -n a link set lo up && ip -n b link set lo up || return 1
+	ip netns exec a dpctl node set nid 1 dev tulip0 backend tulip &&
+		ip netns exec b dpctl node set nid 2 dev tulip1 backend tulip &&
+		ip netns exec a dpctl nart load "$NART" && ip netns exec b dpctl nart load "$NART"
+}
+
+client() {	# client PROTO TESTS SIZES ARGS...
+	proto=$1 t=$2 sz=$3
+	shift 3
+	# shellcheck disable=SC2086 # sz: an option and its value, or nothing
+	ip netns exec a dpperf client --proto "$proto" --recv block --test "$t" \
+		--iters "$ITERS" --bytes "$BYTES" --tag "mode=$MODE" ${sz:+--sizes $sz} "$@" >>"$OUT"
+}
+
+# run_one PROTO TESTS SIZES: a server in b (background) for one client
+# session in a; SIZES empty for dpperf's defaults.
+run_one() {
 	srv="" cli=""
 	case $1 in
 	dp) srv="--peer 1" cli="--peer 2" ;;
 	udp | tcp) cli="--peer 10.78.0.2" ;;
-	raw) tests=pingpong
-	     srv="--ifname eth1 --peer $mac_a" cli="--ifname eth0 --peer $mac_b" ;;
+	raw) srv="--ifname eth1 --peer $mac_a" cli="--ifname eth0 --peer $mac_b" ;;
 	esac
 	ready=/tmp/dpperf-ready.$1
 	rm -f "$ready"
@@ -79,16 +116,32 @@ run() {	# run PROTO: server in b (background), client in a
 		return 1
 	fi
 	# shellcheck disable=SC2086
-	ip netns exec a dpperf client --proto "$1" --recv block --test "$tests" \
-		--iters "$ITERS" --bytes "$BYTES" --tag mode=icount $cli >>"$OUT"
+	client "$1" "$2" "$3" $cli
 	st=$?
 	wait "$pid"
 	[ $st -eq 2 ] && log "$1: some sizes failed, see the results"
-	[ $st -ne 1 ]
+	return $st
+}
+
+# run PROTO: ping-pong and bandwidth (raw: ping-pong only); 0 unless a
+# whole session failed.
+run() {
+	tests=pingpong,bw
+	[ "$1" = raw ] && tests=pingpong
+	if [ -z "$PP_SIZES" ]; then
+		run_one "$1" "$tests" ""
+		[ $? -ne 1 ]
+		return
+	fi
+	run_one "$1" pingpong "$PP_SIZES"
+	[ $? -eq 1 ] && return 1
+	[ "$tests" = pingpong ] && return 0
+	run_one "$1" bw "$BW_SIZES"
+	[ $? -ne 1 ]
 }
 
 echo "KTAP version 1"
-echo "1..$((2 + $(echo "$PROTOS" | wc -w)))"
+echo "1..$((2 + TULIP + $(echo "$PROTOS" | wc -w)))"
 log "iters=$ITERS bytes=$BYTES recv=block (one vCPU)"
 : >"$OUT"
 dp_ok=1
@@ -98,6 +151,11 @@ result $st "netns a and b with eth0 and eth1"
 [ $dp_ok -eq 1 ] || log "dp setup failed: dp is not measured"
 
 for p in $PROTOS; do
+	if [ "$p" = dp ] && [ $TULIP -eq 1 ] && [ $st -eq 0 ]; then
+		tulip_to_dp || dp_ok=0
+		result $((1 - dp_ok)) "Linux's tulip driver hands both chips to dp.ko backend=tulip"
+		[ $dp_ok -eq 1 ] || { result 1 "dpperf dp"; continue; }
+	fi
 	if [ $st -ne 0 ] || { [ "$p" = dp ] && [ $dp_ok -ne 1 ]; }; then
 		result 1 "dpperf $p"
 		continue

@@ -2,23 +2,30 @@
 # SPDX-License-Identifier: GPL-2.0
 """Boot N dp test guests under QEMU (TCG) and judge their output.
 
-  cluster.py --kernel KVER --guests N --mode check|demo|icount|ping|run|shell|tulip
+  cluster.py --kernel KVER --guests N --mode check|demo|faults|icount|ping|run|shell|tulip
              --out DIR [--timeout S] [--initramfs FILE] [--nic MODEL] [--cmd SH]
-             [--nics K] [--nic-driver none]
+             [--nics K] [--nic-driver none] [--faults SPEC]
 
 Every guest boots /boot/vmlinuz-KVER with build/KVER/initramfs.cpio
 (tools/qemu/mkinitramfs.py) and gets three serial ports:
   ttyS0  kernel console        -> DIR/MODE-gI.console.log
-  ttyS1  barrier line          <-> this process (dp-barrier, docs/harness.md)
+  ttyS1  barrier line          <-> this process (dp-barrier, dp-link: docs/harness.md)
   ttyS2  test output (KTAP)    -> DIR/MODE-gI.out.log
 Guests are joined only through unix sockets: two guests by a direct dgram
-pair, more through tools/qemu/dpswitch.c.  Mode icount boots one guest with
+pair, more through tools/qemu/dpswitch.c.  --faults SPEC (e.g.
+drop=5,dup=2,reorder=5,corrupt=1,seed=42, or none) puts even two guests
+behind dpswitch with those fault rates; guests change them at run time with
+dp-link, whose commands this process forwards to dpswitch (docs/harness.md).
+DIR/MODE-switch.log has the relay's log.  Mode icount boots one guest with
 1 ns = 1 instruction (-icount shift=0,sleep=off) and two NICs on a QEMU hub;
 --nics K gives one guest K NICs on a hub the same way (two tulips back to
-back for dp's tulip backend: --nic tulip --nic-driver none --nics 2).
-Mode tulip boots one guest with two tulips on a hub, left unbound, and runs
-run_tulip.sh (dp's own tulip driver).  Mode ping is the harness's self-test; mode run runs --cmd in every guest (one
-KTAP result each); mode shell gives one interactive guest on this terminal.
+back for dp's tulip backend: --nic tulip --nic-driver none --nics 2), and
+--tap adds an e1000 for Linux on the same hub (dptap in the guest).
+Mode tulip boots one guest with two tulips on a hub, left unbound, plus the
+tap, and runs run_tulip.sh (dp's own tulip driver).  Modes ping and faults
+(2 guests, through the fault relay) are the harness's self-tests; mode run
+runs --cmd in every guest (one KTAP result each); mode shell gives one
+interactive guest on this terminal.
 
 The run fails on a guest that does not finish, a missing or "not ok" KTAP
 result, or a kernel log with an oops, BUG, WARNING, lockdep, KASAN or UBSAN
@@ -51,6 +58,10 @@ KERNEL_BAD = re.compile(
     r"unregister_netdevice: waiting|kernel BUG at|RIP: ")
 
 
+# The --tap NIC: a Linux e1000 on the hub besides the dp NICs.
+TAP_MAC = "52:54:00:00:00:fe"
+
+
 def mac(nid):
     return f"52:54:00:00:00:{nid:02x}"
 
@@ -67,12 +78,88 @@ def ensure_switch():
     return os.path.join(TOP, "build", "qemu", "dpswitch")
 
 
-class Barriers:
-    """Host side of dp-barrier: one listening unix socket per guest."""
+class Relay:
+    """dpswitch with its control pipe: dp-link commands go in, OK/ERR lines
+    come back in order."""
 
-    def __init__(self, sockdir, n, logf):
+    def __init__(self, exe, sockdir, n, spec, logpath):
+        cmd = [exe, "-c"] + (["-f", spec] if spec is not None else [])
+        self.proc = subprocess.Popen(
+            cmd + [f"{sockdir}/switch.sock"] + [f"{sockdir}/g{g}.net" for g in range(n)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(logpath, "w"))
+        self.logpath = logpath
+        self.buf = b""
+        self.pending = []  # (guest, tag) per command sent, in order
+        self.eof = False
+        os.set_blocking(self.proc.stdout.fileno(), False)
+
+    def started(self):
+        """Wait for the answer to a first stats: the spec was taken."""
+        end = time.monotonic() + 10
+        self.send("stats", None)
+        while time.monotonic() < end and self.proc.poll() is None:
+            for _, reply in self.replies():
+                return reply.startswith("OK ")
+            time.sleep(0.02)
+        return False
+
+    def send(self, cmd, who):
+        try:
+            self.proc.stdin.write(cmd.encode() + b"\n")
+            self.proc.stdin.flush()
+        except OSError:
+            return False
+        self.pending.append(who)
+        return True
+
+    def replies(self):
+        """(who, reply) for every answer that arrived; once the relay is gone,
+        an ERR for every command still waiting."""
+        try:
+            data = self.proc.stdout.read()
+        except OSError:
+            data = b""
+        if data == b"":
+            self.eof = True
+        self.buf += data or b""
+        out = []
+        while b"\n" in self.buf and self.pending:
+            line, self.buf = self.buf.split(b"\n", 1)
+            out.append((self.pending.pop(0), line.decode(errors="replace")))
+        if self.eof:
+            out += [(who, "ERR the relay is gone") for who in self.pending]
+            self.pending = []
+        return out
+
+    def stop(self):
+        """SIGTERM; returns the last "faults:" line of its log (the final
+        counters) and a problem, if it died before or exited badly."""
+        problem = None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        else:
+            problem = f"dpswitch died during the run (exit {self.proc.returncode})"
+        if not problem and self.proc.returncode != 0:
+            problem = f"dpswitch exited {self.proc.returncode} on SIGTERM"
+        last = [ln for ln in read(self.logpath).splitlines() if ln.startswith("dpswitch: faults:")]
+        return (last[-1][len("dpswitch: faults: "):] if last else None), problem
+
+
+LINK_TAG = re.compile(r"^[A-Za-z0-9]{1,16}$")
+
+
+class Barriers:
+    """Host side of dp-barrier and dp-link: one listening unix socket per guest."""
+
+    def __init__(self, sockdir, n, logf, relay=None):
         self.n = n
         self.logf = logf
+        self.relay = relay
         self.sel = selectors.DefaultSelector()
         self.conns = {}  # guest -> socket
         self.bufs = {}
@@ -86,14 +173,55 @@ class Barriers:
             s.setblocking(False)
             self.sel.register(s, selectors.EVENT_READ, ("listen", g))
             self.paths.append(path)
+        if relay:
+            self.sel.register(relay.proc.stdout, selectors.EVENT_READ, ("relay", None))
 
     def log(self, msg):
         self.logf.write(f"{time.strftime('%H:%M:%S')} {msg}\n")
         self.logf.flush()
 
+    def send(self, g, line):
+        conn = self.conns.get(g)
+        if conn:
+            try:
+                conn.sendall(line.encode() + b"\n")
+            except OSError:
+                pass
+
+    def link(self, g, rest):
+        """'L TAG COMMAND' from guest g: forward COMMAND to the relay."""
+        tag, _, cmd = rest.partition(" ")
+        if not LINK_TAG.match(tag):
+            self.log(f"guest {g}: bad dp-link tag {tag!r}")
+            return
+        self.log(f"guest {g} link: {cmd}")
+        if not self.relay:
+            err = "ERR no fault relay in this run (cluster.py --faults SPEC)"
+        elif len(cmd) > 400 or not cmd.isprintable():
+            err = "ERR command too long or not printable"
+        elif self.relay.eof or not self.relay.send(cmd, (g, tag)):
+            err = "ERR the relay is gone"
+        else:
+            return
+        self.log(f"guest {g} link: {err}")
+        self.send(g, f"L {tag} {err}")
+
+    def relay_replies(self):
+        for who, reply in self.relay.replies():
+            if who is None:
+                continue
+            g, tag = who
+            self.log(f"guest {g} link: {reply}")
+            self.send(g, f"L {tag} {reply}")
+
     def poll(self, timeout):
         for key, _ in self.sel.select(timeout):
             kind, g = key.data
+            if kind == "relay":
+                self.relay_replies()
+                if self.relay.eof:
+                    self.sel.unregister(key.fileobj)
+                continue
             if kind == "listen":
                 conn, _ = key.fileobj.accept()
                 conn.setblocking(False)
@@ -116,6 +244,9 @@ class Barriers:
                 self.handle(g, line.decode(errors="replace").strip("\r\0 "))
 
     def handle(self, g, line):
+        if line.startswith("L "):
+            self.link(g, line[2:])
+            return
         if not line.startswith("B "):
             if line:
                 self.log(f"guest {g}: unexpected {line!r}")
@@ -136,6 +267,7 @@ class Barriers:
 
 def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
     nics = 2 if a.mode == "icount" else a.nics
+    mods = [m for m in (a.nic_driver, "e1000" if a.tap else "none") if m != "none"]
     append = " ".join([
         "console=ttyS0,115200", "panic=-1", "loglevel=7", "printk.time=1",
         "mitigations=off", "nokaslr" if a.mode == "icount" else "",
@@ -144,7 +276,9 @@ def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
         f"dpg.kver={a.kernel}", f"dpg.nics={nics}", f"dpg.timeout={timeout}",
         "" if a.mode == "shell" else "dpg.out=ttyS2",
         "dpg.cmd=" + base64.b64encode(a.cmd.encode()).decode() if a.cmd else "",
-        f"dpg.modprobe={a.nic_driver}" if a.nic_driver != "none" else "",
+        "dpg.modprobe=" + ",".join(mods) if mods else "",
+        "dpg.backend=tulip" if a.nic == "tulip" and a.nic_driver == "none" else "",
+        f"dpg.tap={TAP_MAC}" if a.tap else "",
         a.append or ""]).split()
     cmd = ["qemu-system-x86_64", "-machine", "pc", "-accel", "tcg",
            "-cpu", "max", "-m", str(a.mem), "-smp", str(a.smp),
@@ -156,16 +290,19 @@ def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
            "-serial", f"file:{out_prefix}.out.log"]
     if a.mode == "shell":
         cmd[cmd.index(f"file:{out_prefix}.console.log")] = "mon:stdio"
-    if a.mode == "icount" or nics > 1:
+    if a.mode == "icount" or nics > 1 or a.tap:
         if a.mode == "icount":
             cmd += ["-icount", "shift=0,sleep=off"]
         for k in range(nics):
             cmd += ["-netdev", f"hubport,id=n{k},hubid=0",
                     "-device", f"{a.nic},netdev=n{k},mac={mac(k + 1)},addr={3 + k:#x}"]
+        if a.tap:
+            cmd += ["-netdev", "hubport,id=ntap,hubid=0",
+                    "-device", f"e1000,netdev=ntap,mac={TAP_MAC},addr=0x10"]
         return cmd
     if a.guests == 1:
         net = "hubport,id=n0,hubid=0"
-    elif a.guests == 2:
+    elif a.guests == 2 and a.faults is None:
         net = (f"dgram,id=n0,local.type=unix,local.path={sockdir}/g{g}.net,"
                f"remote.type=unix,remote.path={sockdir}/g{1 - g}.net")
     else:
@@ -230,7 +367,7 @@ def judge(a, g, prefix, timed_out, qemu_rc):
                   if KERNEL_BAD.search(ln)})
     if bad:
         problems.append(f"kernel log: {len(bad)} bad line(s), first: {bad[0][:160]}")
-    if a.mode in ("check", "cluster", "ping", "run", "tulip") and rep.docs == 0:
+    if a.mode in ("check", "cluster", "faults", "ping", "run", "tulip") and rep.docs == 0:
         problems.append("no KTAP output")
     perf = section(out, "DPPERF-BEGIN", "DPPERF-END")
     if problems:
@@ -250,6 +387,10 @@ def run(a):
         sys.exit("cluster: icount mode runs one guest")
     if a.nics > 1 and a.guests != 1:
         sys.exit("cluster: --nics > 1 needs --guests 1 (the NICs share a QEMU hub)")
+    if a.faults is not None and a.guests < 2:
+        sys.exit("cluster: --faults needs --guests 2 or more (the relay is between guests)")
+    if a.mode == "faults" and a.guests != 2:
+        sys.exit("cluster: mode faults runs 2 guests")
     os.makedirs(a.out, exist_ok=True)
     for old in os.listdir(a.out):
         if old.startswith(f"{a.mode}-g") or old in (f"{a.mode}.tsv", f"{a.mode}-barrier.log"):
@@ -257,19 +398,19 @@ def run(a):
 
     # Unix socket paths must stay short (108 bytes): keep them in /tmp.
     sockdir = tempfile.mkdtemp(prefix="dpq-")
-    procs, switch = [], None
+    procs, relay, link, relay_problem = [], None, None, None
     logf = open(os.path.join(a.out, f"{a.mode}-barrier.log"), "w")
     guest_timeout = max(60, a.timeout - 30)  # the guest's watchdog fires first
     start = time.monotonic()
     timed_out = False
     try:
-        bar = Barriers(sockdir, a.guests, logf)
-        if a.guests > 2 and a.mode != "icount":
-            exe = ensure_switch()
-            switch = subprocess.Popen(
-                [exe, f"{sockdir}/switch.sock"] +
-                [f"{sockdir}/g{g}.net" for g in range(a.guests)],
-                stderr=open(os.path.join(a.out, f"{a.mode}-switch.log"), "w"))
+        if a.guests > 2 or a.faults is not None:
+            relay = Relay(ensure_switch(), sockdir, a.guests, a.faults,
+                          os.path.join(a.out, f"{a.mode}-switch.log"))
+            if not relay.started():
+                sys.exit(f"cluster: dpswitch did not start: "
+                         f"{read(relay.logpath).strip()[-300:]}")
+        bar = Barriers(sockdir, a.guests, logf, relay)
         for g in range(a.guests):
             prefix = os.path.join(a.out, f"{a.mode}-g{g}")
             cmd = qemu_cmd(a, g, kernel, initramfs, sockdir, prefix, guest_timeout)
@@ -296,9 +437,8 @@ def run(a):
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
-        if switch:
-            switch.send_signal(signal.SIGTERM)
-            switch.wait()
+        if relay:
+            link, relay_problem = relay.stop()
         logf.close()
         shutil.rmtree(sockdir, ignore_errors=True)
     elapsed = time.monotonic() - start
@@ -331,8 +471,13 @@ def run(a):
             total.fail("no DPPERF-BEGIN/END block from any guest")
             print("cluster:   FAIL no DPPERF-BEGIN/END block from any guest")
     with open(os.path.join(a.out, f"{a.mode}-summary.json"), "w") as f:
-        json.dump({"kernel": a.kernel, "mode": a.mode, "guests": summary,
+        json.dump({"kernel": a.kernel, "mode": a.mode, "guests": summary, "link": link,
                    "elapsed_s": round(elapsed, 1), "host_timeout": timed_out}, f, indent=1)
+    if link and a.faults is not None:
+        print(f"cluster: link: {link}")
+    if relay_problem:
+        total.fail(relay_problem)
+        print(f"cluster:   FAIL {relay_problem}")
     print(f"cluster: {a.kernel} {a.mode} x{a.guests} took {elapsed:.0f}s; logs in {a.out}")
     print(f"cluster: {total.line()}")
     return 1 if total.failed else 0
@@ -343,8 +488,8 @@ def main():
     ap.add_argument("--kernel", help="kernel version (default: tools/kvers.sh's first)")
     ap.add_argument("--guests", type=int, default=2)
     ap.add_argument("--mode", default="check",
-                    choices=["check", "cluster", "demo", "icount", "ping", "run", "shell",
-                             "tulip"])
+                    choices=["check", "cluster", "demo", "faults", "icount", "ping", "run",
+                             "shell", "tulip"])
     ap.add_argument("--out", help="log directory (default build/results/KVER)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds for the whole run")
     ap.add_argument("--initramfs")
@@ -357,10 +502,19 @@ def main():
     ap.add_argument("--nics", type=int, default=1,
                     help="NICs in the one guest (--guests 1), all on one QEMU hub, "
                          "MACs 52:54:00:00:00:01.. (e.g. two tulips back to back)")
+    ap.add_argument("--tap", action="store_true",
+                    help="one more NIC on the hub (--guests 1), an e1000 for Linux, "
+                         "named dptap in the guest: selftests forge frames through it "
+                         "(on by default in mode tulip)")
     ap.add_argument("--smp", type=int, default=1)
     ap.add_argument("--mem", type=int, default=512, help="MiB per guest")
     ap.add_argument("--append", help="extra kernel command line")
     ap.add_argument("--cmd", help="mode run: shell command for every guest")
+    ap.add_argument("--faults", metavar="SPEC",
+                    help="join the guests through dpswitch with these fault rates, e.g. "
+                         "drop=5,dup=2,reorder=5,corrupt=1,seed=42 (percent of frames; "
+                         "'none': the relay without faults); dp-link changes them at run "
+                         "time (docs/harness.md)")
     a = ap.parse_args()
     a.kernel = a.kernel or default_kernel()
     if a.nic_driver is None:
@@ -371,7 +525,11 @@ def main():
     if a.mode == "icount":
         a.guests, a.smp = 1, 1
     if a.mode == "tulip":
-        a.guests, a.nics, a.nic, a.nic_driver = 1, 2, "tulip", "none"
+        a.guests, a.nics, a.nic, a.nic_driver, a.tap = 1, 2, "tulip", "none", True
+    if a.tap and a.guests != 1:
+        sys.exit("cluster: --tap needs --guests 1 (it joins the one guest's hub)")
+    if a.mode == "faults" and a.faults is None:
+        a.faults = "none"  # the self-test sets its own rates
     sys.exit(run(a))
 
 

@@ -4,7 +4,7 @@
  * sockets (QEMU "-netdev dgram,local.type=unix,local.path=PORT,
  * remote.type=unix,remote.path=SWITCH").
  *
- *   dpswitch [-v] SWITCH_PATH PORT_PATH...
+ *   dpswitch [-v] [-c] [-f SPEC] SWITCH_PATH PORT_PATH...
  *
  * Binds SWITCH_PATH; port i is the guest whose netdev is bound at PORT_PATH i.
  * Each frame teaches the switch its source MAC's port; a frame to a learned
@@ -18,6 +18,16 @@
  * there, is dropped and counted, like a congested link; the switch never
  * blocks.  Frames from unknown senders are dropped.  SIGINT/SIGTERM: print the
  * counters and exit.
+ *
+ * Fault injection (faults.c): every frame, on every link (input port ->
+ * output port) it takes, goes through the fault engine before it is queued:
+ * -f SPEC sets the starting rates ("drop=5,dup=2,reorder=5,corrupt=1,seed=42",
+ * see faults.h).  With -c the switch reads control commands, one per line, on
+ * stdin and answers each with one "OK ..." or "ERR ..." line on stdout
+ * (set SPEC, reset, partition [PORT...], heal, stats: docs/harness.md); every
+ * command and its answer is also logged on stderr.  A partition also drops
+ * the frames already queued on the links it cuts.  The switch opens no socket
+ * but its own unix datagram sockets.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -29,9 +39,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
-#define MAX_PORTS 64
+#include "faults.h"
+
+#define MAX_PORTS FAULTS_MAX_PORTS
+#define CTL_MAX 1024	/* longest control line */
 #define MAX_MACS 1024
 #define FRAME_MAX (65536 + 64)
 #define PORT_QLEN 512
@@ -43,6 +57,7 @@ struct fdb_entry {
 
 struct frame {
 	size_t len;
+	int src;			/* input port */
 	unsigned char data[];
 };
 
@@ -62,6 +77,7 @@ static int nfdb;
 static int verbose;
 static volatile sig_atomic_t stop;
 static unsigned long unknown_sender, runts;
+static struct faults faults;
 
 static void on_signal(int sig)
 {
@@ -163,10 +179,21 @@ static int port_drain(struct port *p)
 	return 0;
 }
 
-static void forward(int to, const unsigned char *buf, size_t n)
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The fault engine's emit callback: queue a frame for its output port. */
+static void enqueue(void *ctx, int from, int to, const unsigned char *buf, size_t n)
 {
 	struct port *p = &ports[to];
 	struct frame *f;
+
+	(void)ctx;
 
 	if (p->count == PORT_QLEN || port_connect(p) < 0) {
 		p->drop++;
@@ -178,10 +205,88 @@ static void forward(int to, const unsigned char *buf, size_t n)
 		return;
 	}
 	f->len = n;
+	f->src = from;
 	memcpy(f->data, buf, n);
 	p->q[(p->head + p->count) % PORT_QLEN] = f;
 	p->count++;
 	port_drain(p);
+}
+
+static void forward(int from, int to, const unsigned char *buf, size_t n)
+{
+	faults_frame(&faults, from, to, buf, n, now_ms());
+}
+
+/* After a partition: frames queued on a link it cut are lost with it. */
+static void flush_cut(void)
+{
+	unsigned long lost = 0;
+
+	for (int i = 0; i < nports; i++) {
+		struct port *p = &ports[i];
+		unsigned int kept = 0;
+
+		for (unsigned int k = 0; k < p->count; k++) {
+			struct frame *f = p->q[(p->head + k) % PORT_QLEN];
+
+			if (faults_cut(&faults, f->src, i)) {
+				free(f);
+				p->drop++;
+				lost++;
+			} else {
+				p->q[(p->head + kept++) % PORT_QLEN] = f;
+			}
+		}
+		p->count = kept;
+	}
+	if (lost)
+		fprintf(stderr, "dpswitch: %lu queued frame(s) lost to the partition\n", lost);
+}
+
+/* Control commands on stdin, answers on stdout (-c). */
+static char ctl_buf[CTL_MAX];
+static size_t ctl_len;
+static int ctl_skip;		/* inside an over-long line: ignore up to its newline */
+
+static void ctl_line(char *line)
+{
+	char reply[FAULTS_REPLY_MAX];
+	size_t n = strlen(line);
+	int skipped = ctl_skip;
+
+	while (n && (line[n - 1] == '\r' || line[n - 1] == ' '))
+		line[--n] = '\0';
+	ctl_skip = 0;
+	if (skipped)
+		snprintf(reply, sizeof(reply), "ERR line longer than %d bytes", CTL_MAX - 2);
+	else if (faults_control(&faults, line, reply, sizeof(reply)) == 0)
+		flush_cut();
+	fprintf(stderr, "dpswitch: ctl '%s' -> %s\n", skipped ? "..." : line, reply);
+	printf("%s\n", reply);
+	fflush(stdout);
+}
+
+/* Read what stdin has; 1 at end of file. */
+static int ctl_read(void)
+{
+	ssize_t n = read(0, ctl_buf + ctl_len, sizeof(ctl_buf) - 1 - ctl_len);
+	char *nl;
+
+	if (n <= 0)
+		return n == 0 || (errno != EINTR && errno != EAGAIN);
+	ctl_len += (size_t)n;
+	ctl_buf[ctl_len] = '\0';
+	while ((nl = memchr(ctl_buf, '\n', ctl_len))) {
+		*nl = '\0';
+		ctl_line(ctl_buf);
+		ctl_len -= (size_t)(nl + 1 - ctl_buf);
+		memmove(ctl_buf, nl + 1, ctl_len);
+	}
+	if (ctl_len == sizeof(ctl_buf) - 1) {
+		ctl_skip = 1;	/* answered with ERR at its newline */
+		ctl_len = 0;
+	}
+	return 0;
 }
 
 /* Take one frame from the guests' side and forward it. */
@@ -211,36 +316,65 @@ static void switch_one(int fd)
 	e = (buf[0] & 1) ? NULL : fdb_find(buf);
 	if (e) {
 		if (e->port != in)
-			forward(e->port, buf, (size_t)n);
+			forward(in, e->port, buf, (size_t)n);
 		return;
 	}
 	for (int i = 0; i < nports; i++)
 		if (i != in)
-			forward(i, buf, (size_t)n);
+			forward(in, i, buf, (size_t)n);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: dpswitch [-v] [-c] [-f SPEC] SWITCH_PATH PORT_PATH... "
+		"(1..%d ports)\n", MAX_PORTS);
 }
 
 int main(int argc, char **argv)
 {
 	struct sockaddr_un self;
 	socklen_t self_len;
-	int argi = 1, fd, bufsz = 4 << 20;
+	struct faults_cfg cfg;
+	const char *spec = "";
+	char err[200], desc[FAULTS_REPLY_MAX];
+	int opt, fd, bufsz = 4 << 20, ctl = 0;
 
-	if (argi < argc && strcmp(argv[argi], "-v") == 0) {
-		verbose = 1;
-		argi++;
+	while ((opt = getopt(argc, argv, "+vcf:")) != -1) {
+		switch (opt) {
+		case 'v':
+			verbose = 1;
+			break;
+		case 'c':
+			ctl = 1;
+			break;
+		case 'f':
+			spec = optarg;
+			break;
+		default:
+			usage();
+			return 2;
+		}
 	}
-	if (argc - argi < 2 || argc - argi - 1 > MAX_PORTS) {
-		fprintf(stderr, "usage: dpswitch [-v] SWITCH_PATH PORT_PATH... (1..%d ports)\n",
-			MAX_PORTS);
+	if (argc - optind < 2 || argc - optind - 1 > MAX_PORTS) {
+		usage();
 		return 2;
 	}
-	if (set_addr(&self, &self_len, argv[argi]) < 0)
+	if (set_addr(&self, &self_len, argv[optind]) < 0)
 		return 2;
-	for (int i = argi + 1; i < argc; i++, nports++) {
+	for (int i = optind + 1; i < argc; i++, nports++) {
 		ports[nports].fd = -1;
 		if (set_addr(&ports[nports].addr, &ports[nports].len, argv[i]) < 0)
 			return 2;
 	}
+	faults_init(&faults, nports, enqueue, NULL);
+	cfg = faults.cfg;
+	if (faults_parse(&cfg, spec, err, sizeof(err))) {
+		fprintf(stderr, "dpswitch: -f %s: %s\n", spec, err);
+		return 2;
+	}
+	faults_configure(&faults, &cfg);
+	faults_describe(&faults, desc, sizeof(desc));
+	fprintf(stderr, "dpswitch: %d ports, faults: %s\n", nports, desc);
 
 	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
 	if (fd < 0) {
@@ -258,27 +392,32 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);	/* no SA_RESTART: recvfrom returns EINTR */
 	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* a gone reader of stdout must not kill us */
 
 	while (!stop) {
-		struct pollfd pfd[MAX_PORTS + 1];
-		int map[MAX_PORTS + 1], npfd = 1;
+		struct pollfd pfd[MAX_PORTS + 2];
+		int map[MAX_PORTS + 2], npfd = 2;
 
 		pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = ctl ? 0 : -1, .events = POLLIN };
 		for (int i = 0; i < nports; i++) {
 			if (ports[i].count && ports[i].fd >= 0) {
 				pfd[npfd] = (struct pollfd){ .fd = ports[i].fd, .events = POLLOUT };
 				map[npfd++] = i;
 			}
 		}
-		if (poll(pfd, (nfds_t)npfd, -1) < 0) {
+		if (poll(pfd, (nfds_t)npfd, faults_timeout_ms(&faults, now_ms())) < 0) {
 			if (errno == EINTR)
 				continue;
 			perror("dpswitch: poll");
 			break;
 		}
-		for (int k = 1; k < npfd; k++)
+		for (int k = 2; k < npfd; k++)
 			if (pfd[k].revents)
 				port_drain(&ports[map[k]]);
+		if (pfd[1].revents && ctl_read())
+			ctl = 0;	/* stdin closed: no more commands */
+		faults_tick(&faults, now_ms());
 		if (pfd[0].revents & POLLIN)
 			switch_one(fd);
 	}
@@ -287,6 +426,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dpswitch: port %d %s: rx %lu tx %lu dropped %lu\n", i,
 			ports[i].addr.sun_path, ports[i].rx, ports[i].tx, ports[i].drop);
 	fprintf(stderr, "dpswitch: unknown senders %lu, runts %lu\n", unknown_sender, runts);
+	faults_describe(&faults, desc, sizeof(desc));
+	fprintf(stderr, "dpswitch: faults: %s\n", desc);
+	faults_free(&faults);
 	unlink(self.sun_path);
 	return 0;
 }

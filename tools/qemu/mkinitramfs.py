@@ -287,9 +287,14 @@ def build_tree(root, kver, stage, ko):
     guest = os.path.join(HERE, "guest")
     shutil.copy2(os.path.join(guest, "init"), os.path.join(root, "init"))
     os.chmod(os.path.join(root, "init"), 0o755)
-    for tool in ("dp-load", "dp-barrier"):
+    for tool in ("dp-load", "dp-barrier", "dp-link"):
         shutil.copy2(os.path.join(guest, tool), os.path.join(root, "usr/bin", tool))
         os.chmod(os.path.join(root, "usr/bin", tool), 0o755)
+    # the harness's own guest-side self-tests (cluster.py --mode faults)
+    os.makedirs(os.path.join(root, "usr/lib/dp/harness"), exist_ok=True)
+    for test in ("faults-selftest.sh",):
+        shutil.copy2(os.path.join(guest, test), os.path.join(root, "usr/lib/dp/harness", test))
+        os.chmod(os.path.join(root, "usr/lib/dp/harness", test), 0o755)
     if ko and os.path.exists(ko):
         # build/KVER/src/dp.ko keeps the debug info for decoding oopses
         subprocess.run(["strip", "--strip-debug", "-o",

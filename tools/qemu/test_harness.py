@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host tests of the harness itself: the KTAP counter and dpswitch.
+"""Host tests of the harness itself: the KTAP counter, dpswitch and its
+fault-injection control channel (the fault engine's own tests: test_faults.c).
 
   test_harness.py DPSWITCH     (prints KTAP; exit 1 on any failure)
 """
@@ -107,9 +108,120 @@ def test_switch(exe):
     check("dpswitch: exits on SIGTERM and reports", proc.returncode == 0 and "port 0" in err)
 
 
+class Relay:
+    """dpswitch -c with two ports and a line-based control pipe."""
+
+    def __init__(self, exe, spec=None):
+        self.d = tempfile.mkdtemp(prefix="dpsw-")
+        self.paths = [os.path.join(self.d, f"p{i}") for i in range(2)]
+        self.socks = []
+        for p in self.paths:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            s.bind(p)
+            s.settimeout(0.3)
+            self.socks.append(s)
+        self.sw = os.path.join(self.d, "sw")
+        self.proc = subprocess.Popen(
+            [exe, "-c"] + (["-f", spec] if spec else []) + [self.sw] + self.paths,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(50):
+            if os.path.exists(self.sw):
+                break
+            time.sleep(0.05)
+        self.mac = [[0x52, 0x54, 0, 0, 0, i + 1] for i in range(2)]
+
+    def ctl(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        return self.proc.stdout.readline().rstrip("\n")
+
+    def stats(self):
+        return dict(kv.split("=", 1) for kv in self.ctl("stats").split()[1:])
+
+    def send(self, src, tag):
+        self.socks[src].sendto(frame(self.mac[1 - src], self.mac[src], tag), self.sw)
+
+    def recv(self, i):
+        try:
+            return self.socks[i].recv(70000)
+        except socket.timeout:
+            return None
+
+    def wait_frames(self, n):
+        """Until the relay has taken n frames (it reads them one per loop)."""
+        for _ in range(100):
+            if int(self.stats()["frames"]) >= n:
+                return
+            time.sleep(0.02)
+
+    def close(self):
+        self.proc.terminate()
+        err = self.proc.communicate(timeout=5)[1]
+        for s in self.socks:
+            s.close()
+        for p in self.paths:
+            os.unlink(p)
+        os.rmdir(self.d)
+        return err
+
+
+def test_relay(exe):
+    r = Relay(exe, "seed=5")
+    try:
+        st = r.ctl("stats")
+        check("relay: stats answers OK with counters", st.startswith("OK frames=0 passed=0 "), st)
+        r.send(0, b"a")
+        check("relay: with no faults a frame passes", r.recv(1) is not None)
+        st = r.ctl("partition")
+        r.send(0, b"b")
+        r.send(1, b"c")
+        got = [r.recv(1), r.recv(0)]
+        check("relay: partition answers OK and cuts both directions",
+              st.startswith("OK ") and st.endswith("partition=all") and got == [None, None]
+              and r.stats()["partitioned"] == "2", st)
+        st = r.ctl("heal")
+        r.send(1, b"d")
+        check("relay: heal lets frames pass again",
+              st.endswith("partition=none") and r.recv(0) is not None, st)
+        st = r.ctl("set drop=100")
+        r.send(0, b"e")
+        check("relay: set drop=100 drops, stats counts it",
+              " drop=100 " in st and r.recv(1) is None and r.stats()["dropped"] == "1", st)
+        st = r.ctl("set drop=1000")
+        check("relay: a bad value answers ERR and changes nothing",
+              st.startswith("ERR ") and r.stats()["drop"] == "100", st)
+        check("relay: an unknown command answers ERR", r.ctl("frobnicate").startswith("ERR "))
+        check("relay: an over-long line answers ERR",
+              r.ctl("set " + "x" * 5000).startswith("ERR line longer"))
+        # Port 1 reads nothing: 10 frames fill its socket, the rest wait in
+        # the relay's queue, and a partition drops those.
+        r.ctl("reset")
+        base = int(r.stats()["frames"])
+        for k in range(40):
+            r.send(0, b"q%d" % k)
+        r.wait_frames(base + 40)
+        r.ctl("partition")
+        r.ctl("heal")
+        n = 0
+        while r.recv(1) is not None:
+            n += 1
+        check("relay: a partition also drops the frames queued on the cut link",
+              0 < n < 40, f"{n} of 40 arrived")
+    finally:
+        err = r.close()
+    check("relay: logs commands and final counters",
+          "ctl 'partition' -> OK" in err and "lost to the partition" in err
+          and "dpswitch: faults: frames=" in err, err[-300:])
+    p = subprocess.run([exe, "-f", "drop=7,bogus=1", "/nonexistent/sw", "/nonexistent/p"],
+                       capture_output=True, text=True)
+    check("relay: a bad -f spec exits 2 with the reason",
+          p.returncode == 2 and "unknown key 'bogus'" in p.stderr, p.stderr)
+
+
 def main():
     test_ktap()
     test_switch(sys.argv[1])
+    test_relay(sys.argv[1])
     print("KTAP version 1")
     print(f"1..{len(results)}")
     for i, (name, ok, detail) in enumerate(results, 1):
