@@ -24,7 +24,8 @@ errno          180 pair   ./dp_errno
 raw_frames     120 pair   ./dp_raw
 netdev_gone    180 pair   ./dp_gone
 local_nonic    120 pair   ./dp_local
-local_init     120 dpload env DPT_NSL=init DPT_NIDL=${DP_NID:-0} DPT_IFL=${DP_IF:-} ./dp_local"
+local_init     120 dpload env DPT_NSL=init DPT_NIDL=${DP_NID:-0} DPT_IFL=${DP_IF:-} ./dp_local
+fuzz           300 pair   ./dp_fuzz"
 
 # Over dp's tulip driver (DPT_NIC=tulip, run_tulip.sh) the tests that need a
 # Linux netdev are skipped: raw_frames forges frames on the veth, netdev_gone
