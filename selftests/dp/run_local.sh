@@ -24,6 +24,8 @@ errno          180 pair   ./dp_errno
 raw_frames     120 pair   ./dp_raw
 netdev_gone    180 pair   ./dp_gone
 local_nonic    120 pair   ./dp_local
+send_fault     120 pair   ./dp_fault
+send_fault_rtnl 120 pair  ./dp_fault link
 local_init     120 dpload env DPT_NSL=init DPT_NIDL=${DP_NID:-0} DPT_IFL=${DP_IF:-} ./dp_local
 fuzz           300 pair   ./dp_fuzz"
 
@@ -31,11 +33,12 @@ fuzz           300 pair   ./dp_fuzz"
 # Linux netdev are skipped: raw_frames forges frames on the veth, netdev_gone
 # deletes it (run_tulip.sh unbinds the PCI device instead), xfer and
 # local_init size messages from the netdev's MTU and send 1500 bytes
-# (run_tulip.sh's max test covers the 1468-byte limit).
+# (run_tulip.sh's max test covers the 1468-byte limit); send_fault_rtnl
+# deletes the veth too.
 tulip_skip() {
 	[ "$DPT_NIC" = tulip ] || return 1
 	case $1 in
-	raw_frames|netdev_gone|xfer|local_init) return 0 ;;
+	raw_frames|netdev_gone|xfer|local_init|send_fault_rtnl) return 0 ;;
 	esac
 	return 1
 }
