@@ -74,6 +74,7 @@
 #define DPID_KEEPER	9000
 #define DPID_PRIV	20000
 #define GRACE_S		30	/* for workers to stop after the deadline */
+#define VMALLOC_SLACK_KIB 2048	/* other vmalloc users, freeing in flight */
 
 /* ---- state shared by every process of the run -------------------------- */
 
@@ -114,7 +115,8 @@ struct shared {
 	uint64_t tr_sent[TR_COUNT], tr_recv[TR_COUNT], tr_reordered[TR_COUNT], tr_foreign;
 	uint64_t tr_spray;		/* traffic messages sent to the fuzzers' DPIDs */
 	uint32_t magic;			/* marks the traffic's messages */
-	int nviol;
+	int nviol, nkinds;
+	uint64_t viol_n[MAX_VIOL];
 	char viol[MAX_VIOL][200];
 };
 
@@ -122,18 +124,32 @@ static struct shared *sh;
 static uint32_t nid_a, nid_b, nid_l;
 static const char *ns_l = "dpL", *ns_n = "dpN";
 
-/* A rule was broken: recorded for the parent to report. */
+/*
+ * A rule was broken: recorded for the parent to report, the same text
+ * once with a count (two processes may race to add the same one: harmless).
+ */
 static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void violation(const char *fmt, ...)
 {
-	int i = __atomic_fetch_add(&sh->nviol, 1, __ATOMIC_RELAXED);
+	char msg[sizeof(sh->viol[0])];
 	va_list ap;
+	int i, n;
 
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	__atomic_fetch_add(&sh->nviol, 1, __ATOMIC_RELAXED);
+	n = __atomic_load_n(&sh->nkinds, __ATOMIC_ACQUIRE);
+	for (i = 0; i < n && i < MAX_VIOL; i++)
+		if (!strcmp(sh->viol[i], msg)) {
+			__atomic_fetch_add(&sh->viol_n[i], 1, __ATOMIC_RELAXED);
+			return;
+		}
+	i = __atomic_fetch_add(&sh->nkinds, 1, __ATOMIC_ACQ_REL);
 	if (i >= MAX_VIOL)
 		return;
-	va_start(ap, fmt);
-	vsnprintf(sh->viol[i], sizeof(sh->viol[i]), fmt, ap);
-	va_end(ap);
+	memcpy(sh->viol[i], msg, sizeof(msg));
+	__atomic_fetch_add(&sh->viol_n[i], 1, __ATOMIC_RELAXED);
 }
 
 static void count(enum op op, int ok)
@@ -1929,10 +1945,11 @@ static void check_violations(void)
 {
 	int i, n = sh->nviol;
 
-	for (i = 0; i < n && i < MAX_VIOL; i++)
-		ktap_diag("broken rule: %s", sh->viol[i]);
-	if (n > MAX_VIOL)
-		ktap_diag("... and %d more", n - MAX_VIOL);
+	for (i = 0; i < sh->nkinds && i < MAX_VIOL; i++)
+		ktap_diag("broken rule (%llu times): %s", (unsigned long long)sh->viol_n[i],
+			  sh->viol[i]);
+	if (sh->nkinds > MAX_VIOL)
+		ktap_diag("... and %d more kinds", sh->nkinds - MAX_VIOL);
 	if (sh->kid_crashes)
 		ktap_diag("%llu forked children crashed", (unsigned long long)sh->kid_crashes);
 	ktap_ok(n == 0 && !sh->kid_crashes, "no rule broken while fuzzing (%d found)", n);
@@ -2122,6 +2139,39 @@ static void check_no_leftovers(void)
 	ktap_ok(n == 0, "no endpoint left in any node once every fd and mapping is gone");
 }
 
+/* VmallocUsed of /proc/meminfo in KiB (pools are vmalloc memory), or -1. */
+static long vmalloc_kib(void)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmallocUsed: %ld kB", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * Every pool of the run is freed: thousands were allocated, so a leak of
+ * one in a hundred shows.  Freeing waits for an RCU grace period, and
+ * other kernel users come and go: a few tries, with a margin.
+ */
+static void check_vmalloc(long before)
+{
+	long now = vmalloc_kib();
+	int i;
+
+	for (i = 0; i < 30 && now > before + VMALLOC_SLACK_KIB; i++) {
+		dpt_sleep_ms(100);
+		now = vmalloc_kib();
+	}
+	ktap_ok(before >= 0 && now >= 0 && now <= before + VMALLOC_SLACK_KIB,
+		"pool memory given back: VmallocUsed %ld KiB before, %ld KiB after", before, now);
+}
+
 /* Only a mapping holds an endpoint: the module must stay. */
 static void check_unload_mapped(void)
 {
@@ -2191,6 +2241,7 @@ int main(int argc, char **argv)
 	uint64_t seed = seed_of(argc > 2 ? argv[2] : getenv("DPT_FUZZ_SEED"));
 	struct worker w[2 + 16];
 	struct dpt_pool kpool;
+	long vm_before;
 	int n, keeper;
 	uint64_t t0, next = 20;
 
@@ -2216,6 +2267,7 @@ int main(int argc, char **argv)
 	for (n = 0; n < OP_COUNT; n++)
 		op_total += op_weight[n];
 	snapshot_before();
+	vm_before = vmalloc_kib();
 	/* held all along: any unload that succeeds during the run is a bug */
 	keeper = dpt_ep(dpt.nsa, DPID_KEEPER, 0);
 	if (keeper < 0 || dpt_map(keeper, &kpool))
@@ -2248,6 +2300,7 @@ int main(int argc, char **argv)
 	check_fresh_pair();
 	check_counters();
 	check_no_leftovers();
+	check_vmalloc(vm_before);
 	check_unload_mapped();
 	ktap_diag("fuzzing and checks took %llu s",
 		  (unsigned long long)((now_ns() - t0) / 1000000000ull));
