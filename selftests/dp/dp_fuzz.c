@@ -13,8 +13,9 @@
  * and pools are held, children that exit while the parent goes on, setns
  * between the nodes.  Half the processes run as uid 1001.  Meanwhile one
  * process sends checked messages between the nodes dpA and dpB (and within
- * dpL), and one calls delete_module("dp") over and over: with fds open it
- * must be refused every time.
+ * dpL), one detaches and re-attaches their NICs and changes their NARTs
+ * with dpctl, and one calls delete_module("dp") over and over: with fds
+ * open it must be refused every time.
  *
  * The seed (random, or SEED, or $DPT_FUZZ_SEED) is printed first: the same
  * seed makes the same choices again (the interleaving of threads differs).
@@ -24,8 +25,9 @@
  * pool that stopped looking like one, a wrong errno on an endpoint only one
  * thread uses, an unload that succeeded), the traffic arrived uncorrupted,
  * the module is still loaded and a fresh pair exchanges messages, every
- * node's counters are sane and add up, no endpoint is left behind, and an
- * unload is still refused while only a mapping holds an endpoint.  The
+ * node's counters are sane and add up, no endpoint and no pool memory is
+ * left behind, and an unload is still refused while only a mapping holds
+ * an endpoint.  The
  * runner then checks that rmmod is clean and the kernel log has no oops,
  * WARN or hung task.
  */
@@ -114,6 +116,7 @@ struct shared {
 	uint64_t big_pools;
 	uint64_t tr_sent[TR_COUNT], tr_recv[TR_COUNT], tr_reordered[TR_COUNT], tr_foreign;
 	uint64_t tr_spray;		/* traffic messages sent to the fuzzers' DPIDs */
+	uint64_t admin_ops;
 	uint32_t magic;			/* marks the traffic's messages */
 	int nviol, nkinds;
 	uint64_t viol_n[MAX_VIOL];
@@ -1811,6 +1814,107 @@ static void __attribute__((noreturn)) unloader(uint64_t seed)
 	_exit(0);
 }
 
+/* ---- node administration under the fuzzing ------------------------------ */
+
+struct anode {
+	const char *ns, *ifname;
+	uint32_t peer_nid;
+	const uint8_t *peer_mac;
+};
+
+/* dpctl ARGS (space-separated) in n's namespace; its exit status. */
+static int dpctl(const struct anode *n, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int dpctl(const struct anode *n, const char *fmt, ...)
+{
+	char args[160], *argv[12], *save = NULL;
+	int argc = 0, st;
+	va_list ap;
+	pid_t pid;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	argv[argc++] = "dpctl";
+	for (argv[argc] = strtok_r(args, " ", &save); argv[argc] && argc < 10;
+	     argv[argc] = strtok_r(NULL, " ", &save))
+		argc++;
+	argv[argc] = NULL;
+	__atomic_fetch_add(&sh->admin_ops, 1, __ATOMIC_RELAXED);
+	pid = dpt_fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		if (!dpt_ns(n->ns))
+			execvp("dpctl", argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int attach(const struct anode *n)
+{
+	const char *nic = getenv("DPT_NIC");
+
+	return dpctl(n, "node set dev %s backend %s", n->ifname,
+		     nic && !strcmp(nic, "tulip") ? "tulip" : "netdev");
+}
+
+static int nart_add(const struct anode *n)
+{
+	const uint8_t *m = n->peer_mac;
+
+	return dpctl(n, "nart add %u %02x:%02x:%02x:%02x:%02x:%02x", n->peer_nid,
+		     m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+/*
+ * While everything else runs: detach and re-attach the NICs of dpA and
+ * dpB, attach over an attached one, drop and restore their NART entries.
+ * Senders in flight meet a NIC going away and frames an address no longer
+ * in the NART.  At the end both nodes are as the setup left them.
+ */
+static void __attribute__((noreturn)) admin(uint64_t seed)
+{
+	const struct anode nodes2[2] = {
+		{ dpt.nsa, dpt.ifa, dpt.nidb, dpt.macb },
+		{ dpt.nsb, dpt.ifb, dpt.nida, dpt.maca },
+	};
+	struct rng r = { seed };
+	const struct anode *n;
+	int ok = 1, i;
+
+	while (!stopping()) {
+		dpt_sleep_ms(100 + (int)below(&r, 400));
+		n = &nodes2[below(&r, 2)];
+		switch (below(&r, 3)) {
+		case 0:
+			dpctl(n, "node detach");
+			dpt_sleep_ms((int)below(&r, 100));
+			attach(n);
+			break;
+		case 1:
+			attach(n);	/* replaces the attached one */
+			break;
+		default:
+			dpctl(n, "nart del %u", n->peer_nid);
+			dpt_sleep_ms((int)below(&r, 100));
+			nart_add(n);
+			break;
+		}
+	}
+	for (i = 0; i < 2; i++)
+		if (attach(&nodes2[i]) || nart_add(&nodes2[i])) {
+			violation("%s: attach or NART entry could not be restored", nodes2[i].ns);
+			ok = 0;
+		}
+	_exit(ok ? 0 : 1);
+}
+
 /* ---- the parent: run, wait, check --------------------------------------- */
 
 struct worker {
@@ -1915,10 +2019,10 @@ static void report_ops(void)
 			o = 0;
 		}
 	}
-	ktap_diag("%llu operations, %llu forked children (%llu crashed), %llu unload and %llu load attempts",
+	ktap_diag("%llu operations, %llu forked children (%llu crashed), %llu unload and %llu load attempts, %llu dpctl commands",
 		  (unsigned long long)total, (unsigned long long)sh->kids,
 		  (unsigned long long)sh->kid_crashes, (unsigned long long)sh->rmmod_tries,
-		  (unsigned long long)sh->insmod_tries);
+		  (unsigned long long)sh->insmod_tries, (unsigned long long)sh->admin_ops);
 }
 
 /* The fuzzer reached the states it is for: not a run of EBADF and EINVAL. */
@@ -2228,6 +2332,8 @@ static int start_workers(struct worker *w, int nprocs, uint64_t seed)
 	close(p[0]);
 	if (spawn(&w[n++], "unloader") == 0)
 		unloader(seed ^ 0x0d0d);
+	if (spawn(&w[n++], "admin") == 0)
+		admin(seed ^ 0xadad);
 	for (i = 0; i < nprocs; i++)
 		if (spawn(&w[n++], i % 2 ? "fuzz process (uid 1001)" : "fuzz process (root)") == 0)
 			fuzz_proc(i, seed + 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1));
@@ -2239,7 +2345,7 @@ int main(int argc, char **argv)
 	uint32_t secs = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : env_u32("DPT_FUZZ_SECS", 60);
 	uint32_t nprocs = env_u32("DPT_FUZZ_PROCS", NPROCS);
 	uint64_t seed = seed_of(argc > 2 ? argv[2] : getenv("DPT_FUZZ_SEED"));
-	struct worker w[2 + 16];
+	struct worker w[3 + 16];
 	struct dpt_pool kpool;
 	long vm_before;
 	int n, keeper;
