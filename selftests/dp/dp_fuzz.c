@@ -125,6 +125,7 @@ struct shared {
 
 static struct shared *sh;
 static uint32_t nid_a, nid_b, nid_l;
+static int strict_order;	/* over tulip: messages between nodes in order */
 static const char *ns_l = "dpL", *ns_n = "dpN";
 
 /*
@@ -1600,18 +1601,32 @@ static int tsend(struct rng *r, struct tdir *d, int dir, uint8_t *buf)
 
 /*
  * One received message: ours must be one that was sent, intact, and not
- * seen before; gaps are drops.  Within a node delivery is synchronous, so
- * there it must also be in order.  Between nodes Linux may reorder: veth
- * hands frames to the backlog of the CPU the sender runs on, and a sender
- * that moves to another CPU can overtake its own frames.
+ * seen before; gaps are drops.  Within a node delivery is synchronous, and
+ * dp's tulip driver keeps one ring each way, so there it must also be in
+ * order.  Over veth Linux may reorder: veth hands frames to the backlog of
+ * the CPU the sender runs on, and a sender that moves to another CPU can
+ * overtake its own frames.
  */
-static void tcheck(struct tdir *d, int dir, const uint8_t *m, size_t n)
+static void tcheck(struct tdir *d, int dir, const uint8_t *m, size_t n,
+		   const struct dp_token *tok)
 {
 	const struct tmsg *h = (const struct tmsg *)m;
 	uint32_t i;
 
 	if (n < sizeof(*h) || h->magic != sh->magic) {
 		__atomic_fetch_add(&sh->tr_foreign, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	/*
+	 * The sender's kernel stamped who sent it; the edge's sequence number
+	 * counts every send on the edge, also those that then failed (NIC
+	 * detached meanwhile), so it is at least ours.
+	 */
+	if (tok && (tok->src_nid != d->from_nid || tok->src_dpid != d->from_dpid ||
+		    tok->src_uid != getuid() || tok->seq < h->seq)) {
+		violation("traffic %s: message %u stamped nid %u dpid %u uid %u seq %u",
+			  tr_name[dir], h->seq, tok->src_nid, tok->src_dpid, tok->src_uid,
+			  tok->seq);
 		return;
 	}
 	if (h->dir != (uint32_t)dir || h->len != n || !h->seq || h->seq >= d->next_seq ||
@@ -1629,7 +1644,7 @@ static void tcheck(struct tdir *d, int dir, const uint8_t *m, size_t n)
 		d->seen[h->seq / 8] |= (uint8_t)(1u << (h->seq % 8));
 	if (h->seq < d->last_seq) {
 		d->reordered++;
-		if (dir == TR_LOCAL)
+		if (dir == TR_LOCAL || strict_order)
 			violation("traffic %s: message %u after %u", tr_name[dir], h->seq,
 				  d->last_seq);
 	}
@@ -1651,7 +1666,7 @@ static void tdrain(struct tdir *d, int dir, uint8_t *buf)
 		n = read(d->rx, buf, BUF_SIZE);
 		if (n < 0)
 			return;
-		tcheck(d, dir, buf, (size_t)n);
+		tcheck(d, dir, buf, (size_t)n, NULL);
 	}
 	for (;;) {
 		n = dp_read(d->rx, &msg);
@@ -1660,10 +1675,8 @@ static void tdrain(struct tdir *d, int dir, uint8_t *buf)
 		tok = dp_token_of(d->rx, msg);
 		if (!tok)
 			violation("traffic %s: dp_token_of failed", tr_name[dir]);
-		else if (tok->src_nid == d->from_nid && tok->src_dpid == d->from_dpid)
-			tcheck(d, dir, (const uint8_t *)msg, (size_t)n);
 		else
-			__atomic_fetch_add(&sh->tr_foreign, 1, __ATOMIC_RELAXED);
+			tcheck(d, dir, (const uint8_t *)msg, (size_t)n, tok);
 		dp_fsync(d->rx, 1);
 	}
 	if (n < 0)
@@ -1703,11 +1716,14 @@ static int spray_edges(int fd, uint32_t main_nid, uint32_t main_dpid)
 	return dp_connect(fd, main_nid, main_dpid);
 }
 
-static void spray(struct rng *r, int fd, uint8_t *buf)
+/* Not the traffic's bytes: a fuzzer could send them back to the traffic. */
+static void spray(struct rng *r, int fd)
 {
 	static const uint32_t *const nids[] = { &nid_a, &nid_b, &nid_l };
+	static uint8_t junk[1400];
 
-	if (dp_send(fd, *nids[below(r, 3)], 1 + below(r, 32), buf, 1 + below(r, 1400)) > 0)
+	junk[4 + below(r, sizeof(junk) - 4)] = (uint8_t)rnd(r);	/* never a magic */
+	if (dp_send(fd, *nids[below(r, 3)], 1 + below(r, 32), junk, 1 + below(r, 1400)) > 0)
 		__atomic_fetch_add(&sh->tr_spray, 1, __ATOMIC_RELAXED);
 }
 
@@ -1757,7 +1773,7 @@ static void __attribute__((noreturn)) traffic(uint64_t seed, int ready)
 			for (k = (int)below(&r, 8); k >= 0; k--)
 				tsend(&r, &d[i], i, buf);
 			tdrain(&d[i], i, buf);
-			spray(&r, d[i].tx, buf);
+			spray(&r, d[i].tx);
 		}
 		if (one_in(&r, 4))
 			dpt_sleep_ms(1);
@@ -2359,6 +2375,7 @@ int main(int argc, char **argv)
 	nid_a = dpt.nida;
 	nid_b = dpt.nidb;
 	nid_l = env_u32("DPT_NIDL", 21);
+	strict_order = getenv("DPT_NIC") && !strcmp(getenv("DPT_NIC"), "tulip");
 	if (getenv("DPT_NSL") && *getenv("DPT_NSL"))
 		ns_l = getenv("DPT_NSL");
 	if (getenv("DPT_NSN") && *getenv("DPT_NSN"))
@@ -2369,7 +2386,7 @@ int main(int argc, char **argv)
 	if (sh == MAP_FAILED)
 		ktap_bail("shared memory");
 	memset(sh, 0, sizeof(*sh));
-	sh->magic = (uint32_t)(seed >> 32) ^ 0xd0f0220du;
+	sh->magic = ((uint32_t)(seed >> 32) ^ 0xd0f0220du) | 1;
 	for (n = 0; n < OP_COUNT; n++)
 		op_total += op_weight[n];
 	snapshot_before();
