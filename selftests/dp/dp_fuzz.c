@@ -125,7 +125,6 @@ struct shared {
 
 static struct shared *sh;
 static uint32_t nid_a, nid_b, nid_l;
-static int strict_order;	/* over tulip: messages between nodes in order */
 static const char *ns_l = "dpL", *ns_n = "dpN";
 
 /*
@@ -1601,11 +1600,13 @@ static int tsend(struct rng *r, struct tdir *d, int dir, uint8_t *buf)
 
 /*
  * One received message: ours must be one that was sent, intact, and not
- * seen before; gaps are drops.  Within a node delivery is synchronous, and
- * dp's tulip driver keeps one ring each way, so there it must also be in
- * order.  Over veth Linux may reorder: veth hands frames to the backlog of
- * the CPU the sender runs on, and a sender that moves to another CPU can
- * overtake its own frames.
+ * seen before; gaps are drops.  Within a node delivery is synchronous, so
+ * there it must also be in order.  Between nodes the link may reorder, and
+ * the count of overtaken messages is only reported: veth hands frames to
+ * the backlog of the CPU the sender runs on (a sender that moves to another
+ * CPU can overtake its own frames), and QEMU's tulip holds frames for a
+ * receiver whose ring is full and may deliver them after newer ones when
+ * that receiver is reset by a detach.
  */
 static void tcheck(struct tdir *d, int dir, const uint8_t *m, size_t n,
 		   const struct dp_token *tok)
@@ -1644,7 +1645,7 @@ static void tcheck(struct tdir *d, int dir, const uint8_t *m, size_t n,
 		d->seen[h->seq / 8] |= (uint8_t)(1u << (h->seq % 8));
 	if (h->seq < d->last_seq) {
 		d->reordered++;
-		if (dir == TR_LOCAL || strict_order)
+		if (dir == TR_LOCAL)
 			violation("traffic %s: message %u after %u", tr_name[dir], h->seq,
 				  d->last_seq);
 	}
@@ -2375,7 +2376,6 @@ int main(int argc, char **argv)
 	nid_a = dpt.nida;
 	nid_b = dpt.nidb;
 	nid_l = env_u32("DPT_NIDL", 21);
-	strict_order = getenv("DPT_NIC") && !strcmp(getenv("DPT_NIC"), "tulip");
 	if (getenv("DPT_NSL") && *getenv("DPT_NSL"))
 		ns_l = getenv("DPT_NSL");
 	if (getenv("DPT_NSN") && *getenv("DPT_NSN"))
