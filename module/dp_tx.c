@@ -5,6 +5,8 @@
  * bytes are copied once, into the NIC's transmit buffer.
  */
 #include <linux/cred.h>
+#include <linux/pagemap.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -85,8 +87,9 @@ static int dp_tx_route(struct dp_node *node, struct dp_nic *nic, u32 nid,
 	return err;
 }
 
-static int dp_tx_nic(struct dp_node *node, const struct dp_msg_hdr *h,
-		     const void __user *buf)
+/* One attempt with the NIC held; user pages must not fault (see below). */
+static int dp_tx_nic_held(struct dp_node *node, const struct dp_msg_hdr *h,
+			  const void __user *buf)
 {
 	u8 addr[DP_LLADDR_MAX];
 	struct dp_wire_hdr w;
@@ -109,13 +112,37 @@ static int dp_tx_nic(struct dp_node *node, const struct dp_msg_hdr *h,
 	}
 	dp_wire_encode(&w, h);
 	iov_iter_ubuf(&iter, ITER_SOURCE, (void __user *)buf, h->len);
+	pagefault_disable();
 	err = nic->ops->xmit(nic, addr, &w, &iter, h->len);
+	pagefault_enable();
 	if (err == -ENOMEM)
 		dp_count(node, DP_CTR_TX_DROP_NOMEM);
 	else if (err && err != -EFAULT)
 		dp_count(node, DP_CTR_TX_DROP_NIC);
 out:
 	dp_nic_put(nic);
+	return err;
+}
+
+/*
+ * The backend copies the user's bytes while the NIC is held, and detaching
+ * the NIC (a netdev unregistering under rtnl, dpctl, a PCI remove) waits
+ * for every holder.  A page fault may take as long as the buffer's owner
+ * likes (userfaultfd, FUSE, a hung NFS server), so it must not happen
+ * there: the pages are faulted in first with nothing held, and copied with
+ * page faults disabled.  A copy that still finds a page gone (reclaimed or
+ * unmapped meanwhile) lets go of the NIC and faults in again.
+ */
+static int dp_tx_nic(struct dp_node *node, const struct dp_msg_hdr *h,
+		     const void __user *buf)
+{
+	int err;
+
+	do {
+		if (fault_in_readable(buf, h->len))
+			return -EFAULT;
+		err = dp_tx_nic_held(node, h, buf);
+	} while (err == -EFAULT && !fatal_signal_pending(current));
 	return err;
 }
 

@@ -312,6 +312,24 @@ static unsigned int tul_tx_used(const struct dp_tulip *tp)
 	return (tp->tx_cur - tp->tx_dirty + TUL_TX_RING) % TUL_TX_RING;
 }
 
+/*
+ * A new attachment starts with an empty TX ring.  Frames the chip had not
+ * sent when the node detached belong to that attachment (maybe another
+ * node): the chip must not find them still marked as its own, or it sends
+ * them once it gets that far in the ring, after newer frames, and on real
+ * hardware while the driver refills their buffers.  The chip is stopped.
+ */
+static void tul_tx_forget(struct dp_tulip *tp)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&tp->tx_mutex);
+	for (i = 0; i < TUL_TX_RING; i++)
+		tp->tx_ring[i].status = 0;
+	tp->tx_cur = 0;
+	tp->tx_dirty = 0;
+}
+
 /* Reclaim descriptors the chip is done with.  Caller holds tp->lock. */
 static void tul_tx_reclaim(struct dp_tulip *tp)
 {
@@ -626,8 +644,7 @@ int dp_tulip_attach(struct dp_node *node, const char *ifname)
 		dp_nic_init(&tp->nic, &dp_tulip_ops, node, tp, tp->name);
 		WRITE_ONCE(tp->node, node);
 		mutex_lock(&tp->tx_mutex);
-		tp->tx_cur = 0;
-		tp->tx_dirty = 0;
+		tul_tx_forget(tp);
 		tul_start(tp);
 		mutex_unlock(&tp->tx_mutex);
 		schedule_delayed_work(&tp->watchdog, TUL_WATCHDOG);

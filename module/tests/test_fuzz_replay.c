@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Runs the fuzz target's oracle (fuzz_wire.c built with DP_FUZZ_REPLAY)
- * over the seed corpus and over pseudo-random inputs, so `make check`
- * exercises it even where libFuzzer is not available.
+ * Runs the fuzz targets' oracles (fuzz_wire.c and fuzz_codec.c built with
+ * DP_FUZZ_REPLAY) over their seed corpora and over pseudo-random inputs, so
+ * `make check` exercises them even where libFuzzer is not available.
  */
 #include <dirent.h>
 #include <stdlib.h>
@@ -10,17 +10,21 @@
 #include "unit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int fuzz_codec_one(const uint8_t *data, size_t size);
 
-static void t_fuzz_corpus(void)
+typedef int (*fuzz_fn)(const uint8_t *data, size_t size);
+
+/* Every file of the directory named by $env through fn. */
+static void replay_corpus(const char *env, fuzz_fn fn)
 {
-	const char *dir = getenv("DP_CORPUS");
+	const char *dir = getenv(env);
 	static uint8_t buf[1 << 17];
 	struct dirent *de;
 	int n = 0;
 	DIR *d;
 
 	if (!dir || !(d = opendir(dir))) {
-		unit_skip = "DP_CORPUS not set or not a directory";
+		unit_skip = "corpus variable not set or not a directory";
 		return;
 	}
 	while ((de = readdir(d)) && !unit_failed) {
@@ -36,13 +40,23 @@ static void t_fuzz_corpus(void)
 			continue;
 		len = fread(buf, 1, sizeof(buf), f);
 		fclose(f);
-		LLVMFuzzerTestOneInput(buf, len);
+		fn(buf, len);
 		if (unit_failed)
 			printf("#   input: %s\n", path);
 		n++;
 	}
 	closedir(d);
 	CHECK(n > 0, "empty corpus %s", dir);
+}
+
+static void t_fuzz_corpus(void)
+{
+	replay_corpus("DP_CORPUS", LLVMFuzzerTestOneInput);
+}
+
+static void t_codec_corpus(void)
+{
+	replay_corpus("DP_CORPUS_CODEC", fuzz_codec_one);
 }
 
 static void t_fuzz_random(void)
@@ -69,8 +83,26 @@ static void t_fuzz_random(void)
 	}
 }
 
+/* Random operation streams: the opcode bytes make every kind of step. */
+static void t_codec_random(void)
+{
+	static uint8_t buf[2048];
+	uint64_t s = 7;
+	int i;
+
+	for (i = 0; i < 5000 && !unit_failed; i++) {
+		size_t len = unit_rand(&s) % sizeof(buf), k;
+
+		for (k = 0; k < len; k++)
+			buf[k] = (uint8_t)unit_rand(&s);
+		fuzz_codec_one(buf, len);
+	}
+}
+
 const struct unit_test fuzz_replay_tests[] = {
 	{ "fuzz oracle: seed corpus replay", t_fuzz_corpus },
 	{ "fuzz oracle: 20000 pseudo-random inputs", t_fuzz_random },
+	{ "fuzz_codec oracle: seed corpus replay", t_codec_corpus },
+	{ "fuzz_codec oracle: 5000 pseudo-random inputs", t_codec_random },
 	{ NULL, NULL },
 };

@@ -12,6 +12,9 @@
  *             100 more all arrive (recovery)
  *   watchdog  A queues 20 frames without telling the chip; the TX watchdog
  *             restarts it and all 20 arrive, in order
+ *   reattach  A queues 5 frames without telling the chip and detaches at once
+ *             (before the watchdog), then attaches again and sends 40 more:
+ *             those all arrive, and none of the 5 old ones after them
  *   blast S   A writes to B for up to S seconds or until a write fails (the
  *             device unbound under it: ENETDOWN); prints what it saw
  */
@@ -217,6 +220,48 @@ static void t_watchdog(int a, int b, const char *sysa)
 		"traffic flows after the restart");
 }
 
+/* dpctl ARGS in dpA; its exit status. */
+static int dpctl_a(const char *args)
+{
+	return dpt_sh("'%s' netns exec %s dpctl %s", getenv("DPT_IP") ? getenv("DPT_IP") : "ip",
+		      dpt.nsa, args);
+}
+
+static void t_reattach(int a, int b, const char *sysa)
+{
+	uint32_t seq = 1, next = 1;
+	long got, gaps = 0, bad = 0, fail = 0;
+	char cmd[128];
+	int i;
+
+	for (i = 0; i < 30; i++)	/* the queued ones below sit mid-ring */
+		if (send_seq(a, seq++))
+			fail++;
+	got = drain(b, &next, &gaps, &bad);
+	ktap_ok(fail == 0 && got == 30 && bad == 0, "30 messages A->B (%ld)", got);
+	if (sysfs_set(sysa, "dp_tx_stall", "1"))
+		ktap_bail("dp_tx_stall");
+	for (i = 0; i < 5; i++)
+		if (send_seq(a, seq++))
+			fail++;
+	ktap_ok(dpctl_a("node detach") == 0, "5 frames queued unannounced, then dpA detached");
+	sysfs_set(sysa, "dp_tx_stall", "0");
+	snprintf(cmd, sizeof(cmd), "node set dev %s backend tulip", dpt.ifa);
+	ktap_ok(dpctl_a(cmd) == 0, "dpA attached to %s again", dpt.ifa);
+	for (i = 0; i < 40; i++)
+		if (send_seq(a, seq++))
+			fail++;
+	got = 0;
+	for (i = 0; i < 20 && next <= 75; i++)
+		got += drain(b, &next, &gaps, &bad);
+	ktap_ok(fail == 0 && next == 76, "the 40 messages after the re-attach arrive (%ld, up to %u)",
+		got, next - 1);
+	ktap_ok(bad == 0, "no frame queued before the detach arrives after them (%ld late or bad)",
+		bad);
+	if (!bad)
+		ktap_diag("%ld of the 5 queued before the detach were dropped with it", gaps);
+}
+
 static void t_blast(int a, int secs)
 {
 	long sent = 0, i;
@@ -263,10 +308,12 @@ int main(int argc, char **argv)
 		t_flood(a, b, sysb);
 	else if (!strcmp(mode, "watchdog"))
 		t_watchdog(a, b, sysa);
+	else if (!strcmp(mode, "reattach"))
+		t_reattach(a, b, sysa);
 	else if (!strcmp(mode, "blast"))
 		t_blast(a, argc > 2 ? atoi(argv[2]) : 5);
 	else
-		ktap_bail("mode: wrap, max, flood or watchdog");
+		ktap_bail("mode: wrap, max, flood, watchdog or reattach");
 	close(a);
 	close(b);
 	ktap_finish();

@@ -17,6 +17,7 @@ tulip_max       120 pair   ./dp_tulip max
 tulip_wrap      300 pair   ./dp_tulip wrap
 tulip_flood     180 pair   ./dp_tulip flood
 tulip_watchdog  120 pair   ./dp_tulip watchdog
+tulip_reattach  120 pair   ./dp_tulip reattach
 tulip_unbind    180 pair   sh ./t_tulip.sh unbind
 tulip_rmmod     120 pair   sh ./t_tulip.sh rmmod"
 

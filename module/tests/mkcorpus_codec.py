@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Write the seed corpus of fuzz_codec (corpus_codec/): one file per case.
+
+The byte layout is the one fuzz_codec.c reads: ring size byte, counter
+start byte, then operations (0 send, 1 release, 2 walk, 3 read, 4 burst).
+Run from module/tests after changing that layout; the files are in git.
+"""
+import os
+import struct
+
+SEND, RELEASE, WALK, READ, BURST = range(5)
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def send(length, nids=(11, 12), dpids=(100, 200), uid=1000, seq=1, ack=0,
+         fl=0, typ=1, pad=0, cut=0, version=None):
+    """fl bits: 1 raw type, 2 length not reduced, 4 cut, 8 version byte."""
+    if version is not None:
+        fl |= 8
+    b = struct.pack(">BBBH7IBB", SEND, fl, typ, length, nids[0], nids[1],
+                    dpids[0], dpids[1], uid, seq, ack, pad, cut)
+    return b + (bytes([version]) if version is not None else b"")
+
+
+def release(n):
+    return bytes([RELEASE, n])
+
+
+def burst(n, length):
+    return struct.pack(">BBH", BURST, n - 1, length)
+
+
+def ring(size_shift, start=0):
+    return bytes([size_shift, start])
+
+
+WALK_B, READ_B = bytes([WALK]), bytes([READ])
+
+SEEDS = {
+    # 32 KiB ring from 0: one message in, seen, read out
+    "basic": ring(8) + send(100) + WALK_B + READ_B + WALK_B,
+    # 1 KiB ring: the third 300-byte message needs a wrap token
+    "wrap_1k": ring(3) + send(300) + send(300, seq=2) + release(1) +
+    send(300, seq=3) + WALK_B + release(0xff) + WALK_B,
+    # counters just below 2^32: wraps of the data area and of a u32
+    "high_2p32": ring(4, 0x80 | 3) + burst(20, 200) + WALK_B + release(5) +
+    burst(10, 90) + WALK_B + release(0xff) + burst(3, 500) + WALK_B,
+    # counters near 2^62, from an offset inside the area
+    "high_2p62": ring(5, 0xc0 | 17) + burst(40, 150) + release(0x83) + WALK_B,
+    "start_offset": ring(2, 0x40 | 5) + burst(8, 40) + READ_B + READ_B + WALK_B,
+    # every decode drop: cut short, foreign version, type, len, zero address
+    "drops": ring(8) + send(10, fl=4, cut=20) + send(10, version=2) +
+    send(10, fl=1, typ=7) + send(10, fl=4, cut=1) + send(10, nids=(0, 12)) +
+    send(10, dpids=(100, 0)) + WALK_B,
+    # link padding after the message is ignored
+    "padded": ring(8) + send(14, pad=32) + send(0, pad=46) + WALK_B + READ_B,
+    # fill to full, drops, release all, fill again
+    "full": ring(6) + burst(64, 1000) + WALK_B + release(0xff) + burst(64, 1000) +
+    release(1) + burst(2, 0) + WALK_B,
+    # the largest wire message into the largest ring; too big for a small one
+    "big": ring(11) + send(65535, fl=2) + WALK_B + READ_B,
+    "too_big": ring(0) + send(33, fl=2) + send(32, fl=2) + WALK_B,
+}
+
+
+def main():
+    out = os.path.join(HERE, "corpus_codec")
+    os.makedirs(out, exist_ok=True)
+    for name, data in SEEDS.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()
