@@ -4,10 +4,12 @@
 
   cluster.py --kernel KVER --guests N --mode check|demo|faults|icount|ping|run|shell|tulip
              --out DIR [--timeout S] [--initramfs FILE] [--nic MODEL] [--cmd SH]
-             [--nics K] [--nic-driver none] [--faults SPEC]
+             [--nics K] [--nic-driver none] [--faults SPEC] [--vmlinuz FILE]
+             [--mem MIB]
 
-Every guest boots /boot/vmlinuz-KVER with build/KVER/initramfs.cpio
-(tools/qemu/mkinitramfs.py) and gets three serial ports:
+Every guest boots /boot/vmlinuz-KVER (or --vmlinuz, e.g. the debug kernel of
+make check-debug) with build/KVER/initramfs.cpio (tools/qemu/mkinitramfs.py)
+and gets three serial ports:
   ttyS0  kernel console        -> DIR/MODE-gI.console.log
   ttyS1  barrier line          <-> this process (dp-barrier, dp-link: docs/harness.md)
   ttyS2  test output (KTAP)    -> DIR/MODE-gI.out.log
@@ -29,8 +31,10 @@ interactive guest on this terminal.
 
 The run fails on a guest that does not finish, a missing or "not ok" KTAP
 result, or a kernel log with an oops, BUG, WARNING, lockdep, KASAN or UBSAN
-report, or a hung task.  For demo and icount the lines between DPPERF-BEGIN and
-DPPERF-END of every guest are saved, in guest order, to DIR/MODE.tsv.
+report, a hung task, or a kmemleak report (the guest init scans for leaks at
+the end on kernels with kmemleak).  For demo and icount the lines between
+DPPERF-BEGIN and DPPERF-END of every guest are saved, in guest order, to
+DIR/MODE.tsv.
 The last line printed is "cluster: P passed, F failed, S skipped".
 """
 import argparse
@@ -54,8 +58,12 @@ import ktap  # noqa: E402
 
 KERNEL_BAD = re.compile(
     r"BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|"
-    r"possible circular locking|lockdep|INFO: task .* blocked|Kernel panic|"
-    r"unregister_netdevice: waiting|kernel BUG at|RIP: ")
+    r"possible circular locking|INFO: task .* blocked|Kernel panic|"
+    r"unregister_netdevice: waiting|kernel BUG at|RIP: |"
+    # lockdep's reports, but not a lockdep kernel's boot banner
+    r"lockdep(?! checking is enabled)|"
+    # kmemleak's report (the guest init prints it in the kernel log section)
+    r"unreferenced object|suspected memory leak")
 
 
 # The --tap NIC: a Linux e1000 on the hub besides the dp NICs.
@@ -378,7 +386,7 @@ def judge(a, g, prefix, timed_out, qemu_rc):
 
 
 def run(a):
-    kernel = f"/boot/vmlinuz-{a.kernel}"
+    kernel = a.vmlinuz or f"/boot/vmlinuz-{a.kernel}"
     initramfs = a.initramfs or os.path.join(TOP, "build", a.kernel, "initramfs.cpio")
     for f in (kernel, initramfs):
         if not os.path.exists(f):
@@ -493,6 +501,8 @@ def main():
     ap.add_argument("--out", help="log directory (default build/results/KVER)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds for the whole run")
     ap.add_argument("--initramfs")
+    ap.add_argument("--vmlinuz", help="kernel image to boot (default /boot/vmlinuz-KVER); "
+                    "--kernel then names its version (modules, build/KVER/)")
     ap.add_argument("--nic", default="virtio-net-pci",
                     help="QEMU NIC model: virtio-net-pci (default), tulip, e1000")
     ap.add_argument("--nic-driver",

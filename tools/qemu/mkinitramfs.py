@@ -4,7 +4,8 @@
 
 Contents: busybox-static with its applet links, iproute2's ip/tc/ss with their
 shared libraries and the dynamic loader, the kernel modules the tests need
-(decompressed: busybox insmod cannot read .ko.xz/.ko.zst), dp.ko at
+(decompressed: busybox insmod cannot read .ko.xz/.ko.zst; from
+/lib/modules/KVER, or from a modules_install root given by --moddir), dp.ko at
 /usr/lib/dp/dp.ko, whatever the other parts installed under the staging
 directory (libdp, dpctl, dpperf, selftests) plus the libraries those link
 against, the guest init and its helpers, and users root, alice (1001), bob (1002).
@@ -169,16 +170,18 @@ def read_module(path):
         return f.read()
 
 
-def install_modules(root, kver):
+def install_modules(root, kver, modroot="/"):
+    """Copy the modules the guest needs from MODROOT/lib/modules/KVER."""
     mdir = f"/lib/modules/{kver}"
+    src = os.path.join(modroot, mdir.lstrip("/"))
     deps, byname = {}, {}
-    with open(os.path.join(mdir, "modules.dep")) as f:
+    with open(os.path.join(src, "modules.dep")) as f:
         for line in f:
             mod, _, rest = line.partition(":")
             deps[mod] = rest.split()
             byname[modname(mod)] = mod
     builtin = set()
-    with open(os.path.join(mdir, "modules.builtin")) as f:
+    with open(os.path.join(src, "modules.builtin")) as f:
         for line in f:
             builtin.add(modname(line.strip()))
 
@@ -206,10 +209,10 @@ def install_modules(root, kver):
     dst_dir = os.path.join(root, mdir.lstrip("/"))
     for rel in order:
         put(root, os.path.join(mdir, strip_ext(rel)),
-            read_module(os.path.join(mdir, rel)))
+            read_module(os.path.join(src, rel)))
     for f in ("modules.builtin", "modules.builtin.modinfo", "modules.order"):
-        if os.path.exists(os.path.join(mdir, f)):
-            shutil.copy2(os.path.join(mdir, f), dst_dir)
+        if os.path.exists(os.path.join(src, f)):
+            shutil.copy2(os.path.join(src, f), dst_dir)
     # modules.dep and friends for the subset, so modprobe works in the guest
     subprocess.run(["depmod", "-b", root, kver], check=True)
     put(root, "/usr/lib/dp/modules.load",
@@ -252,7 +255,7 @@ def cpio_newc(root, out):
     entry("TRAILER!!!", 0)
 
 
-def build_tree(root, kver, stage, ko):
+def build_tree(root, kver, stage, ko, modroot="/"):
     if os.path.lexists(root):
         shutil.rmtree(root)
     mkdirs(root, "usr/bin", "usr/sbin", "usr/lib/x86_64-linux-gnu", "usr/lib64",
@@ -301,7 +304,7 @@ def build_tree(root, kver, stage, ko):
                         os.path.join(root, "usr/lib/dp/dp.ko"), ko], check=True)
     else:
         print(f"mkinitramfs: note: no dp.ko for {kver} ({ko})", file=sys.stderr)
-    mods = install_modules(root, kver)
+    mods = install_modules(root, kver, modroot)
 
     put(root, "/etc/passwd", PASSWD)
     put(root, "/etc/group", GROUP)
@@ -320,12 +323,16 @@ def main():
     ap.add_argument("--out", required=True, help="output cpio (.gz: gzip it)")
     ap.add_argument("--stage", help="staging root installed by the other parts")
     ap.add_argument("--ko", help="dp.ko built for KVER")
+    ap.add_argument("--moddir", default="/",
+                    help="root the kernel's modules were installed under (make "
+                         "modules_install INSTALL_MOD_PATH=...; default /)")
     a = ap.parse_args()
 
-    if not os.path.isdir(f"/lib/modules/{a.kver}"):
-        die(f"/lib/modules/{a.kver} missing")
+    mdir = os.path.join(a.moddir, "lib/modules", a.kver)
+    if not os.path.isdir(mdir):
+        die(f"{mdir} missing")
     root = a.out + ".d"
-    mods = build_tree(root, a.kver, a.stage, a.ko)
+    mods = build_tree(root, a.kver, a.stage, a.ko, a.moddir)
     tmp = a.out + ".tmp"
     with open(tmp, "wb") as raw:
         if a.out.endswith(".gz"):

@@ -48,6 +48,26 @@ def test_ktap():
     check("ktap: bail out fails", counts("KTAP version 1\n1..1\nBail out! x\n")[1] == 2)
 
 
+def test_kernel_bad():
+    """The judge's kernel-log pattern on a debug kernel's lines."""
+    import cluster
+    bad = ["BUG: KASAN: slab-use-after-free in dp_pool_put+0x12/0x40 [dp]",
+           "UBSAN: shift-out-of-bounds in module/dp_ring.c:40:9",
+           "WARNING: possible recursive locking detected",
+           "INFO: lockdep is turned off.",
+           "BUG: sleeping function called from invalid context at mm/slab.h:723",
+           "unreferenced object 0xffff888003a1c000 (size 64):",
+           "kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"]
+    fine = ["rcu: \tRCU lockdep checking is enabled.",
+            "kasan: KernelAddressSanitizer initialized",
+            "kmemleak: Kernel memory leak detector initialized (mem pool available: 15074)",
+            "dp: node 1 attached to eth0"]
+    for line in bad:
+        check(f"judge: bad line {line[:40]!r}", cluster.KERNEL_BAD.search(line))
+    for line in fine:
+        check(f"judge: harmless line {line[:40]!r}", not cluster.KERNEL_BAD.search(line))
+
+
 def frame(dst, src, tag):
     return bytes(dst) + bytes(src) + b"\x88\xb5" + tag.ljust(46, b"\0")
 
@@ -220,6 +240,7 @@ def test_relay(exe):
 
 def main():
     test_ktap()
+    test_kernel_bad()
     test_switch(sys.argv[1])
     test_relay(sys.argv[1])
     print("KTAP version 1")
