@@ -3,6 +3,9 @@
 #
 #   make check        everything CI runs: deps, build, unit tests, sparse, dkms,
 #                     selftests in QEMU guests on both kernels; ends "N passed, N failed"
+#   make check-debug  the guest selftests and tulip suite on a debug kernel
+#                     (KASAN, UBSAN, lockdep, kmemleak) built from Debian's
+#                     kernel source and cached (docs/debug-kernel.md); not in check
 #   make demo         deps, build, dpperf in a 2-guest real-time run and icount runs
 #                     on e1000 and on tulip (dp's own driver against UDP/TCP over
 #                     Linux's), then the report (build/results/)
@@ -37,7 +40,7 @@ GUEST_TIMEOUT ?= 900
 # this level serial; the sub-makes may use -j.
 .NOTPARALLEL:
 
-.PHONY: all check demo deps module userspace initramfs unit sparse dkms \
+.PHONY: all check check-debug demo deps module userspace initramfs unit sparse dkms \
 	guest-check guest-ping shell clean demo-run
 
 all: module userspace initramfs
@@ -90,6 +93,10 @@ shell: initramfs
 
 check:
 	tools/check.sh
+
+check-debug:
+	tools/check.sh debug_deps debug_kernel debug_module debug_userspace \
+		debug_initramfs debug_check debug_tulip
 
 # deps first, in its own step: KVERS can only be read once the kernels are installed
 demo:

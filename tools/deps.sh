@@ -3,7 +3,12 @@
 # Install the Debian 12 packages dp's build, tests and QEMU harness need.
 # Idempotent: asks dpkg which are missing and installs only those (apt-get update
 # runs only when something is missing).  Needs root, or sudo.
+#   deps.sh                 what make check and make demo need
+#   deps.sh --debug-kernel  also the kernel source and its build tools, for
+#                           make check-debug (tools/debug-kernel/build.sh)
 set -eu
+debug_kernel=0
+[ "${1:-}" = "--debug-kernel" ] && debug_kernel=1
 
 PKGS="build-essential gcc make
 qemu-system-x86 busybox-static
@@ -12,6 +17,11 @@ linux-image-amd64 linux-headers-amd64
 linux-image-6.12-amd64 linux-headers-6.12-amd64
 iproute2 cpio zstd xz-utils kmod
 clang libclang-rt-14-dev python3"
+
+# Only make check-debug builds a kernel: Debian's 6.1 source tarball (under
+# /usr/src) and what its build needs.
+DEBUG_KERNEL_PKGS="linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils"
+[ "$debug_kernel" = 1 ] && PKGS="$PKGS $DEBUG_KERNEL_PKGS"
 
 missing=""
 for p in $PKGS; do
