@@ -238,6 +238,8 @@ struct dp_edge {
  *	before @dpid is published, put when the endpoint is freed.
  * @uid: @cred->euid, stamped on every message sent.
  * @admit: DP_ADMIT_* restrictions on senders, fixed at bind.
+ * @inc: incarnation: random, non-zero, drawn at bind; names this endpoint's
+ *	life on the wire (docs/reliability.md).
  * @edges: connected edges; RCU readers, writers hold @lock.
  * @n_edges: entries in @edges.
  * @cur: edge used by write(); RCU.
@@ -254,6 +256,7 @@ struct dp_endpoint {
 	const struct cred *cred;
 	kuid_t uid;
 	u32 admit;
+	u32 inc;
 	DECLARE_HASHTABLE(edges, 6);
 	u32 n_edges;
 	struct dp_edge __rcu *cur;

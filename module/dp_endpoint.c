@@ -8,6 +8,7 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -94,6 +95,9 @@ static int dp_ep_bind(struct dp_endpoint *ep, const struct dp_bind *b)
 	ep->cred = get_current_cred();
 	ep->uid = ep->cred->euid;
 	ep->admit = b->flags;
+	do {	/* never 0: that means "not known" on the wire */
+		ep->inc = get_random_u32();
+	} while (!ep->inc);
 	/* The CAT publishes ep with release semantics: the pool is ready. */
 	err = dp_cat_bind(ep->node, ep, b->dpid);
 	if (err)

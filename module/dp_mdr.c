@@ -85,15 +85,14 @@ void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,
 
 	rcu_read_lock();
 	drop = dp_wire_decode(frame, len, &h);
-	/* v1 has no acknowledgements yet; senders number from 1 and skip 0. */
-	if (!drop && (!h.seq || h.ack))
-		drop = DP_CTR_RX_DROP_SEQ;
 	if (!drop && h.dst_nid != READ_ONCE(node->nid))
 		drop = DP_CTR_RX_DROP_NOT_NODE;
 	if (!drop)
 		drop = dp_mdr_check_src(node, &h, src, src_len);
 	if (drop)
 		dp_count(node, drop);
+	else if (h.type != DP_WT_DATA)
+		dp_count(node, DP_CTR_RX_CTRL);	/* no sessions yet */
 	else
 		dp_mdr_dispatch(node, &h, (const u8 *)frame + DP_WIRE_HDR_LEN);
 	rcu_read_unlock();

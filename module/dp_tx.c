@@ -2,7 +2,8 @@
 /*
  * Send path.  The kernel builds every header: the source NID, DPID and uid
  * come from the node and the endpoint, never from the user.  The user's
- * bytes are copied once, into the NIC's transmit buffer.
+ * bytes are copied once from user space, into a kernel copy that the NIC
+ * transmits from (docs/reliability.md, section 7).
  */
 #include <linux/cred.h>
 #include <linux/slab.h>
@@ -47,22 +48,6 @@ static int dp_tx_edge(struct dp_endpoint *ep, const struct dp_addr *to,
 	return err;
 }
 
-static int dp_tx_local(struct dp_node *node, const struct dp_msg_hdr *h,
-		       const void __user *buf)
-{
-	void *bounce = kvmalloc(max_t(size_t, h->len, 1), GFP_KERNEL);
-	int err = 0;
-
-	if (!bounce)
-		return -ENOMEM;
-	if (copy_from_user(bounce, buf, h->len))
-		err = -EFAULT;
-	else
-		dp_mdr_local(node, h, bounce);
-	kvfree(bounce);
-	return err;
-}
-
 /*
  * Resolve the peer's link address in the NART.  An entry whose address
  * length is not the NIC's (a 3-byte "MAC" on Ethernet) is no route.
@@ -86,8 +71,9 @@ static int dp_tx_route(struct dp_node *node, struct dp_nic *nic, u32 nid,
 }
 
 static int dp_tx_nic(struct dp_node *node, const struct dp_msg_hdr *h,
-		     const void __user *buf)
+		     const void *msg)
 {
+	struct kvec kv = { .iov_base = (void *)msg, .iov_len = h->len };
 	u8 addr[DP_LLADDR_MAX];
 	struct dp_wire_hdr w;
 	struct iov_iter iter;
@@ -108,15 +94,33 @@ static int dp_tx_nic(struct dp_node *node, const struct dp_msg_hdr *h,
 		goto out;
 	}
 	dp_wire_encode(&w, h);
-	iov_iter_ubuf(&iter, ITER_SOURCE, (void __user *)buf, h->len);
+	dp_wire_seal(&w, msg, h->len);
+	iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, h->len);
 	err = nic->ops->xmit(nic, addr, &w, &iter, h->len);
 	if (err == -ENOMEM)
 		dp_count(node, DP_CTR_TX_DROP_NOMEM);
-	else if (err && err != -EFAULT)
+	else if (err)
 		dp_count(node, DP_CTR_TX_DROP_NIC);
 out:
 	dp_nic_put(nic);
 	return err;
+}
+
+/* The one copy of the user's bytes; kvmalloc: local messages reach 64 KiB. */
+static void *dp_tx_copy(const void __user *buf, size_t len, int *err)
+{
+	void *msg = kvmalloc(len, GFP_KERNEL_ACCOUNT);
+
+	*err = -ENOMEM;
+	if (!msg)
+		return NULL;
+	*err = -EFAULT;
+	if (copy_from_user(msg, buf, len)) {
+		kvfree(msg);
+		return NULL;
+	}
+	*err = 0;
+	return msg;
 }
 
 /* Send len bytes from buf on the edge to @to (NULL: the current edge). */
@@ -124,7 +128,8 @@ ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 		const void __user *buf, size_t len)
 {
 	struct dp_node *node = ep->node;
-	struct dp_msg_hdr h = { .type = DP_WT_DATA };
+	struct dp_msg_hdr h = { .type = DP_WT_DATA, .flags = DP_WF_RAW };
+	void *msg;
 	int err;
 
 	if (len > DP_MAX_MSG)
@@ -138,10 +143,15 @@ ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 		return -EADDRNOTAVAIL;
 	h.src_dpid = ep->dpid;
 	h.src_uid = from_kuid_munged(&init_user_ns, ep->uid);
+	h.src_inc = ep->inc;
+	msg = dp_tx_copy(buf, len, &err);
+	if (!msg)
+		return err;
 	if (h.dst_nid == h.src_nid)
-		err = dp_tx_local(node, &h, buf);
+		dp_mdr_local(node, &h, msg);
 	else
-		err = dp_tx_nic(node, &h, buf);
+		err = dp_tx_nic(node, &h, msg);
+	kvfree(msg);
 	if (err)
 		return err;
 	atomic64_inc(&ep->tx_msgs);

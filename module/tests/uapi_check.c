@@ -39,8 +39,10 @@ int main(void)
 	bad |= !(DP_TOKEN_SPACE(1) == 64 && DP_TOKEN_SPACE(32) == 64 &&
 		 DP_TOKEN_SPACE(33) == 128);
 	CHECK(1, DP_TOKEN_SPACE(1) == 64 && DP_TOKEN_SPACE(33) == 128);
-	bad |= offsetof(struct dp_wire_hdr, seq) != 24;
-	CHECK(2, offsetof(struct dp_wire_hdr, seq) == 24);
+	bad |= offsetof(struct dp_wire_hdr, seq) != 28 ||
+	       offsetof(struct dp_wire_hdr, csum) != 48;
+	CHECK(2, offsetof(struct dp_wire_hdr, seq) == 28 &&
+	      offsetof(struct dp_wire_hdr, csum) == 48);
 	bad |= DP_IOC_BIND == DP_IOC_CONNECT;
 	CHECK(3, DP_IOC_BIND != DP_IOC_CONNECT);
 	return bad;

@@ -56,8 +56,8 @@ int main(void)
 		ktap_bail("enter the node's namespace");
 	if (ifl && *ifl) {
 		mtu = dpt_if_mtu(NULL, ifl);
-		if (mtu > 32 && mtu - 32 < 65535)
-			want_max = (uint32_t)(mtu - 32);
+		if (mtu > DP_WIRE_HDR_LEN && mtu - DP_WIRE_HDR_LEN < 65535)
+			want_max = (uint32_t)(mtu - DP_WIRE_HDR_LEN);
 	}
 	local0 = dpt_ctr(NULL, DP_CTR_TX_LOCAL);
 	tx0 = dpt_ctr(NULL, DP_CTR_TX_MSGS);

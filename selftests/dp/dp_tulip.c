@@ -2,9 +2,9 @@
 /*
  * dp's own tulip driver, two tulips back to back (lib.sh with DPT_NIC=tulip;
  * DPT_SYSA/DPT_SYSB are their PCI devices in sysfs).  One mode per run:
- *   wrap      5000 messages of 1..1468 bytes A->B, in batches: the 64-entry
+ *   wrap      5000 messages of 1..1448 bytes A->B, in batches: the 64-entry
  *             rings wrap ~80 times; every byte and sequence number checked
- *   max       the largest frame: max_msg 1468 for MTU 1500, 1468 bytes both
+ *   max       the largest frame: max_msg 1448 for MTU 1500, 1448 bytes both
  *             ways, 1469 refused with EMSGSIZE
  *   flood     B stops servicing its RX ring, A sends 300: the ring overruns;
  *             B resumes, the drops are counted (rx_drop_ring) and every
@@ -26,7 +26,7 @@
 
 #define DPID_A 100
 #define DPID_B 200
-#define MAXMSG 1468
+#define MAXMSG 1448
 
 static uint8_t out[2048], in[2048];
 
@@ -123,7 +123,7 @@ static void t_wrap(int a, int b)
 				fail++;
 		got += drain(b, &next, &gaps, &bad);
 	}
-	ktap_ok(fail == 0, "5000 writes of 4..1468 bytes (%ld failed)", fail);
+	ktap_ok(fail == 0, "5000 writes of 4..1448 bytes (%ld failed)", fail);
 	ktap_ok(got == 5000 && gaps == 0 && bad == 0,
 		"5000 arrive intact and in order through 64-entry rings (%ld, %ld gaps, %ld bad)",
 		got, gaps, bad);
@@ -136,18 +136,18 @@ static void t_max(int a, int b)
 
 	dpt_info(a, &ia);
 	dpt_info(b, &ib);
-	ktap_ok(ia.max_msg == MAXMSG && ib.max_msg == MAXMSG, "max_msg %u/%u (want 1468)",
+	ktap_ok(ia.max_msg == MAXMSG && ib.max_msg == MAXMSG, "max_msg %u/%u (want 1448)",
 		ia.max_msg, ib.max_msg);
 	dpt_random(out, MAXMSG);
 	n = write(a, out, MAXMSG);
 	ktap_ok(n == MAXMSG && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
 		read(b, in, sizeof(in)) == MAXMSG && !memcmp(in, out, MAXMSG),
-		"1468 bytes A->B (a 1514-byte frame) arrive intact");
+		"1448 bytes A->B (a 1514-byte frame) arrive intact");
 	dpt_random(out, MAXMSG);
 	n = write(b, out, MAXMSG);
 	ktap_ok(n == MAXMSG && dpt_wait_readable(a, DPT_WAIT_MS) == 1 &&
 		read(a, in, sizeof(in)) == MAXMSG && !memcmp(in, out, MAXMSG),
-		"1468 bytes B->A arrive intact");
+		"1448 bytes B->A arrive intact");
 	errno = 0;
 	n = write(a, out, MAXMSG + 1);
 	ktap_ok(n == -1 && errno == EMSGSIZE, "1469 bytes: EMSGSIZE (%zd, %s)", n,

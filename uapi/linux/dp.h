@@ -147,7 +147,14 @@ enum dp_counter {
 	DP_CTR_TX_DROP_NIC,	/* the NIC refused the frame */
 	DP_CTR_RX_DROP_RING,	/* frames the NIC lost with its RX ring full */
 	DP_CTR_RX_DROP_ADMIT,	/* refused by the endpoint's admission rule */
-	DP_CTR_RX_DROP_SEQ,	/* sequence number 0, or a nonzero ack (v1 DATA) */
+	DP_CTR_RX_DROP_SEQ,	/* DATA ahead of a gap, or of no session */
+	DP_CTR_RX_DROP_CSUM,	/* CRC32C mismatch: corrupted on the link */
+	DP_CTR_RX_DROP_STALE,	/* for another incarnation of the endpoint */
+	DP_CTR_RX_DROP_DUP,	/* DATA already delivered (a retransmission) */
+	DP_CTR_TX_RETRANS,	/* DATA frames sent again */
+	DP_CTR_TX_CTRL,		/* ACK, HELLO, RESET frames sent */
+	DP_CTR_RX_CTRL,		/* ACK, HELLO, RESET frames accepted */
+	DP_CTR_TX_UNDELIVERED,	/* messages given up without an ack */
 	DP_CTR_COUNT
 };
 
@@ -251,26 +258,48 @@ struct dp_token {
  * (Ethernet padding of short frames) are ignored.  See docs/wire.md.
  */
 #define DP_ETH_P		0x88B5
-#define DP_WIRE_VERSION		1
+#define DP_WIRE_VERSION		2
 
 enum dp_wire_type {
 	DP_WT_DATA = 1,		/* one whole message */
+	DP_WT_ACK = 2,		/* ack + credit; answers HELLO; a sender's window probe */
+	DP_WT_HELLO = 3,	/* opens a session: seq is the initial sequence number */
+	DP_WT_RESET = 4,	/* "no such session here": dst_inc echoes the frame's src_inc */
 };
 
+/* dp_wire_hdr.flags */
+#define DP_WF_ACK		0x0001	/* ack and credit are valid (reverse session) */
+#define DP_WF_RAW		0x0002	/* DATA sent unreliably (DP_BIND_RAW) */
+#define DP_WF_GAP		0x0004	/* ACK: the receiver saw a gap, resend now */
+#define DP_WF_PROBE		0x0008	/* ACK from a sender: asks for a window update */
+#define DP_WF_FIN		0x0010	/* RESET from a sender: it closed its session */
+#define DP_WF_MASK		0x001f
+
+/*
+ * Version 2 (docs/wire.md, docs/reliability.md): a message on a reliable
+ * edge belongs to a session between two endpoint incarnations; seq, ack
+ * and credit are that session's, the CRC32C covers header and message.
+ */
 struct dp_wire_hdr {
 	dp_u8 version;		/* DP_WIRE_VERSION */
 	dp_u8 type;		/* enum dp_wire_type */
-	dp_be16 len;		/* message bytes after the header */
+	dp_be16 len;		/* message bytes after the header; 0 unless DATA */
+	dp_be16 flags;		/* DP_WF_* */
+	dp_be16 reserved;	/* sent 0, ignored */
 	dp_be32 dst_nid;
 	dp_be32 src_nid;
 	dp_be32 dst_dpid;
 	dp_be32 src_dpid;
 	dp_be32 src_uid;	/* sender's uid in the sending kernel's init ns */
-	dp_be32 seq;		/* per directed edge, starts at 1, never 0 */
-	dp_be32 ack;		/* reserved for the reliability layer: send 0 */
+	dp_be32 seq;		/* DATA: message; HELLO: ISN; ACK: receiver's max message */
+	dp_be32 ack;		/* DP_WF_ACK: reverse session delivered up to this seq */
+	dp_be32 credit;		/* DP_WF_ACK: reverse session may send up to this space */
+	dp_be32 src_inc;	/* sending endpoint's incarnation */
+	dp_be32 dst_inc;	/* receiving endpoint's incarnation as known; 0 in HELLO */
+	dp_be32 csum;		/* CRC32C of header (csum 0) and message */
 };
 
-#define DP_WIRE_HDR_LEN		32
+#define DP_WIRE_HDR_LEN		52
 
 /* ------------------------------------------------------------------ */
 /* 4. Generic netlink family (dpctl)                                   */
