@@ -26,6 +26,7 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int32_t s32;
 typedef uint16_t __be16;
 typedef uint32_t __be32;
 #define cpu_to_be16(x) htobe16(x)
