@@ -23,29 +23,18 @@ u32 dp_max_msg(struct dp_node *node)
 	return max;
 }
 
-/*
- * Find the edge (to == NULL: the current edge) and, for a real message,
- * take its next sequence number.
- */
-static int dp_tx_edge(struct dp_endpoint *ep, const struct dp_addr *to,
-		      struct dp_msg_hdr *h)
+/* The node-level header fields of a frame from @ep to @to. */
+void dp_tx_hdr(struct dp_endpoint *ep, struct dp_msg_hdr *h, u8 type,
+	       const struct dp_addr *to)
 {
-	struct dp_edge *e;
-	int err = 0;
-
-	rcu_read_lock();
-	e = to ? dp_edge_find(ep, to) : rcu_dereference(ep->cur);
-	if (e) {
-		h->dst_nid = e->to.nid;
-		h->dst_dpid = e->to.dpid;
-		/* 0 is never a sequence number: skip it when the u32 wraps. */
-		while (h->len && !h->seq)
-			h->seq = atomic_inc_return(&e->tx_seq);
-	} else {
-		err = -ENOTCONN;
-	}
-	rcu_read_unlock();
-	return err;
+	memset(h, 0, sizeof(*h));
+	h->type = type;
+	h->dst_nid = to->nid;
+	h->dst_dpid = to->dpid;
+	h->src_nid = READ_ONCE(ep->node->nid);
+	h->src_dpid = ep->dpid;
+	h->src_uid = from_kuid_munged(&init_user_ns, ep->uid);
+	h->src_inc = ep->inc;
 }
 
 /*
@@ -106,59 +95,95 @@ out:
 	return err;
 }
 
-/* The one copy of the user's bytes; kvmalloc: local messages reach 64 KiB. */
-static void *dp_tx_copy(const void __user *buf, size_t len, int *err)
+/*
+ * Send one frame: to a NIC, or, for our own NID, straight to the MDR
+ * (node-local edges run the same protocol without a wire).  Process
+ * context only: the tulip backend's xmit sleeps.
+ */
+int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
+		const void *msg)
 {
-	void *msg = kvmalloc(len, GFP_KERNEL_ACCOUNT);
+	int err = 0;
 
-	*err = -ENOMEM;
-	if (!msg)
-		return NULL;
-	*err = -EFAULT;
-	if (copy_from_user(msg, buf, len)) {
-		kvfree(msg);
-		return NULL;
+	might_sleep();
+	if (h->dst_nid == h->src_nid) {
+		rcu_read_lock();
+		dp_mdr_frame(node, h, msg);
+		rcu_read_unlock();
+	} else {
+		err = dp_tx_nic(node, h, msg);
 	}
-	*err = 0;
-	return msg;
+	if (!err && h->type != DP_WT_DATA)
+		dp_count(node, DP_CTR_TX_CTRL);
+	return err;
 }
 
-/* Send len bytes from buf on the edge to @to (NULL: the current edge). */
+/* Raw mode (DP_BIND_RAW): v1 semantics, the copy is freed once sent. */
+static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
+		     const void __user *buf, size_t len)
+{
+	struct dp_msg_hdr h;
+	void *msg;
+	int err;
+
+	msg = kvmalloc(len, GFP_KERNEL_ACCOUNT);
+	if (!msg)
+		return -ENOMEM;
+	err = -EFAULT;
+	if (copy_from_user(msg, buf, len))
+		goto out;
+	dp_tx_hdr(ep, &h, DP_WT_DATA, &e->to);
+	h.flags = DP_WF_RAW;
+	h.len = len;
+	/* 0 is never a raw sequence number: skip it when the u32 wraps. */
+	while (!h.seq)
+		h.seq = atomic_inc_return(&e->tx_seq);
+	err = dp_tx_frame(ep->node, &h, msg);
+out:
+	kvfree(msg);
+	return err;
+}
+
+/*
+ * Send len bytes from buf on the edge to @to (NULL: the current edge):
+ * reliably (dp_snd.c) unless the endpoint is raw.
+ */
 ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
-		const void __user *buf, size_t len)
+		const void __user *buf, size_t len, bool nonblock)
 {
 	struct dp_node *node = ep->node;
-	struct dp_msg_hdr h = { .type = DP_WT_DATA, .flags = DP_WF_RAW };
-	void *msg;
+	struct dp_edge *e;
+	u32 nid;
 	int err;
 
 	if (len > DP_MAX_MSG)
 		return -EMSGSIZE;
-	h.len = len;
-	err = dp_tx_edge(ep, to, &h);
-	if (err || !len)
-		return err;
-	h.src_nid = READ_ONCE(node->nid);
-	if (h.src_nid == DP_NID_NONE)
-		return -EADDRNOTAVAIL;
-	h.src_dpid = ep->dpid;
-	h.src_uid = from_kuid_munged(&init_user_ns, ep->uid);
-	h.src_inc = ep->inc;
-	msg = dp_tx_copy(buf, len, &err);
-	if (!msg)
-		return err;
-	if (h.dst_nid == h.src_nid)
-		dp_mdr_local(node, &h, msg);
+	e = dp_edge_get(ep, to);
+	if (!e)
+		return -ENOTCONN;
+	err = 0;
+	nid = READ_ONCE(node->nid);
+	if (!len)
+		goto out;
+	err = -EMSGSIZE;
+	if (len > dp_max_msg(node))	/* the NIC's; 65535 without one */
+		goto out;
+	err = -EADDRNOTAVAIL;
+	if (nid == DP_NID_NONE)
+		goto out;
+	if (ep->raw)
+		err = dp_tx_raw(ep, e, buf, len);
 	else
-		err = dp_tx_nic(node, &h, msg);
-	kvfree(msg);
+		err = dp_snd_send(ep, e, buf, len, nonblock);
 	if (err)
-		return err;
+		goto out;
 	atomic64_inc(&ep->tx_msgs);
 	atomic64_add(len, &ep->tx_bytes);
 	dp_count(node, DP_CTR_TX_MSGS);
 	dp_count_add(node, DP_CTR_TX_BYTES, len);
-	if (h.dst_nid == h.src_nid)
+	if (e->to.nid == nid)
 		dp_count(node, DP_CTR_TX_LOCAL);
-	return len;
+out:
+	dp_edge_put(e);
+	return err ? err : len;
 }

@@ -110,7 +110,7 @@ int main(void)
 	struct dpt_pool pa, pb;
 	struct dp_info ia, ib;
 	uint64_t bytes = 0;
-	uint32_t seq = 0, want_max;
+	uint32_t seq = 0, want_max, drops = 0;
 	int a, b, mtu;
 	unsigned int i;
 
@@ -171,15 +171,17 @@ int main(void)
 		nb1.ctr[DP_CTR_RX_BYTES] - nb0.ctr[DP_CTR_RX_BYTES] == bytes + 333,
 		"node B counted 5 received messages, %llu bytes",
 		(unsigned long long)(nb1.ctr[DP_CTR_RX_BYTES] - nb0.ctr[DP_CTR_RX_BYTES]));
-	for (i = DP_CTR_RX_DROP_SHORT; i < DP_CTR_COUNT; i++)
-		if (nb1.ctr[i] != nb0.ctr[i] || na1.ctr[i] != na0.ctr[i])
+	for (i = DP_CTR_RX_DROP_SHORT; i < DP_CTR_COUNT; i++) {
+		if (!dpt_ctr_is_drop(i))
+			continue;
+		if (nb1.ctr[i] != nb0.ctr[i] || na1.ctr[i] != na0.ctr[i]) {
 			ktap_diag("unexpected %s: A +%llu B +%llu", dpt_ctr_name(i),
 				  (unsigned long long)(na1.ctr[i] - na0.ctr[i]),
 				  (unsigned long long)(nb1.ctr[i] - nb0.ctr[i]));
-	ktap_ok(!memcmp(&na1.ctr[DP_CTR_RX_DROP_SHORT], &na0.ctr[DP_CTR_RX_DROP_SHORT],
-			(DP_CTR_COUNT - DP_CTR_RX_DROP_SHORT) * 8) &&
-		!memcmp(&nb1.ctr[DP_CTR_RX_DROP_SHORT], &nb0.ctr[DP_CTR_RX_DROP_SHORT],
-			(DP_CTR_COUNT - DP_CTR_RX_DROP_SHORT) * 8),
+			drops++;
+		}
+	}
+	ktap_ok(!drops,
 		"no drop counted on either node");
 	dpt_unmap(&pa);
 	dpt_unmap(&pb);
