@@ -278,6 +278,8 @@ enum dp_snd_state {
  * @err: ETIMEDOUT or ECONNRESET while FAILED.
  * @fast: a gap was reported: go back now.
  * @probe: a writer waits for credit: the timer probes the window.
+ * @waiters: writers asleep waiting for credit: no credit return meanwhile.
+ * @returned: the credit was given back while idle (none asked for since).
  * @peer_inc: the receiver's incarnation, learnt from the HELLO's answer.
  * @isn: the session's initial sequence number, random.
  * @snd_nxt: next seq to assign.
@@ -307,6 +309,8 @@ struct dp_edge {
 	int err;
 	bool fast;
 	bool probe;
+	u32 waiters;
+	bool returned;
 	u32 peer_inc;
 	u32 isn;
 	u32 snd_nxt;

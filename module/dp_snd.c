@@ -186,13 +186,14 @@ enum dp_snd_action {
 static enum dp_snd_action dp_snd_idle(struct dp_edge *e, unsigned long now)
 {
 	lockdep_assert_held(&e->lock);
-	if (e->credit == e->snd_space)
-		return DP_SND_NONE;
+	if (e->credit == e->snd_space || e->waiters)
+		return DP_SND_NONE;	/* nothing to give, or a writer needs it */
 	if (time_before(now, e->deadline)) {
 		dp_snd_arm(e, e->deadline);
 		return DP_SND_NONE;
 	}
 	e->credit = e->snd_space;
+	e->returned = true;
 	return DP_SND_RETURN;
 }
 
@@ -289,6 +290,7 @@ static int dp_snd_open(struct dp_edge *e)
 	e->peer_max = 0;
 	e->fast = false;
 	e->probe = false;
+	e->returned = false;
 	dp_rtt_init(&e->rtt, DP_RTO_INIT_US, dp_rto_min_us(), dp_rto_max_us());
 	e->last_heard = jiffies;
 	e->state = DP_SND_HELLO;
@@ -318,12 +320,18 @@ static bool dp_snd_ready(struct dp_edge *e, u32 space)
 	       dp_credit_allows(READ_ONCE(e->snd_space) + space, READ_ONCE(e->credit));
 }
 
-/* For poll: EPOLLOUT when a send of the largest message would not wait. */
+/*
+ * For poll: EPOLLOUT when a send of the largest message would not wait,
+ * or when the session gave its credit back while idle (a write asks for a
+ * window at once; until it comes, the probe pending makes this false).
+ */
 bool dp_snd_writable(struct dp_edge *e, int *err)
 {
 	u32 max = READ_ONCE(e->peer_max);
 
 	*err = READ_ONCE(e->state) == DP_SND_FAILED ? READ_ONCE(e->err) : 0;
+	if (READ_ONCE(e->returned) && !READ_ONCE(e->probe))
+		return true;
 	if (max > dp_max_msg(e->ep->node))
 		max = dp_max_msg(e->ep->node);
 	return dp_snd_ready(e, DP_TOKEN_SPACE(max));
@@ -423,11 +431,15 @@ static struct dp_txmsg *dp_snd_copy(const void __user *buf, size_t len)
 	return m;
 }
 
-/* Wait for credit (or an error to report) with no lock held. */
+/*
+ * Wait for credit (or an error to report) with no lock held.  While a
+ * writer waits the session keeps its credit (no return on idle).
+ */
 static int dp_snd_wait(struct dp_edge *e, u32 space, bool nonblock,
 		       bool *counted)
 {
 	struct dp_endpoint *ep = e->ep;
+	int err;
 
 	if (!*counted) {
 		atomic64_inc(&ep->tx_blocked);
@@ -435,7 +447,14 @@ static int dp_snd_wait(struct dp_edge *e, u32 space, bool nonblock,
 	}
 	if (nonblock)
 		return -EAGAIN;
-	return wait_event_interruptible(ep->tx_wq, dp_snd_ready(e, space));
+	spin_lock_irq(&e->lock);
+	e->waiters++;
+	spin_unlock_irq(&e->lock);
+	err = wait_event_interruptible(ep->tx_wq, dp_snd_ready(e, space));
+	spin_lock_irq(&e->lock);
+	e->waiters--;
+	spin_unlock_irq(&e->lock);
+	return err;
 }
 
 /* A reliable send on @e; the caller holds a reference to it. */
@@ -527,6 +546,7 @@ static bool dp_snd_update(struct dp_edge *e, const struct dp_msg_hdr *h)
 	if (dp_seq_before(e->credit, h->credit)) {
 		e->credit = h->credit;
 		e->probe = false;
+		e->returned = false;
 		wake = true;
 	}
 	if ((h->flags & DP_WF_GAP) && e->snd_una != e->snd_nxt) {
