@@ -276,7 +276,8 @@ enum dp_snd_state {
  * @dead: removed from the endpoint: timer and work are not re-armed.
  * @state: enum dp_snd_state.
  * @err: ETIMEDOUT or ECONNRESET while FAILED.
- * @fast: a gap was reported: go back now.
+ * @fast: a gap was reported: resend the first unacknowledged now.
+ * @fast_seq: the seq last resent that way (once per hole).
  * @probe: a writer waits for credit: the timer probes the window.
  * @waiters: writers asleep waiting for credit: no credit return meanwhile.
  * @returned: the credit was given back while idle (none asked for since).
@@ -291,7 +292,6 @@ enum dp_snd_state {
  * @unacked: struct dp_txmsg list; changed under @tx_mutex and @lock.
  * @last_heard: jiffies of the last frame of this session from the peer.
  * @deadline: jiffies when the timer acts next.
- * @fast_at: jiffies of the last go-back on a gap report.
  * @rtt: the RTO estimator.
  * @timer: retransmission, HELLO and window-probe timer; it queues @work.
  * @work: sends in process context (the tulip backend's xmit sleeps).
@@ -309,6 +309,7 @@ struct dp_edge {
 	int err;
 	bool fast;
 	bool probe;
+	u32 fast_seq;
 	u32 waiters;
 	bool returned;
 	u32 peer_inc;
@@ -322,7 +323,6 @@ struct dp_edge {
 	struct list_head unacked;
 	unsigned long last_heard;
 	unsigned long deadline;
-	unsigned long fast_at;
 	struct dp_rtt rtt;
 	struct timer_list timer;
 	struct work_struct work;
@@ -342,6 +342,8 @@ struct dp_edge {
  * @ack_due: DP_ACK_* bits: an ACK is owed.
  * @gap: a gap ACK was sent for the current gap.
  * @idle: the sender gave its credit back: no grants until it asks.
+ * @ooo: struct dp_ooo, messages that arrived after a gap, by seq.
+ * @n_ooo: entries in @ooo.
  */
 struct dp_rx_peer {
 	struct hlist_node hnode;
@@ -355,8 +357,23 @@ struct dp_rx_peer {
 	u8 ack_due;
 	bool gap;
 	bool idle;
+	struct list_head ooo;
+	u32 n_ooo;
 	struct rcu_head rcu;
 };
+
+/*
+ * struct dp_ooo - a message that arrived after a gap, held (a copy) until
+ * the gap is filled, so only the missing message is resent.
+ */
+struct dp_ooo {
+	struct list_head node;
+	struct dp_msg_hdr h;
+	u8 data[];
+};
+
+#define DP_OOO_MAX	128u	/* held messages per sender */
+#define DP_OOO_SPAN	1024u	/* only this far past the gap */
 
 #define DP_ACK_DELAYED	0x1	/* after a delivery: may wait for a piggy-back */
 #define DP_ACK_NOW	0x2	/* a HELLO, a duplicate, a probe, a low window */
@@ -395,6 +412,7 @@ struct dp_reset {
  * @outstanding: credit granted and not yet used, over all rx peers.
  * @starved: a grant was cut short by a full pool: releases re-grant.
  * @rx_dead: closing: @ack_work is not queued any more.
+ * @ooo_bytes: bytes held after gaps, all senders: at most the pool size.
  * @ack_work: sends owed ACKs, window updates and RESETs.
  * @charge: what the pool is charged to (dp_limits.c).
  * @pool: receive pool, valid once @dpid is set.
@@ -427,6 +445,7 @@ struct dp_endpoint {
 	u32 outstanding;
 	bool starved;
 	bool rx_dead;
+	u32 ooo_bytes;
 	u32 n_resets;
 	struct dp_reset resets[DP_RESETS_PENDING];
 	struct delayed_work ack_work;

@@ -111,6 +111,20 @@ static void dp_rcv_owe_reset(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 	dp_rcv_kick(ep, true);
 }
 
+/* Drop the messages held after a gap.  Caller holds rx_lock. */
+static void dp_rcv_ooo_free(struct dp_endpoint *ep, struct dp_rx_peer *rp)
+{
+	struct dp_ooo *o, *tmp;
+
+	lockdep_assert_held(&ep->rx_lock);
+	list_for_each_entry_safe(o, tmp, &rp->ooo, node) {
+		ep->ooo_bytes -= o->h.len;
+		list_del(&o->node);
+		kfree(o);
+	}
+	rp->n_ooo = 0;
+}
+
 /* Return a peer's unused credit to the pool.  Caller holds rx_lock. */
 static void dp_rcv_forget_credit(struct dp_endpoint *ep, struct dp_rx_peer *rp)
 {
@@ -125,6 +139,7 @@ static void dp_rcv_drop_peer(struct dp_endpoint *ep, struct dp_rx_peer *rp)
 {
 	lockdep_assert_held(&ep->rx_lock);
 	dp_rcv_forget_credit(ep, rp);
+	dp_rcv_ooo_free(ep, rp);
 	hash_del_rcu(&rp->hnode);
 	ep->n_rx_peers--;
 	kfree_rcu(rp, rcu);
@@ -153,10 +168,12 @@ void dp_rcv_hello(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 			goto out;
 		drop = 0;
 		rp->from = from;
+		INIT_LIST_HEAD(&rp->ooo);
 		hash_add_rcu(ep->rx_peers, &rp->hnode, dp_rcv_hash(&from));
 		ep->n_rx_peers++;
 	}
 	dp_rcv_forget_credit(ep, rp);
+	dp_rcv_ooo_free(ep, rp);
 	rp->peer_inc = h->src_inc;
 	rp->isn = h->seq;
 	rp->rcv_nxt = h->seq;
@@ -244,8 +261,8 @@ void dp_rcv_fin(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 }
 
 /* In-order DATA within credit: into the pool.  Returns a drop counter. */
-static int dp_rcv_next(struct dp_endpoint *ep, struct dp_rx_peer *rp,
-		       const struct dp_msg_hdr *h, const void *payload)
+static int dp_rcv_one(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+		      const struct dp_msg_hdr *h, const void *payload)
 {
 	u32 space = DP_TOKEN_SPACE(h->len);
 	int drop;
@@ -258,10 +275,71 @@ static int dp_rcv_next(struct dp_endpoint *ep, struct dp_rx_peer *rp,
 	rp->rcv_nxt++;
 	rp->arrived += space;
 	ep->outstanding -= space;
-	rp->gap = false;
+	return 0;
+}
+
+/* Deliver the held messages the gap's filling made next in line. */
+static void dp_rcv_drain(struct dp_endpoint *ep, struct dp_rx_peer *rp)
+{
+	struct dp_ooo *o, *tmp;
+
+	list_for_each_entry_safe(o, tmp, &rp->ooo, node) {
+		if (o->h.seq != rp->rcv_nxt || dp_rcv_one(ep, rp, &o->h, o->data))
+			break;
+		ep->ooo_bytes -= o->h.len;
+		rp->n_ooo--;
+		list_del(&o->node);
+		kfree(o);
+	}
+}
+
+static int dp_rcv_next(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+		       const struct dp_msg_hdr *h, const void *payload)
+{
+	int drop = dp_rcv_one(ep, rp, h, payload);
+	u8 owe;
+
+	if (drop)
+		return drop;
+	dp_rcv_drain(ep, rp);
 	rp->idle = false;
-	dp_rcv_owe(ep, rp, dp_rcv_grant(ep, rp, dp_rcv_smax(ep)) ?
-		   DP_ACK_NOW : DP_ACK_DELAYED);
+	owe = dp_rcv_grant(ep, rp, dp_rcv_smax(ep)) ? DP_ACK_NOW : DP_ACK_DELAYED;
+	/* Still holding messages: the next hole is there, report it. */
+	rp->gap = rp->n_ooo;
+	if (rp->gap)
+		owe = DP_ACK_NOW | DP_ACK_GAP;
+	dp_rcv_owe(ep, rp, owe);
+	return 0;
+}
+
+/*
+ * DATA after a gap: hold a copy, in seq order, if there is room (it is
+ * within the sender's credit, so it will fit the pool once the gap is
+ * filled).  Returns the drop counter, 0 if held.
+ */
+static int dp_rcv_hold(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+		       const struct dp_msg_hdr *h, const void *payload)
+{
+	struct dp_ooo *o, *at;
+
+	if (rp->n_ooo >= DP_OOO_MAX ||
+	    (u32)dp_seq_diff(h->seq, rp->rcv_nxt) > DP_OOO_SPAN ||
+	    ep->ooo_bytes + h->len > ep->pool.ring.size)
+		return DP_CTR_RX_DROP_SEQ;
+	list_for_each_entry(at, &rp->ooo, node) {
+		if (at->h.seq == h->seq)
+			return DP_CTR_RX_DROP_DUP;
+		if (dp_seq_before(h->seq, at->h.seq))
+			break;
+	}
+	o = kmalloc(struct_size(o, data, h->len), GFP_ATOMIC);
+	if (!o)
+		return DP_CTR_RX_DROP_NOMEM;
+	o->h = *h;
+	memcpy(o->data, payload, h->len);
+	list_add_tail(&o->node, &at->node);	/* before @at, or at the end */
+	rp->n_ooo++;
+	ep->ooo_bytes += h->len;
 	return 0;
 }
 
@@ -290,7 +368,9 @@ void dp_rcv_data(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
 			dp_rcv_owe(ep, rp, DP_ACK_NOW);
 			break;
 		case DP_RX_GAP:
-			drop = DP_CTR_RX_DROP_SEQ;
+			drop = dp_rcv_hold(ep, rp, h, payload);
+			if (drop == DP_CTR_RX_DROP_DUP)
+				atomic64_inc(&ep->rx_dup);
 			if (!rp->gap) {		/* one gap report per gap */
 				rp->gap = true;
 				dp_rcv_owe(ep, rp, DP_ACK_NOW | DP_ACK_GAP);
@@ -475,9 +555,14 @@ void dp_rcv_stop(struct dp_endpoint *ep)
 		hash_for_each_safe(ep->rx_peers, bkt, tmp, rp, hnode) {
 			if (b && b->n == DP_ACK_BATCH)
 				continue;	/* next round */
-			if (b) {
-				dp_tx_hdr(ep, &b->h[b->n], DP_WT_RESET, &rp->from);
-				b->h[b->n++].dst_inc = rp->peer_inc;
+			if (b) {	/* with the last ack: what did arrive is known */
+				struct dp_msg_hdr *h = &b->h[b->n++];
+
+				dp_tx_hdr(ep, h, DP_WT_RESET, &rp->from);
+				h->flags = DP_WF_ACK;
+				h->ack = rp->rcv_nxt - 1;
+				h->credit = rp->credit;
+				h->dst_inc = rp->peer_inc;
 			}
 			dp_rcv_drop_peer(ep, rp);
 		}

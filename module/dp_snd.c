@@ -153,7 +153,29 @@ static int dp_snd_xmit(struct dp_edge *e, struct dp_txmsg *m, u32 peer_inc)
 	return dp_tx_frame(e->ep->node, &h, m->data);
 }
 
-/* Go back: send every unacknowledged message again, in order. */
+/* Resend the first unacknowledged message (a hole the receiver reported). */
+static void dp_snd_resend_first(struct dp_edge *e, u32 peer_inc)
+{
+	struct dp_txmsg *m;
+	u32 una;
+
+	lockdep_assert_held(&e->tx_mutex);
+	una = READ_ONCE(e->snd_una);
+	list_for_each_entry(m, &e->unacked, node) {
+		if (dp_seq_before(m->seq, una))
+			continue;
+		if (m->seq != una)
+			break;
+		WRITE_ONCE(m->resent, true);
+		if (!dp_snd_xmit(e, m, peer_inc)) {
+			atomic64_inc(&e->ep->tx_retrans);
+			dp_count(e->ep->node, DP_CTR_TX_RETRANS);
+		}
+		break;
+	}
+}
+
+/* Go back (timeout): send every unacknowledged message again, in order. */
 static void dp_snd_goback(struct dp_edge *e, u32 peer_inc)
 {
 	struct dp_txmsg *m;
@@ -175,7 +197,8 @@ static void dp_snd_goback(struct dp_edge *e, u32 peer_inc)
 }
 
 enum dp_snd_action {
-	DP_SND_NONE, DP_SND_HELLO_AGAIN, DP_SND_GOBACK, DP_SND_PROBE, DP_SND_RETURN,
+	DP_SND_NONE, DP_SND_HELLO_AGAIN, DP_SND_GOBACK, DP_SND_RESEND, DP_SND_PROBE,
+	DP_SND_RETURN,
 };
 
 /*
@@ -214,12 +237,18 @@ static enum dp_snd_action dp_snd_due(struct dp_edge *e)
 		dp_snd_fail(e, -ETIMEDOUT);
 		return DP_SND_NONE;
 	}
-	if (e->fast && e->snd_una != e->snd_nxt &&
-	    time_after_eq(now, e->fast_at + dp_snd_timeout(e))) {
+	if (e->fast) {
+		/*
+		 * The receiver holds what came after the hole: resend only the
+		 * first message missing, once per hole (a lost resend is the
+		 * timer's), and restart the clock.
+		 */
 		e->fast = false;
-		e->fast_at = now;
-		dp_snd_arm(e, now + dp_snd_timeout(e));
-		return DP_SND_GOBACK;
+		if (e->snd_una != e->snd_nxt && e->snd_una != e->fast_seq) {
+			e->fast_seq = e->snd_una;
+			dp_snd_arm(e, now + dp_snd_timeout(e));
+			return DP_SND_RESEND;
+		}
 	}
 	if (time_before(now, e->deadline)) {
 		dp_snd_arm(e, e->deadline);
@@ -254,6 +283,8 @@ static void dp_snd_work_fn(struct work_struct *work)
 		dp_snd_ctrl(e, DP_WT_HELLO, 0, isn, 0);
 	else if (act == DP_SND_GOBACK)
 		dp_snd_goback(e, peer_inc);
+	else if (act == DP_SND_RESEND)
+		dp_snd_resend_first(e, peer_inc);
 	else if (act == DP_SND_PROBE)
 		dp_snd_ctrl(e, DP_WT_ACK, DP_WF_PROBE, 0, peer_inc);
 	else if (act == DP_SND_RETURN)
@@ -289,6 +320,7 @@ static int dp_snd_open(struct dp_edge *e)
 	e->peer_inc = 0;
 	e->peer_max = 0;
 	e->fast = false;
+	e->fast_seq = isn - 1;
 	e->probe = false;
 	e->returned = false;
 	dp_rtt_init(&e->rtt, DP_RTO_INIT_US, dp_rto_min_us(), dp_rto_max_us());
@@ -535,7 +567,6 @@ static bool dp_snd_update(struct dp_edge *e, const struct dp_msg_hdr *h)
 	if (dp_seq_before(e->snd_una, ack1) && !dp_seq_before(e->snd_nxt, ack1)) {
 		dp_snd_rtt(e, ack1);
 		e->snd_una = ack1;
-		e->fast = false;
 		/* progress: restart the clock; or, all acknowledged, the idle one */
 		if (e->snd_una != e->snd_nxt || e->probe)
 			dp_snd_arm(e, jiffies + dp_snd_timeout(e));
@@ -601,6 +632,10 @@ void dp_snd_reset(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 	if (!e || h->dst_inc != ep->inc)
 		return;
 	spin_lock_irqsave(&e->lock, flags);
+	/* A receiver that closes acknowledges what it got first. */
+	if (!e->dead && e->state == DP_SND_OPEN && (h->flags & DP_WF_ACK) &&
+	    h->src_inc == e->peer_inc)
+		dp_snd_update(e, h);
 	if (!e->dead && (e->state == DP_SND_HELLO || e->state == DP_SND_OPEN)) {
 		/* a HELLO is only reset when the admission rule refuses us */
 		dp_snd_fail(e, e->state == DP_SND_HELLO ? -ECONNREFUSED : -ECONNRESET);
