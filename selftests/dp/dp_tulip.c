@@ -6,10 +6,12 @@
  *             rings wrap ~80 times; every byte and sequence number checked
  *   max       the largest frame: max_msg 1448 for MTU 1500, 1448 bytes both
  *             ways, 1469 refused with EMSGSIZE
- *   flood     B stops servicing its RX ring, A sends 300: the ring overruns;
- *             B resumes, the drops are counted (rx_drop_ring) and every
- *             message is either delivered or missing from the sequence, and
- *             100 more all arrive (recovery)
+ *   flood     B stops servicing its RX ring, A (raw, DP_BIND_RAW) sends 300:
+ *             the ring overruns; B resumes, the drops are counted
+ *             (rx_drop_ring) and every message is either delivered or
+ *             missing from the sequence, and 100 more all arrive (recovery);
+ *             then the same overrun on a reliable edge: all 300 arrive, in
+ *             order, the lost frames resent
  *   watchdog  A queues 20 frames without telling the chip; the TX watchdog
  *             restarts it and all 20 arrive, in order
  *   blast S   A writes to B for up to S seconds or until a write fails (the
@@ -150,7 +152,7 @@ static void t_max(int a, int b)
 		"1448 bytes B->A arrive intact");
 	errno = 0;
 	n = write(a, out, MAXMSG + 1);
-	ktap_ok(n == -1 && errno == EMSGSIZE, "1469 bytes: EMSGSIZE (%zd, %s)", n,
+	ktap_ok(n == -1 && errno == EMSGSIZE, "%d bytes: EMSGSIZE (%zd, %s)", MAXMSG + 1, n,
 		strerror(errno));
 }
 
@@ -189,6 +191,31 @@ static void t_flood(int a, int b, const char *sysb)
 	after = drain(b, &next, &gaps, &bad);
 	ktap_ok(fail == 0 && after == 100 && gaps == 0 && bad == 0,
 		"after the overrun 100 more all arrive (%ld, %ld gaps)", after, gaps);
+}
+
+/* The overrun again on a reliable edge: the frames the ring lost are resent. */
+static void t_flood_rel(int a, int b, const char *sysb)
+{
+	uint64_t d0 = dpt_ctr(dpt.nsb, DP_CTR_RX_DROP_RING), d1;
+	uint32_t seq = 1, next = 1;
+	long got = 0, gaps = 0, bad = 0, fail = 0;
+	int i;
+
+	if (sysfs_set(sysb, "dp_rx_stall", "1"))
+		ktap_bail("dp_rx_stall");
+	for (i = 0; i < 300; i++)
+		if (send_seq(a, seq++))
+			fail++;
+	dpt_sleep_ms(200);
+	sysfs_set(sysb, "dp_rx_stall", "0");
+	for (i = 0; i < 20 && got < 300; i++)	/* resends may take an RTO */
+		got += drain(b, &next, &gaps, &bad);
+	d1 = dpt_ctr(dpt.nsb, DP_CTR_RX_DROP_RING);
+	ktap_ok(fail == 0 && got == 300 && gaps == 0 && bad == 0,
+		"reliable edge: all 300 arrive in order across the overrun (%ld, %ld gaps, %ld bad)",
+		got, gaps, bad);
+	ktap_ok(d1 > d0, "reliable edge: the ring did overrun (rx_drop_ring %llu -> %llu)",
+		(unsigned long long)d0, (unsigned long long)d1);
 }
 
 static void t_watchdog(int a, int b, const char *sysa)
@@ -250,7 +277,9 @@ int main(int argc, char **argv)
 	ktap_start();
 	if (dpt_init() || !sysa || !sysb)
 		ktap_bail("environment (DPT_SYSA/DPT_SYSB)");
-	a = dpt_ep(dpt.nsa, DPID_A, 1u << 22);
+	/* flood and blast measure lost frames: a raw sender, no resends */
+	a = dpt_ep_flags(dpt.nsa, DPID_A, 1u << 22,
+			 !strcmp(mode, "flood") || !strcmp(mode, "blast") ? DP_BIND_RAW : 0);
 	b = dpt_ep(dpt.nsb, DPID_B, 1u << 22);
 	if (a < 0 || b < 0 || dpt_connect(a, dpt.nidb, DPID_B) ||
 	    dpt_connect(b, dpt.nida, DPID_A))
@@ -259,8 +288,17 @@ int main(int argc, char **argv)
 		t_wrap(a, b);
 	else if (!strcmp(mode, "max"))
 		t_max(a, b);
-	else if (!strcmp(mode, "flood"))
+	else if (!strcmp(mode, "flood")) {
+		int a2 = dpt_ep(dpt.nsa, DPID_A + 1, 1u << 22);
+		int b2 = dpt_ep(dpt.nsb, DPID_B + 1, 1u << 22);
+
 		t_flood(a, b, sysb);
+		if (a2 < 0 || b2 < 0 || dpt_connect(a2, dpt.nidb, DPID_B + 1))
+			ktap_bail("reliable endpoints");
+		t_flood_rel(a2, b2, sysb);
+		close(a2);
+		close(b2);
+	}
 	else if (!strcmp(mode, "watchdog"))
 		t_watchdog(a, b, sysa);
 	else if (!strcmp(mode, "blast"))
