@@ -278,6 +278,9 @@ enum dp_snd_state {
  * @err: ETIMEDOUT or ECONNRESET while FAILED.
  * @fast: a gap was reported: resend the first unacknowledged now.
  * @fast_seq: the seq last resent that way (once per hole).
+ * @cwnd: messages allowed in flight (congestion window, on top of credit).
+ * @ssthresh: slow start below, additive increase above.
+ * @cwnd_acc: acknowledged messages towards the next additive step.
  * @probe: a writer waits for credit: the timer probes the window.
  * @waiters: writers asleep waiting for credit: no credit return meanwhile.
  * @returned: the credit was given back while idle (none asked for since).
@@ -310,6 +313,9 @@ struct dp_edge {
 	bool fast;
 	bool probe;
 	u32 fast_seq;
+	u32 cwnd;
+	u32 ssthresh;
+	u32 cwnd_acc;
 	u32 waiters;
 	bool returned;
 	u32 peer_inc;
@@ -373,6 +379,9 @@ struct dp_ooo {
 };
 
 #define DP_OOO_MAX	128u	/* held messages per sender */
+#define DP_CWND_MIN	4u	/* congestion window bounds, in messages */
+#define DP_CWND_INIT	32u
+#define DP_CWND_MAX	4096u
 #define DP_OOO_SPAN	1024u	/* only this far past the gap */
 
 #define DP_ACK_DELAYED	0x1	/* after a delivery: may wait for a piggy-back */

@@ -67,6 +67,42 @@ static void dp_snd_fail(struct dp_edge *e, int err)
 	dp_snd_kick(e);
 }
 
+/*
+ * Congestion window (docs/reliability.md, section 6.1): credit says what
+ * the receiver's pool can hold, the window what the path delivers without
+ * loss.  Slow start, then one more message per window acknowledged; a
+ * reported hole takes a quarter off (reordering looks like one), a timeout
+ * restarts from the floor.  Caller holds e->lock.
+ */
+static void dp_cwnd_acked(struct dp_edge *e, u32 n)
+{
+	lockdep_assert_held(&e->lock);
+	if (e->cwnd < e->ssthresh) {
+		e->cwnd += n;
+	} else {
+		e->cwnd_acc += n;
+		if (e->cwnd_acc >= e->cwnd) {
+			e->cwnd_acc -= e->cwnd;
+			e->cwnd++;
+		}
+	}
+	if (e->cwnd > DP_CWND_MAX)
+		e->cwnd = DP_CWND_MAX;
+}
+
+static void dp_cwnd_loss(struct dp_edge *e, bool timeout)
+{
+	lockdep_assert_held(&e->lock);
+	e->ssthresh = max(e->cwnd - e->cwnd / 4, DP_CWND_MIN);
+	e->cwnd = timeout ? DP_CWND_MIN : e->ssthresh;
+	e->cwnd_acc = 0;
+}
+
+static bool dp_cwnd_open(const struct dp_edge *e)
+{
+	return (u32)(READ_ONCE(e->snd_nxt) - READ_ONCE(e->snd_una)) < READ_ONCE(e->cwnd);
+}
+
 static void dp_snd_timer(struct timer_list *t)
 {
 	struct dp_edge *e = from_timer(e, t, timer);
@@ -175,11 +211,15 @@ static void dp_snd_resend_first(struct dp_edge *e, u32 peer_inc)
 	}
 }
 
-/* Go back (timeout): send every unacknowledged message again, in order. */
+/*
+ * Go back (timeout): send the unacknowledged messages again, in order, as
+ * many as the congestion window allows; holes further on are reported by
+ * the receiver and resent one by one, or go at the next timeout.
+ */
 static void dp_snd_goback(struct dp_edge *e, u32 peer_inc)
 {
+	u32 una, n = 0, max = READ_ONCE(e->cwnd);
 	struct dp_txmsg *m;
-	u32 una, n = 0;
 
 	lockdep_assert_held(&e->tx_mutex);
 	una = READ_ONCE(e->snd_una);
@@ -187,6 +227,8 @@ static void dp_snd_goback(struct dp_edge *e, u32 peer_inc)
 	list_for_each_entry(m, &e->unacked, node) {
 		if (dp_seq_before(m->seq, una))
 			continue;	/* acknowledged, not freed yet */
+		if (n >= max)
+			break;
 		WRITE_ONCE(m->resent, true);
 		if (dp_snd_xmit(e, m, peer_inc))
 			break;		/* the timer tries again */
@@ -246,6 +288,7 @@ static enum dp_snd_action dp_snd_due(struct dp_edge *e)
 		e->fast = false;
 		if (e->snd_una != e->snd_nxt && e->snd_una != e->fast_seq) {
 			e->fast_seq = e->snd_una;
+			dp_cwnd_loss(e, false);
 			dp_snd_arm(e, now + dp_snd_timeout(e));
 			return DP_SND_RESEND;
 		}
@@ -258,7 +301,10 @@ static enum dp_snd_action dp_snd_due(struct dp_edge *e)
 	dp_snd_arm(e, now + dp_snd_timeout(e));
 	if (e->state == DP_SND_HELLO)
 		return DP_SND_HELLO_AGAIN;
-	return e->snd_una != e->snd_nxt ? DP_SND_GOBACK : DP_SND_PROBE;
+	if (e->snd_una == e->snd_nxt)
+		return DP_SND_PROBE;
+	dp_cwnd_loss(e, true);
+	return DP_SND_GOBACK;
 }
 
 static void dp_snd_work_fn(struct work_struct *work)
@@ -321,6 +367,9 @@ static int dp_snd_open(struct dp_edge *e)
 	e->peer_max = 0;
 	e->fast = false;
 	e->fast_seq = isn - 1;
+	e->cwnd = DP_CWND_INIT;
+	e->ssthresh = DP_CWND_MAX;
+	e->cwnd_acc = 0;
 	e->probe = false;
 	e->returned = false;
 	dp_rtt_init(&e->rtt, DP_RTO_INIT_US, dp_rto_min_us(), dp_rto_max_us());
@@ -348,7 +397,7 @@ static bool dp_snd_ready(struct dp_edge *e, u32 space)
 
 	if (READ_ONCE(e->dead) || state == DP_SND_FAILED || state == DP_SND_IDLE)
 		return true;
-	return state == DP_SND_OPEN &&
+	return state == DP_SND_OPEN && dp_cwnd_open(e) &&
 	       dp_credit_allows(READ_ONCE(e->snd_space) + space, READ_ONCE(e->credit));
 }
 
@@ -399,6 +448,8 @@ static enum dp_snd_step dp_snd_admit(struct dp_edge *e, struct dp_txmsg *m,
 		*err = -EMSGSIZE;
 		return DP_STEP_ERR;
 	}
+	if (!dp_cwnd_open(e))
+		return DP_STEP_WAIT;	/* acknowledgements open it (or the timer) */
 	if (!dp_credit_allows(e->snd_space + m->space, e->credit)) {
 		if (e->probe)
 			return DP_STEP_WAIT;
@@ -566,7 +617,9 @@ static bool dp_snd_update(struct dp_edge *e, const struct dp_msg_hdr *h)
 		e->peer_max = h->seq;
 	if (dp_seq_before(e->snd_una, ack1) && !dp_seq_before(e->snd_nxt, ack1)) {
 		dp_snd_rtt(e, ack1);
+		dp_cwnd_acked(e, ack1 - e->snd_una);
 		e->snd_una = ack1;
+		wake = true;	/* the window moved */
 		/* progress: restart the clock; or, all acknowledged, the idle one */
 		if (e->snd_una != e->snd_nxt || e->probe)
 			dp_snd_arm(e, jiffies + dp_snd_timeout(e));
@@ -614,7 +667,7 @@ void dp_snd_ack(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 		wake |= dp_snd_update(e, h);
 out:
 	spin_unlock_irqrestore(&e->lock, flags);
-	if (wake)
+	if (wake && wq_has_sleeper(&ep->tx_wq))
 		wake_up_interruptible_all(&ep->tx_wq);
 }
 

@@ -83,7 +83,16 @@ int main(void)
 		"writes during the removal succeed or fail with ENOBUFS (the NIC refused the frame)");
 	ktap_ok(rep.err == ENETDOWN, "the writer's write fails with ENETDOWN (%d %s)", rep.err,
 		rep.err > 0 ? strerror(rep.err) : "");
-	KTAP_ERRNO(write(a, m, 64), ENETDOWN, "write to a remote NID: ENETDOWN");
+	errno = 0;
+	n = write(a, m, 64);
+	if (n < 0 && errno == ETIMEDOUT) {
+		/* the session's messages in flight timed out meanwhile: reported once */
+		ktap_diag("A's session to B failed meanwhile (ETIMEDOUT, reported once)");
+		errno = 0;
+		n = write(a, m, 64);
+	}
+	ktap_ok(n == -1 && errno == ENETDOWN, "write to a remote NID: ENETDOWN (%s)",
+		strerror(errno));
 	KTAP_SUCCESS(dpt_info(a, &info), "A's endpoint still answers INFO");
 	ktap_ok(info.nid == dpt.nida, "A keeps its NID %u", info.nid);
 	ktap_ok(info.max_msg == 65535, "max_msg with no NIC is 65535 (%u)", info.max_msg);

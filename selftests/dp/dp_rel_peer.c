@@ -26,8 +26,9 @@
  *	0.  Keeps serving until killed if COUNT is 0 (restart test), printing
  *	progress to stdout.
  *   nonblock NID DPID
- *	bind, connect, write with O_NONBLOCK until EAGAIN (the receiver does
- *	not read): exit 0 if EAGAIN came and poll() shows no POLLOUT.
+ *	bind, connect, write with O_NONBLOCK until EAGAIN that poll() does not
+ *	end within 1 s (the receiver does not read: no credit): exit 0 if so
+ *	and poll() still shows no POLLOUT.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -240,6 +241,7 @@ static int cmd_nonblock(uint32_t nid, uint32_t dpid)
 
 	fl = fcntl(fd, F_GETFL);
 	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	p.fd = fd;
 	for (i = 0; i < 100000; i++) {
 		size_t len = make(buf, 77, (uint32_t)n, 1000, &s);
 
@@ -249,9 +251,15 @@ static int cmd_nonblock(uint32_t nid, uint32_t dpid)
 		}
 		if (errno != EAGAIN)
 			break;
-		if (n)
+		/*
+		 * EAGAIN while the session opens, or while the congestion window
+		 * is full, passes: POLLOUT comes back.  With the receiver's
+		 * credit used up it does not.
+		 */
+		if (poll(&p, 1, 1000) != 1 || !(p.revents & POLLOUT)) {
+			errno = EAGAIN;
 			break;
-		dpt_sleep_ms(10);	/* the session is opening */
+		}
 	}
 	p.fd = fd;
 	printf("nonblock: %d written, then %s; poll revents 0x%x\n", n, strerrorname_np(errno),
