@@ -299,8 +299,20 @@ static int dp_rcv_next(struct dp_endpoint *ep, struct dp_rx_peer *rp,
 	int drop = dp_rcv_one(ep, rp, h, payload);
 	u8 owe;
 
-	if (drop)
+	if (drop == DP_CTR_RX_DROP_FULL && rp->idle) {
+		/*
+		 * Beyond the credit it gave back: an ACK sent before its RETURN
+		 * arrived after it and the sender took that credit again.  It is
+		 * sending, so it is not idle: grant, and try once more.
+		 */
+		rp->idle = false;
+		dp_rcv_grant(ep, rp, dp_rcv_smax(ep));
+		drop = dp_rcv_one(ep, rp, h, payload);
+	}
+	if (drop) {
+		dp_rcv_owe(ep, rp, DP_ACK_NOW);	/* it hears where it stands */
 		return drop;
+	}
 	dp_rcv_drain(ep, rp);
 	rp->idle = false;
 	owe = dp_rcv_grant(ep, rp, dp_rcv_smax(ep)) ? DP_ACK_NOW : DP_ACK_DELAYED;
