@@ -64,6 +64,8 @@ int dp_open_pool(uint32_t dpid, uint32_t pool_size);
  * senders that admit allows: DP_ADMIT_ANY (0), or any of DP_ADMIT_PEERS
  * (edges this endpoint has connected) and DP_ADMIT_UID (the owner's uid).
  * Refused messages are dropped and counted (dp_ep_stats.rx_drop_admit).
+ * DP_BIND_RAW may be or'ed in: the endpoint then sends unreliably (no
+ * acknowledgement, retransmission or credit; see docs/reliability.md).
  */
 int dp_open_admit(uint32_t dpid, uint32_t pool_size, uint32_t admit);
 /* Add the directed edge to {nid, dpid} and make it current for dp_write. */

@@ -332,6 +332,13 @@ static const char *const dp_ctr_names[] = {
 	[DP_CTR_RX_DROP_RING] = "rx_drop_ring",
 	[DP_CTR_RX_DROP_ADMIT] = "rx_drop_admit",
 	[DP_CTR_RX_DROP_SEQ] = "rx_drop_seq",
+	[DP_CTR_RX_DROP_CSUM] = "rx_drop_csum",
+	[DP_CTR_RX_DROP_STALE] = "rx_drop_stale",
+	[DP_CTR_RX_DROP_DUP] = "rx_drop_dup",
+	[DP_CTR_TX_RETRANS] = "tx_retrans",
+	[DP_CTR_TX_CTRL] = "tx_ctrl",
+	[DP_CTR_RX_CTRL] = "rx_ctrl",
+	[DP_CTR_TX_UNDELIVERED] = "tx_undelivered",
 };
 _Static_assert(sizeof(dp_ctr_names) / sizeof(dp_ctr_names[0]) == DP_CTR_COUNT,
 	       "a counter of enum dp_counter has no name");

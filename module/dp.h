@@ -13,37 +13,56 @@
  *   dp_node.cfg_lock           NID, NIC attachment, NART updates
  *   dp_endpoint.lock           bind, edges
  *   dp_uq_lock (dp_limits.c)   per-uid quota table
+ *   dp_edge.tx_mutex           seq assignment + first transmission; the
+ *                              edge's work (retransmission); NIC ->xmit
+ *                              locks (tulip tx_mutex) nest inside
  *   dp_endpoint.rd_lock        readers: read(), release
+ *   dp_endpoint.rx_lock (irq-safe)  rx peers, credit, pending RESETs
  *   dp_pool.lock (irq-safe)    ring producer/consumer
- * The CAT xarray uses its own xa_lock.  The receive path takes no mutex:
- * it finds the NIC, NART, endpoint and edge under RCU and only takes
- * dp_pool.lock.
+ * dp_edge.lock (irq-safe) guards an edge's sender state and is never held
+ * with another dp lock taken inside it.  The CAT xarray uses its own
+ * xa_lock.  The receive path takes no mutex: it finds the NIC, NART,
+ * endpoint, edge and rx peer under RCU and takes only dp_edge.lock, or
+ * dp_endpoint.rx_lock then dp_pool.lock; it never transmits (ACKs and
+ * RESETs go through the endpoint's ack_work, see docs/reliability.md).
  */
 #ifndef _DP_H
 #define _DP_H
 
 #include <linux/cred.h>
 #include <linux/hashtable.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/uio.h>
 #include <net/net_namespace.h>
 
 #include "dp_agnostic.h"
 #include "dp_nart.h"
+#include "dp_rel.h"
 #include "dp_ring.h"
 #include "dp_wire.h"
 #include "dp_compat.h"
 
 #define DP_MAX_MSG		65535u	/* the wire length field is 16 bits */
 #define DP_MAX_EDGES		1024u
+#define DP_MAX_RX_PEERS		1024u	/* senders an endpoint keeps state for */
+#define DP_RESETS_PENDING	8u	/* RESETs queued per endpoint, more dropped */
 
 extern unsigned int dp_pool_size_default;
+extern unsigned int dp_unreach_ms;
+extern unsigned int dp_rto_min_ms;
+extern unsigned int dp_rto_max_ms;
+extern unsigned int dp_credit_idle_ms;
+extern struct workqueue_struct *dp_wq;
 
 /* ---- NIC layer (nic/dp_nic.c) ---- */
 
@@ -178,7 +197,8 @@ size_t dp_pool_map_size(u32 data_size);
 int dp_pool_init(struct dp_pool *pool, u32 data_size, u32 nid, u32 dpid);
 void dp_pool_free(struct dp_pool *pool);
 int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
-		    u32 src_uid, const void *payload);
+		    u32 src_uid, u32 tok_seq, const void *payload);
+int dp_pool_refuse(struct dp_pool *pool);
 u32 dp_pool_release(struct dp_pool *pool, u32 n);
 bool dp_pool_empty(const struct dp_pool *pool);
 u32 dp_pool_queued(const struct dp_pool *pool);
@@ -215,16 +235,163 @@ void dp_limits_init(void);
 /* ---- Endpoint (dp_endpoint.c) and its edges (dp_edge.c) ---- */
 
 /**
- * struct dp_edge - a directed edge {peer NID, peer DPID} of an endpoint.
+ * struct dp_txmsg - the kernel copy of one message not yet acknowledged.
+ * @node: in dp_edge.unacked, in seq order.
+ * @seq: its sequence number.
+ * @space: DP_TOKEN_SPACE(@len): what it costs in the receiver's pool.
+ * @len: message bytes in @data.
+ * @resent: sent more than once: no RTT sample from it (Karn's rule).
+ * @sent_ns: ktime of the first transmission.
+ * @data: the bytes, copied once from user space.
+ */
+struct dp_txmsg {
+	struct list_head node;
+	u32 seq;
+	u32 space;
+	u16 len;
+	bool resent;
+	u64 sent_ns;
+	u8 data[];
+};
+
+/* enum dp_snd_state - an edge's sending session (docs/reliability.md, 4). */
+enum dp_snd_state {
+	DP_SND_IDLE,	/* no session: the next send opens one */
+	DP_SND_HELLO,	/* HELLO sent, waiting for the answer */
+	DP_SND_OPEN,	/* sending */
+	DP_SND_FAILED,	/* @err is reported to the next send */
+};
+
+/**
+ * struct dp_edge - a directed edge {peer NID, peer DPID} of an endpoint,
+ *	and the sender state of its reliable session.
  * @hnode: in dp_endpoint.edges, keyed by dp_edge_key().
  * @to: the peer.
- * @tx_seq: last sequence number sent.
+ * @ep: the endpoint owning the edge (outlives it).
+ * @refs: one for the hash table, one per sender using it.
+ * @tx_seq: messages sent on the edge (raw mode: also their seq).
+ * @tx_mutex: serialises seq assignment with the first transmission, and
+ *	retransmission, so frames leave in seq order.
+ * @lock: guards everything below; irq-safe (the MDR may run in hard irq).
+ * @dead: removed from the endpoint: timer and work are not re-armed.
+ * @state: enum dp_snd_state.
+ * @err: ETIMEDOUT or ECONNRESET while FAILED.
+ * @fast: a gap was reported: resend the first unacknowledged now.
+ * @fast_seq: the seq last resent that way (once per hole).
+ * @cwnd: messages allowed in flight (congestion window, on top of credit).
+ * @ssthresh: slow start below, additive increase above.
+ * @cwnd_acc: acknowledged messages towards the next additive step.
+ * @probe: a writer waits for credit: the timer probes the window.
+ * @waiters: writers asleep waiting for credit: no credit return meanwhile.
+ * @returned: the credit was given back while idle (none asked for since).
+ * @peer_inc: the receiver's incarnation, learnt from the HELLO's answer.
+ * @isn: the session's initial sequence number, random.
+ * @snd_nxt: next seq to assign.
+ * @snd_una: oldest seq not acknowledged.
+ * @snd_space: cumulative space of the messages assigned a seq.
+ * @credit: cumulative space the receiver allows.
+ * @peer_max: the receiver's largest message (its pool's limit).
+ * @n_unacked: entries in @unacked.
+ * @unacked: struct dp_txmsg list; changed under @tx_mutex and @lock.
+ * @last_heard: jiffies of the last frame of this session from the peer.
+ * @deadline: jiffies when the timer acts next.
+ * @rtt: the RTO estimator.
+ * @timer: retransmission, HELLO and window-probe timer; it queues @work.
+ * @work: sends in process context (the tulip backend's xmit sleeps).
  */
 struct dp_edge {
 	struct hlist_node hnode;
 	struct dp_addr to;
+	struct dp_endpoint *ep;
+	refcount_t refs;
 	atomic_t tx_seq;
+	struct mutex tx_mutex;	/* see the lock order above */
+	spinlock_t lock;	/* irq-safe: sender state */
+	bool dead;
+	u8 state;
+	int err;
+	bool fast;
+	bool probe;
+	u32 fast_seq;
+	u32 cwnd;
+	u32 ssthresh;
+	u32 cwnd_acc;
+	u32 waiters;
+	bool returned;
+	u32 peer_inc;
+	u32 isn;
+	u32 snd_nxt;
+	u32 snd_una;
+	u32 snd_space;
+	u32 credit;
+	u32 peer_max;
+	u32 n_unacked;
+	struct list_head unacked;
+	unsigned long last_heard;
+	unsigned long deadline;
+	struct dp_rtt rtt;
+	struct timer_list timer;
+	struct work_struct work;
 	struct rcu_head rcu;
+};
+
+/**
+ * struct dp_rx_peer - a receiving endpoint's state for one sender.
+ * @hnode: in dp_endpoint.rx_peers.
+ * @from: the sender {NID, DPID}.
+ * @peer_inc: the sender's incarnation in the current session.
+ * @isn: the session's initial sequence number.
+ * @rcv_nxt: next seq expected.
+ * @arrived: cumulative space delivered.
+ * @credit: cumulative space granted.
+ * @adv: the credit last sent to the sender.
+ * @ack_due: DP_ACK_* bits: an ACK is owed.
+ * @gap: a gap ACK was sent for the current gap.
+ * @idle: the sender gave its credit back: no grants until it asks.
+ * @ooo: struct dp_ooo, messages that arrived after a gap, by seq.
+ * @n_ooo: entries in @ooo.
+ */
+struct dp_rx_peer {
+	struct hlist_node hnode;
+	struct dp_addr from;
+	u32 peer_inc;
+	u32 isn;
+	u32 rcv_nxt;
+	u32 arrived;
+	u32 credit;
+	u32 adv;
+	u8 ack_due;
+	bool gap;
+	bool idle;
+	struct list_head ooo;
+	u32 n_ooo;
+	struct rcu_head rcu;
+};
+
+/*
+ * struct dp_ooo - a message that arrived after a gap, held (a copy) until
+ * the gap is filled, so only the missing message is resent.
+ */
+struct dp_ooo {
+	struct list_head node;
+	struct dp_msg_hdr h;
+	u8 data[];
+};
+
+#define DP_OOO_MAX	128u	/* held messages per sender */
+#define DP_CWND_MIN	4u	/* congestion window bounds, in messages */
+#define DP_CWND_INIT	32u
+#define DP_CWND_MAX	4096u
+#define DP_OOO_SPAN	1024u	/* only this far past the gap */
+
+#define DP_ACK_DELAYED	0x1	/* after a delivery: may wait for a piggy-back */
+#define DP_ACK_NOW	0x2	/* a HELLO, a duplicate, a probe, a low window */
+#define DP_ACK_GAP	0x4	/* send with DP_WF_GAP */
+
+/* A RESET owed to a sender whose frame fits no session here. */
+struct dp_reset {
+	struct dp_addr to;
+	u32 dst_inc;
 };
 
 /**
@@ -238,10 +405,24 @@ struct dp_edge {
  *	before @dpid is published, put when the endpoint is freed.
  * @uid: @cred->euid, stamped on every message sent.
  * @admit: DP_ADMIT_* restrictions on senders, fixed at bind.
+ * @raw: DP_BIND_RAW: sends are unreliable (v1 semantics).
+ * @inc: incarnation: random, non-zero, drawn at bind; names this endpoint's
+ *	life on the wire (docs/reliability.md).
  * @edges: connected edges; RCU readers, writers hold @lock.
  * @n_edges: entries in @edges.
  * @cur: edge used by write(); RCU.
  * @rx_drop_admit: messages refused by @admit.
+ * @tx_wq: writers waiting for credit; woken when an edge's credit or
+ *	state changes.
+ * @tx_retrans, @tx_undelivered, @tx_blocked, @rx_dup: dp_ep_stats.
+ * @rx_lock: guards @rx_peers, @n_rx_peers, @outstanding, @resets,
+ *	@n_resets, @rx_dead, @starved; irq-safe.
+ * @rx_peers: struct dp_rx_peer by sender; RCU readers.
+ * @outstanding: credit granted and not yet used, over all rx peers.
+ * @starved: a grant was cut short by a full pool: releases re-grant.
+ * @rx_dead: closing: @ack_work is not queued any more.
+ * @ooo_bytes: bytes held after gaps, all senders: at most the pool size.
+ * @ack_work: sends owed ACKs, window updates and RESETs.
  * @charge: what the pool is charged to (dp_limits.c).
  * @pool: receive pool, valid once @dpid is set.
  */
@@ -254,12 +435,29 @@ struct dp_endpoint {
 	const struct cred *cred;
 	kuid_t uid;
 	u32 admit;
+	bool raw;
+	u32 inc;
 	DECLARE_HASHTABLE(edges, 6);
 	u32 n_edges;
 	struct dp_edge __rcu *cur;
 	atomic64_t tx_msgs;
 	atomic64_t tx_bytes;
 	atomic64_t rx_drop_admit;
+	wait_queue_head_t tx_wq;
+	atomic64_t tx_retrans;
+	atomic64_t tx_undelivered;
+	atomic64_t tx_blocked;
+	atomic64_t rx_dup;
+	spinlock_t rx_lock;	/* irq-safe: receiver sessions */
+	DECLARE_HASHTABLE(rx_peers, 6);
+	u32 n_rx_peers;
+	u32 outstanding;
+	bool starved;
+	bool rx_dead;
+	u32 ooo_bytes;
+	u32 n_resets;
+	struct dp_reset resets[DP_RESETS_PENDING];
+	struct delayed_work ack_work;
 	struct dp_charge charge;
 	struct dp_pool pool;
 	struct rcu_head rcu;
@@ -269,6 +467,8 @@ bool dp_ep_bound(const struct dp_endpoint *ep);
 int dp_edge_connect(struct dp_endpoint *ep, const struct dp_addr *to);
 int dp_edge_disconnect(struct dp_endpoint *ep, const struct dp_addr *to);
 struct dp_edge *dp_edge_find(struct dp_endpoint *ep, const struct dp_addr *to);
+struct dp_edge *dp_edge_get(struct dp_endpoint *ep, const struct dp_addr *to);
+void dp_edge_put(struct dp_edge *e);
 void dp_edge_free_all(struct dp_endpoint *ep);
 extern const struct file_operations dp_fops;
 
@@ -279,12 +479,45 @@ struct dp_endpoint *dp_cat_lookup(struct dp_node *node, u32 dpid);
 
 /* ---- Send path (dp_tx.c) and MDR (dp_mdr.c) ---- */
 ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
-		const void __user *buf, size_t len);
+		const void __user *buf, size_t len, bool nonblock);
 u32 dp_max_msg(struct dp_node *node);
+void dp_tx_hdr(struct dp_endpoint *ep, struct dp_msg_hdr *h, u8 type,
+	       const struct dp_addr *to);
+int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
+		const void *msg);
 void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,
 	       const void *frame, unsigned int len);
-void dp_mdr_local(struct dp_node *node, const struct dp_msg_hdr *h,
+void dp_mdr_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 		  const void *payload);
+int dp_mdr_deliver(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
+		   u32 tok_seq, const void *payload);
+
+/* ---- Sender sessions (dp_snd.c) ---- */
+void dp_snd_init(struct dp_edge *e);
+int dp_snd_send(struct dp_endpoint *ep, struct dp_edge *e,
+		const void __user *buf, size_t len, bool nonblock);
+void dp_snd_ack(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
+void dp_snd_reset(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
+void dp_snd_stop(struct dp_edge *e, bool goodbye);
+void dp_snd_release(struct dp_edge *e);
+bool dp_snd_writable(struct dp_edge *e, int *err);
+
+/* ---- Receiver sessions and credit (dp_rcv.c) ---- */
+void dp_rcv_init(struct dp_endpoint *ep);
+void dp_rcv_stop(struct dp_endpoint *ep);
+void dp_rcv_hello(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
+void dp_rcv_probe(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
+void dp_rcv_return(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
+void dp_rcv_refuse(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
+void dp_rcv_fin(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
+void dp_rcv_data(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
+		 const void *payload);
+void dp_rcv_raw(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
+		const void *payload);
+void dp_rcv_piggyback(struct dp_endpoint *ep, struct dp_msg_hdr *h,
+		      u32 peer_inc);
+void dp_rcv_released(struct dp_endpoint *ep);
+u32 dp_rcv_max_msg(struct dp_endpoint *ep);
 
 /* ---- Generic netlink (dp_genl.c) ---- */
 int dp_genl_init(void);

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 #include <linux/string.h>
 #include <linux/errno.h>
+#include <linux/crc32.h>
 #include <asm/byteorder.h>
 #else
 #include <stdint.h>
@@ -25,6 +26,7 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int32_t s32;
 typedef uint16_t __be16;
 typedef uint32_t __be32;
 #define cpu_to_be16(x) htobe16(x)
@@ -38,5 +40,38 @@ typedef uint32_t __be32;
 #endif
 
 #include "../uapi/linux/dp.h"
+
+/*
+ * CRC32C (Castagnoli, reflected polynomial 0x82F63B78) update without the
+ * initial and final inversion, like the kernel's __crc32c_le() (built into
+ * vmlinux, so dp.ko needs no crc32c module).  The host copy is a plain
+ * table version, checked against the standard test vector by the unit tests.
+ */
+#ifdef __KERNEL__
+static inline u32 dp_crc32c(u32 crc, const u8 *p, size_t len)
+{
+	return __crc32c_le(crc, p, len);
+}
+#else
+static inline u32 dp_crc32c(u32 crc, const u8 *p, size_t len)
+{
+	static u32 table[256];
+	size_t i;
+
+	if (!table[1]) {
+		for (i = 0; i < 256; i++) {
+			u32 c = (u32)i;
+			int k;
+
+			for (k = 0; k < 8; k++)
+				c = (c >> 1) ^ (c & 1 ? 0x82F63B78u : 0);
+			table[i] = c;
+		}
+	}
+	for (i = 0; i < len; i++)
+		crc = (crc >> 8) ^ table[(crc ^ p[i]) & 0xff];
+	return crc;
+}
+#endif
 
 #endif /* _DP_AGNOSTIC_H */

@@ -2,7 +2,10 @@
 /*
  * Directed edges {local DPID, peer NID, peer DPID}.  An endpoint keeps its
  * edges in a small hash table: writers hold ep->lock, the send path reads
- * under RCU.  The current edge is the one write() uses.
+ * under RCU.  The current edge is the one write() uses.  A sender holds a
+ * reference while it uses an edge (it may sleep waiting for credit); the
+ * edge's session (dp_snd.c) is stopped when it leaves the table and its
+ * kernel copies are freed with the last reference.
  */
 #include <linux/jhash.h>
 #include <linux/slab.h>
@@ -24,6 +27,28 @@ struct dp_edge *dp_edge_find(struct dp_endpoint *ep, const struct dp_addr *to)
 		if (e->to.nid == to->nid && e->to.dpid == to->dpid)
 			return e;
 	return NULL;
+}
+
+/* The edge to @to (NULL: the current edge) with a reference, or NULL. */
+struct dp_edge *dp_edge_get(struct dp_endpoint *ep, const struct dp_addr *to)
+{
+	struct dp_edge *e;
+
+	rcu_read_lock();
+	e = to ? dp_edge_find(ep, to) : rcu_dereference(ep->cur);
+	if (e && !refcount_inc_not_zero(&e->refs))
+		e = NULL;
+	rcu_read_unlock();
+	return e;
+}
+
+/* Process context: the last reference frees the kernel copies. */
+void dp_edge_put(struct dp_edge *e)
+{
+	if (!refcount_dec_and_test(&e->refs))
+		return;
+	dp_snd_release(e);
+	kfree_rcu(e, rcu);
 }
 
 int dp_edge_connect(struct dp_endpoint *ep, const struct dp_addr *to)
@@ -50,6 +75,9 @@ int dp_edge_connect(struct dp_endpoint *ep, const struct dp_addr *to)
 			goto out;
 		}
 		e->to = *to;
+		e->ep = ep;
+		refcount_set(&e->refs, 1);
+		dp_snd_init(e);
 		hash_add_rcu(ep->edges, &e->hnode, dp_edge_hash(to));
 		ep->n_edges++;
 	}
@@ -59,14 +87,17 @@ out:
 	return err;
 }
 
-static void dp_edge_remove(struct dp_endpoint *ep, struct dp_edge *e)
+/* @goodbye: tell the peer the session is closed (endpoint closing). */
+static void dp_edge_remove(struct dp_endpoint *ep, struct dp_edge *e,
+			   bool goodbye)
 {
 	lockdep_assert_held(&ep->lock);
 	if (rcu_access_pointer(ep->cur) == e)
 		RCU_INIT_POINTER(ep->cur, NULL);
 	hash_del_rcu(&e->hnode);
 	ep->n_edges--;
-	kfree_rcu(e, rcu);
+	dp_snd_stop(e, goodbye);
+	dp_edge_put(e);
 	dp_limits_shrink(&ep->charge, sizeof(*e));
 }
 
@@ -78,7 +109,7 @@ int dp_edge_disconnect(struct dp_endpoint *ep, const struct dp_addr *to)
 	mutex_lock(&ep->lock);
 	e = dp_edge_find(ep, to);
 	if (e)
-		dp_edge_remove(ep, e);
+		dp_edge_remove(ep, e, true);
 	else
 		err = -ENOTCONN;
 	mutex_unlock(&ep->lock);
@@ -93,6 +124,6 @@ void dp_edge_free_all(struct dp_endpoint *ep)
 
 	mutex_lock(&ep->lock);
 	hash_for_each_safe(ep->edges, bkt, tmp, e, hnode)
-		dp_edge_remove(ep, e);
+		dp_edge_remove(ep, e, true);
 	mutex_unlock(&ep->lock);
 }

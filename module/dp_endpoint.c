@@ -8,6 +8,7 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -31,6 +32,8 @@ static int dp_ep_open(struct inode *inode, struct file *file)
 	mutex_init(&ep->lock);
 	mutex_init(&ep->rd_lock);
 	hash_init(ep->edges);
+	init_waitqueue_head(&ep->tx_wq);
+	dp_rcv_init(ep);
 	file->private_data = ep;
 	return nonseekable_open(inode, file);
 }
@@ -49,8 +52,10 @@ static void dp_ep_free_rcu(struct rcu_head *head)
 
 /*
  * The last reference to the file is gone (every fd closed, every mapping
- * unmapped): the DPID is free at once, the owner's quota and locked memory
- * are returned at once, the pool memory after an RCU grace period.
+ * unmapped): the DPID is free at once, sessions end (the peers are told,
+ * unacknowledged messages are counted undelivered and freed, no timer or
+ * work is left), the owner's quota and locked memory are returned at once,
+ * the pool memory after an RCU grace period.
  */
 static int dp_ep_release(struct inode *inode, struct file *file)
 {
@@ -59,6 +64,7 @@ static int dp_ep_release(struct inode *inode, struct file *file)
 	if (dp_ep_bound(ep))
 		dp_cat_unbind(ep->node, ep);
 	dp_edge_free_all(ep);
+	dp_rcv_stop(ep);
 	dp_limits_uncharge(&ep->charge);
 	call_rcu(&ep->rcu, dp_ep_free_rcu);
 	return 0;
@@ -74,7 +80,7 @@ static int dp_ep_bind(struct dp_endpoint *ep, const struct dp_bind *b)
 	u32 size = b->pool_size ? b->pool_size : dp_pool_size_default;
 	int err;
 
-	if (b->dpid == DP_DPID_NONE || (b->flags & ~DP_ADMIT_MASK) ||
+	if (b->dpid == DP_DPID_NONE || (b->flags & ~DP_BIND_MASK) ||
 	    b->reserved || !dp_pool_size_valid(size))
 		return -EINVAL;
 	mutex_lock(&ep->lock);
@@ -93,7 +99,11 @@ static int dp_ep_bind(struct dp_endpoint *ep, const struct dp_bind *b)
 		goto out_uncharge;
 	ep->cred = get_current_cred();
 	ep->uid = ep->cred->euid;
-	ep->admit = b->flags;
+	ep->admit = b->flags & DP_ADMIT_MASK;
+	ep->raw = b->flags & DP_BIND_RAW;
+	do {	/* never 0: that means "not known" on the wire */
+		ep->inc = get_random_u32();
+	} while (!ep->inc);
 	/* The CAT publishes ep with release semantics: the pool is ready. */
 	err = dp_cat_bind(ep->node, ep, b->dpid);
 	if (err)
@@ -144,6 +154,7 @@ static ssize_t dp_ep_take(struct dp_endpoint *ep, char __user *buf,
 	if (copy_to_user(buf, t + 1, len))
 		return -EFAULT;
 	dp_pool_release(&ep->pool, 1);
+	dp_rcv_released(ep);
 	return len;
 }
 
@@ -174,7 +185,7 @@ static ssize_t dp_ep_write(struct file *file, const char __user *buf,
 
 	if (!dp_ep_bound(ep))
 		return -EBADFD;
-	return dp_send(ep, NULL, buf, count);
+	return dp_send(ep, NULL, buf, count, file->f_flags & O_NONBLOCK);
 }
 
 static u32 dp_ep_release_n(struct dp_endpoint *ep, u32 n)
@@ -184,6 +195,8 @@ static u32 dp_ep_release_n(struct dp_endpoint *ep, u32 n)
 	mutex_lock(&ep->rd_lock);
 	done = dp_pool_release(&ep->pool, n);
 	mutex_unlock(&ep->rd_lock);
+	if (done)
+		dp_rcv_released(ep);
 	return done;
 }
 
@@ -198,14 +211,39 @@ static int dp_ep_fsync(struct file *file, loff_t start, loff_t end,
 	return 0;
 }
 
+/*
+ * Writable: raw, no current edge (write fails at once), or the current
+ * edge can take a largest message without waiting for credit.  An error
+ * waiting on the current edge (ETIMEDOUT, ECONNRESET) is EPOLLERR.
+ */
+static __poll_t dp_ep_poll_out(struct dp_endpoint *ep)
+{
+	__poll_t mask = 0;
+	struct dp_edge *e;
+	int err = 0;
+
+	if (ep->raw)
+		return EPOLLOUT | EPOLLWRNORM;
+	e = dp_edge_get(ep, NULL);
+	if (!e || dp_snd_writable(e, &err))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	if (err)
+		mask |= EPOLLERR;
+	if (e)
+		dp_edge_put(e);
+	return mask;
+}
+
 static __poll_t dp_ep_poll(struct file *file, poll_table *wait)
 {
 	struct dp_endpoint *ep = file->private_data;
-	__poll_t mask = EPOLLOUT | EPOLLWRNORM;
+	__poll_t mask;
 
 	if (!dp_ep_bound(ep))
 		return EPOLLERR;
 	poll_wait(file, &ep->pool.wq, wait);
+	poll_wait(file, &ep->tx_wq, wait);
+	mask = dp_ep_poll_out(ep);
 	if (!dp_pool_empty(&ep->pool))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	return mask;
@@ -231,6 +269,7 @@ static void dp_ep_info(struct dp_endpoint *ep, struct dp_info *info)
 	info->data_size = ep->pool.ring.size;
 	info->max_msg = dp_max_msg(ep->node);
 	info->admit = ep->admit;
+	info->bind_flags = ep->admit | (ep->raw ? DP_BIND_RAW : 0);
 	info->uid = from_kuid_munged(current_user_ns(), ep->uid);
 	mutex_lock(&ep->lock);
 	info->n_edges = ep->n_edges;
@@ -238,6 +277,21 @@ static void dp_ep_info(struct dp_endpoint *ep, struct dp_info *info)
 	if (cur)
 		info->cur = cur->to;
 	mutex_unlock(&ep->lock);
+}
+
+/* Messages sent on open sessions and not acknowledged yet. */
+static u64 dp_ep_unacked(struct dp_endpoint *ep)
+{
+	struct dp_edge *e;
+	u64 n = 0;
+	int bkt;
+
+	rcu_read_lock();
+	hash_for_each_rcu(ep->edges, bkt, e, hnode)
+		if (READ_ONCE(e->state) == DP_SND_OPEN)
+			n += (u32)(READ_ONCE(e->snd_nxt) - READ_ONCE(e->snd_una));
+	rcu_read_unlock();
+	return n;
 }
 
 static void dp_ep_stats(struct dp_endpoint *ep, struct dp_ep_stats *st)
@@ -252,6 +306,11 @@ static void dp_ep_stats(struct dp_endpoint *ep, struct dp_ep_stats *st)
 	st->queued = ep->pool.ring.queued;
 	spin_unlock_irq(&ep->pool.lock);
 	st->rx_drop_admit = atomic64_read(&ep->rx_drop_admit);
+	st->tx_unacked = dp_ep_unacked(ep);
+	st->tx_undelivered = atomic64_read(&ep->tx_undelivered);
+	st->tx_retrans = atomic64_read(&ep->tx_retrans);
+	st->tx_blocked = atomic64_read(&ep->tx_blocked);
+	st->rx_dup = atomic64_read(&ep->rx_dup);
 }
 
 static long dp_ioc_node_stats(struct dp_endpoint *ep, void __user *arg)
@@ -264,7 +323,8 @@ static long dp_ioc_node_stats(struct dp_endpoint *ep, void __user *arg)
 	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
-static long dp_ioc_send(struct dp_endpoint *ep, void __user *arg)
+static long dp_ioc_send(struct dp_endpoint *ep, void __user *arg,
+			bool nonblock)
 {
 	struct dp_send s;
 
@@ -272,7 +332,7 @@ static long dp_ioc_send(struct dp_endpoint *ep, void __user *arg)
 		return -EFAULT;
 	if (s.flags)
 		return -EINVAL;
-	return dp_send(ep, &s.to, u64_to_user_ptr(s.buf), s.len);
+	return dp_send(ep, &s.to, u64_to_user_ptr(s.buf), s.len, nonblock);
 }
 
 static long dp_ioc_release(struct dp_endpoint *ep, void __user *arg)
@@ -302,7 +362,9 @@ static long dp_ioc_addr(struct dp_endpoint *ep, unsigned int cmd,
  * struct (the size is part of the command, so old binaries keep working).
  */
 #define DP_IOC_INFO_V1	_IOC(_IOC_READ, DP_IOC_MAGIC, 5, 32)
+#define DP_IOC_INFO_V2	_IOC(_IOC_READ, DP_IOC_MAGIC, 5, 40)
 #define DP_IOC_STATS_V1	_IOC(_IOC_READ, DP_IOC_MAGIC, 7, 48)
+#define DP_IOC_STATS_V2	_IOC(_IOC_READ, DP_IOC_MAGIC, 7, 56)
 
 static long dp_ioc_out(unsigned int cmd, void __user *arg, const void *v)
 {
@@ -311,13 +373,13 @@ static long dp_ioc_out(unsigned int cmd, void __user *arg, const void *v)
 
 /* Commands that need a bound endpoint. */
 static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
-			   void __user *arg)
+			   void __user *arg, bool nonblock)
 {
 	struct dp_ep_stats st;
 	struct dp_info info;
 
-	BUILD_BUG_ON(_IOC_SIZE(DP_IOC_INFO_V1) > sizeof(info) ||
-		     _IOC_SIZE(DP_IOC_STATS_V1) > sizeof(st));
+	BUILD_BUG_ON(_IOC_SIZE(DP_IOC_INFO_V2) > sizeof(info) ||
+		     _IOC_SIZE(DP_IOC_STATS_V2) > sizeof(st));
 	switch (cmd) {
 	case DP_IOC_CONNECT:
 	case DP_IOC_DISCONNECT:
@@ -325,13 +387,15 @@ static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
 	case DP_IOC_RELEASE:
 		return dp_ioc_release(ep, arg);
 	case DP_IOC_SEND:
-		return dp_ioc_send(ep, arg);
+		return dp_ioc_send(ep, arg, nonblock);
 	case DP_IOC_INFO:
 	case DP_IOC_INFO_V1:
+	case DP_IOC_INFO_V2:
 		dp_ep_info(ep, &info);
 		return dp_ioc_out(cmd, arg, &info);
 	case DP_IOC_STATS:
 	case DP_IOC_STATS_V1:
+	case DP_IOC_STATS_V2:
 		dp_ep_stats(ep, &st);
 		return dp_ioc_out(cmd, arg, &st);
 	}
@@ -357,11 +421,13 @@ static long dp_ep_ioctl(struct file *file, unsigned int cmd, unsigned long a)
 	case DP_IOC_SEND:
 	case DP_IOC_INFO:
 	case DP_IOC_INFO_V1:
+	case DP_IOC_INFO_V2:
 	case DP_IOC_STATS:
 	case DP_IOC_STATS_V1:
+	case DP_IOC_STATS_V2:
 		if (!dp_ep_bound(ep))
 			return -EBADFD;
-		return dp_ioctl_bound(ep, cmd, arg);
+		return dp_ioctl_bound(ep, cmd, arg, file->f_flags & O_NONBLOCK);
 	}
 	return -ENOTTY;
 }

@@ -25,6 +25,25 @@ unsigned int dp_pool_size_default = 256 * 1024;
 module_param_named(pool_size, dp_pool_size_default, uint, 0444);
 MODULE_PARM_DESC(pool_size, "Default pool data size in bytes (power of two, 16K..64M)");
 
+unsigned int dp_unreach_ms = 10000;
+module_param_named(unreach_ms, dp_unreach_ms, uint, 0644);
+MODULE_PARM_DESC(unreach_ms, "A peer silent this long fails its sessions: sends get ETIMEDOUT (ms)");
+
+unsigned int dp_rto_min_ms = 20;
+module_param_named(rto_min_ms, dp_rto_min_ms, uint, 0644);
+MODULE_PARM_DESC(rto_min_ms, "Smallest retransmission timeout (ms)");
+
+unsigned int dp_rto_max_ms = 1000;
+module_param_named(rto_max_ms, dp_rto_max_ms, uint, 0644);
+MODULE_PARM_DESC(rto_max_ms, "Largest retransmission timeout, the backoff's cap (ms)");
+
+unsigned int dp_credit_idle_ms = 100;
+module_param_named(credit_idle_ms, dp_credit_idle_ms, uint, 0644);
+MODULE_PARM_DESC(credit_idle_ms, "A sender idle this long gives its unused credit back to the receiver (ms)");
+
+/* Retransmission, ACKs and RESETs: process context, flushed at exit. */
+struct workqueue_struct *dp_wq;
+
 static struct miscdevice dp_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "dp",
@@ -61,9 +80,12 @@ static int __init dp_init(void)
 		return -EINVAL;
 	}
 	dp_limits_init();
+	dp_wq = alloc_workqueue("dp", WQ_MEM_RECLAIM, 0);
+	if (!dp_wq)
+		return -ENOMEM;
 	err = dp_pernet_init();
 	if (err)
-		return err;
+		goto err_wq;
 	err = dp_netdev_init();
 	if (err)
 		goto err_pernet;
@@ -92,6 +114,8 @@ err_netdev:
 	dp_netdev_exit();
 err_pernet:
 	dp_pernet_exit();
+err_wq:
+	destroy_workqueue(dp_wq);
 	return err;
 }
 
@@ -103,6 +127,7 @@ static void __exit dp_exit(void)
 	dp_netdev_exit();
 	dp_pernet_exit();	/* detaches every node's NIC */
 	rcu_barrier();		/* endpoint and edge frees queued by call_rcu */
+	destroy_workqueue(dp_wq);	/* idle: every endpoint stopped its work */
 	pr_info("dp: unloaded\n");
 }
 

@@ -35,31 +35,91 @@ static u32 dp_mdr_token_uid(const struct dp_endpoint *ep, kuid_t from)
 	return from_kuid_munged(ep->cred->user_ns, from);
 }
 
-/* Deliver to the endpoint bound to h->dst_dpid.  Caller holds RCU. */
-static void dp_mdr_dispatch(struct dp_node *node, const struct dp_msg_hdr *h,
-			    const void *payload)
+/*
+ * Place a message in @ep's pool with token seq @tok_seq; counts it.
+ * Returns 0 or the drop counter (the caller counts drops).  Caller holds
+ * ep->rx_lock, so the receiver's credit arithmetic sees every delivery.
+ */
+int dp_mdr_deliver(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
+		   u32 tok_seq, const void *payload)
 {
-	struct dp_endpoint *ep = dp_cat_lookup(node, h->dst_dpid);
 	kuid_t from = make_kuid(&init_user_ns, h->src_uid);
 	int drop;
+
+	lockdep_assert_held(&ep->rx_lock);
+	drop = dp_pool_deliver(&ep->pool, h, dp_mdr_token_uid(ep, from),
+			       tok_seq, payload);
+	if (drop)
+		return drop;
+	dp_count(ep->node, DP_CTR_RX_MSGS);
+	dp_count_add(ep->node, DP_CTR_RX_BYTES, h->len);
+	return 0;
+}
+
+/* DATA and HELLO pass the endpoint's admission rule, or are counted. */
+static bool dp_mdr_admitted(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+{
+	if (dp_mdr_admit(ep, h, make_kuid(&init_user_ns, h->src_uid)))
+		return true;
+	atomic64_inc(&ep->rx_drop_admit);
+	dp_count(ep->node, DP_CTR_RX_DROP_ADMIT);
+	return false;
+}
+
+static void dp_mdr_data(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
+			const void *payload)
+{
+	if (!dp_mdr_admitted(ep, h))
+		return;
+	if (h->flags & DP_WF_ACK)	/* a piggy-backed ack */
+		dp_snd_ack(ep, h);
+	if (h->flags & DP_WF_RAW)
+		dp_rcv_raw(ep, h, payload);
+	else
+		dp_rcv_data(ep, h, payload);
+}
+
+/*
+ * A frame that passed the node's checks (or was built by this node's own
+ * kernel): to the endpoint bound to h->dst_dpid, by type.  Caller holds
+ * RCU.  See docs/reliability.md for what each type does.
+ */
+void dp_mdr_frame(struct dp_node *node, const struct dp_msg_hdr *h,
+		  const void *payload)
+{
+	struct dp_endpoint *ep = dp_cat_lookup(node, h->dst_dpid);
 
 	if (!ep) {
 		dp_count(node, DP_CTR_RX_DROP_NO_EP);
 		return;
 	}
-	if (!dp_mdr_admit(ep, h, from)) {
-		atomic64_inc(&ep->rx_drop_admit);
-		dp_count(node, DP_CTR_RX_DROP_ADMIT);
+	if (h->type == DP_WT_DATA) {
+		dp_mdr_data(ep, h, payload);
 		return;
 	}
-	drop = dp_pool_deliver(&ep->pool, h, dp_mdr_token_uid(ep, from),
-			       payload);
-	if (drop) {
-		dp_count(node, drop);
-		return;
+	dp_count(node, DP_CTR_RX_CTRL);
+	switch (h->type) {
+	case DP_WT_ACK:
+		if (h->flags & DP_WF_RETURN)
+			dp_rcv_return(ep, h);
+		else if (h->flags & DP_WF_PROBE)
+			dp_rcv_probe(ep, h);
+		else
+			dp_snd_ack(ep, h);
+		break;
+	case DP_WT_HELLO:
+		if (dp_mdr_admitted(ep, h))
+			dp_rcv_hello(ep, h);
+		else
+			dp_rcv_refuse(ep, h);	/* the sender gets ECONNREFUSED */
+		break;
+	case DP_WT_RESET:
+		if (h->flags & DP_WF_FIN)
+			dp_rcv_fin(ep, h);
+		else
+			dp_snd_reset(ep, h);
+		break;
 	}
-	dp_count(node, DP_CTR_RX_MSGS);
-	dp_count_add(node, DP_CTR_RX_BYTES, h->len);
 }
 
 /* The sender must be a NART member transmitting from its own address. */
@@ -85,9 +145,6 @@ void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,
 
 	rcu_read_lock();
 	drop = dp_wire_decode(frame, len, &h);
-	/* v1 has no acknowledgements yet; senders number from 1 and skip 0. */
-	if (!drop && (!h.seq || h.ack))
-		drop = DP_CTR_RX_DROP_SEQ;
 	if (!drop && h.dst_nid != READ_ONCE(node->nid))
 		drop = DP_CTR_RX_DROP_NOT_NODE;
 	if (!drop)
@@ -95,15 +152,6 @@ void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,
 	if (drop)
 		dp_count(node, drop);
 	else
-		dp_mdr_dispatch(node, &h, (const u8 *)frame + DP_WIRE_HDR_LEN);
-	rcu_read_unlock();
-}
-
-/* A message between two endpoints of the same node: no NIC, no parsing. */
-void dp_mdr_local(struct dp_node *node, const struct dp_msg_hdr *h,
-		  const void *payload)
-{
-	rcu_read_lock();
-	dp_mdr_dispatch(node, h, payload);
+		dp_mdr_frame(node, &h, (const u8 *)frame + DP_WIRE_HDR_LEN);
 	rcu_read_unlock();
 }

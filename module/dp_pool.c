@@ -74,7 +74,7 @@ static void dp_pool_publish(struct dp_pool *pool)
  * counter to charge when the pool has no room.
  */
 int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
-		    u32 src_uid, const void *payload)
+		    u32 src_uid, u32 tok_seq, const void *payload)
 {
 	struct dp_token *t;
 	unsigned long flags;
@@ -92,8 +92,10 @@ int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
 	t->src_nid = h->src_nid;
 	t->src_dpid = h->src_dpid;
 	t->src_uid = src_uid;
-	t->seq = h->seq;
+	t->seq = tok_seq;
 	dp_ring_commit(&pool->ring, t, h->len);
+	if (h->flags & DP_WF_RAW)
+		t->flags |= DP_TOK_RAW;
 	pool->rx_msgs++;
 	pool->rx_bytes += h->len;
 	dp_pool_publish(pool);
@@ -101,6 +103,17 @@ int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
 	if (wq_has_sleeper(&pool->wq))
 		wake_up_interruptible_poll(&pool->wq, EPOLLIN | EPOLLRDNORM);
 	return 0;
+}
+
+/* A message refused for lack of room it may use: counted as full. */
+int dp_pool_refuse(struct dp_pool *pool)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->rx_drop_full++;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return DP_CTR_RX_DROP_FULL;
 }
 
 u32 dp_pool_release(struct dp_pool *pool, u32 n)

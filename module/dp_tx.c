@@ -2,11 +2,10 @@
 /*
  * Send path.  The kernel builds every header: the source NID, DPID and uid
  * come from the node and the endpoint, never from the user.  The user's
- * bytes are copied once, into the NIC's transmit buffer.
+ * bytes are copied once from user space, into a kernel copy that the NIC
+ * transmits from (docs/reliability.md, section 7).
  */
 #include <linux/cred.h>
-#include <linux/pagemap.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -24,45 +23,18 @@ u32 dp_max_msg(struct dp_node *node)
 	return max;
 }
 
-/*
- * Find the edge (to == NULL: the current edge) and, for a real message,
- * take its next sequence number.
- */
-static int dp_tx_edge(struct dp_endpoint *ep, const struct dp_addr *to,
-		      struct dp_msg_hdr *h)
+/* The node-level header fields of a frame from @ep to @to. */
+void dp_tx_hdr(struct dp_endpoint *ep, struct dp_msg_hdr *h, u8 type,
+	       const struct dp_addr *to)
 {
-	struct dp_edge *e;
-	int err = 0;
-
-	rcu_read_lock();
-	e = to ? dp_edge_find(ep, to) : rcu_dereference(ep->cur);
-	if (e) {
-		h->dst_nid = e->to.nid;
-		h->dst_dpid = e->to.dpid;
-		/* 0 is never a sequence number: skip it when the u32 wraps. */
-		while (h->len && !h->seq)
-			h->seq = atomic_inc_return(&e->tx_seq);
-	} else {
-		err = -ENOTCONN;
-	}
-	rcu_read_unlock();
-	return err;
-}
-
-static int dp_tx_local(struct dp_node *node, const struct dp_msg_hdr *h,
-		       const void __user *buf)
-{
-	void *bounce = kvmalloc(max_t(size_t, h->len, 1), GFP_KERNEL);
-	int err = 0;
-
-	if (!bounce)
-		return -ENOMEM;
-	if (copy_from_user(bounce, buf, h->len))
-		err = -EFAULT;
-	else
-		dp_mdr_local(node, h, bounce);
-	kvfree(bounce);
-	return err;
+	memset(h, 0, sizeof(*h));
+	h->type = type;
+	h->dst_nid = to->nid;
+	h->dst_dpid = to->dpid;
+	h->src_nid = READ_ONCE(ep->node->nid);
+	h->src_dpid = ep->dpid;
+	h->src_uid = from_kuid_munged(&init_user_ns, ep->uid);
+	h->src_inc = ep->inc;
 }
 
 /*
@@ -87,10 +59,10 @@ static int dp_tx_route(struct dp_node *node, struct dp_nic *nic, u32 nid,
 	return err;
 }
 
-/* One attempt with the NIC held; user pages must not fault (see below). */
-static int dp_tx_nic_held(struct dp_node *node, const struct dp_msg_hdr *h,
-			  const void __user *buf)
+static int dp_tx_nic(struct dp_node *node, const struct dp_msg_hdr *h,
+		     const void *msg)
 {
+	struct kvec kv = { .iov_base = (void *)msg, .iov_len = h->len };
 	u8 addr[DP_LLADDR_MAX];
 	struct dp_wire_hdr w;
 	struct iov_iter iter;
@@ -111,13 +83,12 @@ static int dp_tx_nic_held(struct dp_node *node, const struct dp_msg_hdr *h,
 		goto out;
 	}
 	dp_wire_encode(&w, h);
-	iov_iter_ubuf(&iter, ITER_SOURCE, (void __user *)buf, h->len);
-	pagefault_disable();
+	dp_wire_seal(&w, msg, h->len);
+	iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, h->len);
 	err = nic->ops->xmit(nic, addr, &w, &iter, h->len);
-	pagefault_enable();
 	if (err == -ENOMEM)
 		dp_count(node, DP_CTR_TX_DROP_NOMEM);
-	else if (err && err != -EFAULT)
+	else if (err)
 		dp_count(node, DP_CTR_TX_DROP_NIC);
 out:
 	dp_nic_put(nic);
@@ -125,57 +96,94 @@ out:
 }
 
 /*
- * The backend copies the user's bytes while the NIC is held, and detaching
- * the NIC (a netdev unregistering under rtnl, dpctl, a PCI remove) waits
- * for every holder.  A page fault may take as long as the buffer's owner
- * likes (userfaultfd, FUSE, a hung NFS server), so it must not happen
- * there: the pages are faulted in first with nothing held, and copied with
- * page faults disabled.  A copy that still finds a page gone (reclaimed or
- * unmapped meanwhile) lets go of the NIC and faults in again.
+ * Send one frame: to a NIC, or, for our own NID, straight to the MDR
+ * (node-local edges run the same protocol without a wire).  Process
+ * context only: the tulip backend's xmit sleeps.
  */
-static int dp_tx_nic(struct dp_node *node, const struct dp_msg_hdr *h,
-		     const void __user *buf)
+int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
+		const void *msg)
 {
-	int err;
+	int err = 0;
 
-	do {
-		if (fault_in_readable(buf, h->len))
-			return -EFAULT;
-		err = dp_tx_nic_held(node, h, buf);
-	} while (err == -EFAULT && !fatal_signal_pending(current));
+	might_sleep();
+	if (h->dst_nid == h->src_nid) {
+		rcu_read_lock();
+		dp_mdr_frame(node, h, msg);
+		rcu_read_unlock();
+	} else {
+		err = dp_tx_nic(node, h, msg);
+	}
+	if (!err && h->type != DP_WT_DATA)
+		dp_count(node, DP_CTR_TX_CTRL);
 	return err;
 }
 
-/* Send len bytes from buf on the edge to @to (NULL: the current edge). */
+/* Raw mode (DP_BIND_RAW): v1 semantics, the copy is freed once sent. */
+static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
+		     const void __user *buf, size_t len)
+{
+	struct dp_msg_hdr h;
+	void *msg;
+	int err;
+
+	msg = kvmalloc(len, GFP_KERNEL_ACCOUNT);
+	if (!msg)
+		return -ENOMEM;
+	err = -EFAULT;
+	if (copy_from_user(msg, buf, len))
+		goto out;
+	dp_tx_hdr(ep, &h, DP_WT_DATA, &e->to);
+	h.flags = DP_WF_RAW;
+	h.len = len;
+	/* 0 is never a raw sequence number: skip it when the u32 wraps. */
+	while (!h.seq)
+		h.seq = atomic_inc_return(&e->tx_seq);
+	err = dp_tx_frame(ep->node, &h, msg);
+out:
+	kvfree(msg);
+	return err;
+}
+
+/*
+ * Send len bytes from buf on the edge to @to (NULL: the current edge):
+ * reliably (dp_snd.c) unless the endpoint is raw.
+ */
 ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
-		const void __user *buf, size_t len)
+		const void __user *buf, size_t len, bool nonblock)
 {
 	struct dp_node *node = ep->node;
-	struct dp_msg_hdr h = { .type = DP_WT_DATA };
+	struct dp_edge *e;
+	u32 nid;
 	int err;
 
 	if (len > DP_MAX_MSG)
 		return -EMSGSIZE;
-	h.len = len;
-	err = dp_tx_edge(ep, to, &h);
-	if (err || !len)
-		return err;
-	h.src_nid = READ_ONCE(node->nid);
-	if (h.src_nid == DP_NID_NONE)
-		return -EADDRNOTAVAIL;
-	h.src_dpid = ep->dpid;
-	h.src_uid = from_kuid_munged(&init_user_ns, ep->uid);
-	if (h.dst_nid == h.src_nid)
-		err = dp_tx_local(node, &h, buf);
+	e = dp_edge_get(ep, to);
+	if (!e)
+		return -ENOTCONN;
+	err = 0;
+	nid = READ_ONCE(node->nid);
+	if (!len)
+		goto out;
+	err = -EMSGSIZE;
+	if (len > dp_max_msg(node))	/* the NIC's; 65535 without one */
+		goto out;
+	err = -EADDRNOTAVAIL;
+	if (nid == DP_NID_NONE)
+		goto out;
+	if (ep->raw)
+		err = dp_tx_raw(ep, e, buf, len);
 	else
-		err = dp_tx_nic(node, &h, buf);
+		err = dp_snd_send(ep, e, buf, len, nonblock);
 	if (err)
-		return err;
+		goto out;
 	atomic64_inc(&ep->tx_msgs);
 	atomic64_add(len, &ep->tx_bytes);
 	dp_count(node, DP_CTR_TX_MSGS);
 	dp_count_add(node, DP_CTR_TX_BYTES, len);
-	if (h.dst_nid == h.src_nid)
+	if (e->to.nid == nid)
 		dp_count(node, DP_CTR_TX_LOCAL);
-	return len;
+out:
+	dp_edge_put(e);
+	return err ? err : len;
 }

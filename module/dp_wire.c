@@ -10,6 +10,8 @@ void dp_wire_encode(struct dp_wire_hdr *w, const struct dp_msg_hdr *h)
 	w->version = DP_WIRE_VERSION;
 	w->type = h->type;
 	w->len = cpu_to_be16(h->len);
+	w->flags = cpu_to_be16(h->flags);
+	w->reserved = 0;
 	w->dst_nid = cpu_to_be32(h->dst_nid);
 	w->src_nid = cpu_to_be32(h->src_nid);
 	w->dst_dpid = cpu_to_be32(h->dst_dpid);
@@ -17,11 +19,39 @@ void dp_wire_encode(struct dp_wire_hdr *w, const struct dp_msg_hdr *h)
 	w->src_uid = cpu_to_be32(h->src_uid);
 	w->seq = cpu_to_be32(h->seq);
 	w->ack = cpu_to_be32(h->ack);
+	w->credit = cpu_to_be32(h->credit);
+	w->src_inc = cpu_to_be32(h->src_inc);
+	w->dst_inc = cpu_to_be32(h->dst_inc);
+	w->csum = 0;
+}
+
+/* The standard CRC32C: initial value and final xor all ones. */
+u32 dp_wire_csum(const struct dp_wire_hdr *w, const void *msg, size_t len)
+{
+	static const u8 zero[sizeof(w->csum)];
+	const size_t before = DP_WIRE_HDR_LEN - sizeof(w->csum);
+	u32 crc = ~0u;
+
+	crc = dp_crc32c(crc, (const u8 *)w, before);
+	crc = dp_crc32c(crc, zero, sizeof(zero));
+	crc = dp_crc32c(crc, (const u8 *)msg, len);
+	return ~crc;
+}
+
+void dp_wire_seal(struct dp_wire_hdr *w, const void *msg, size_t len)
+{
+	w->csum = cpu_to_be32(dp_wire_csum(w, msg, len));
+}
+
+static bool dp_wire_type_known(u8 type)
+{
+	return type >= DP_WT_DATA && type <= DP_WT_RESET;
 }
 
 int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h)
 {
 	struct dp_wire_hdr w;
+	const u8 *msg = (const u8 *)frame + sizeof(w);
 
 	if (frame_len < sizeof(w))
 		return DP_CTR_RX_DROP_SHORT;
@@ -29,13 +59,16 @@ int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h)
 	memcpy(&w, frame, sizeof(w));
 	if (w.version != DP_WIRE_VERSION)
 		return DP_CTR_RX_DROP_VERSION;
-	if (w.type != DP_WT_DATA)
+	if (!dp_wire_type_known(w.type))
 		return DP_CTR_RX_DROP_TYPE;
 	h->type = w.type;
 	h->len = be16_to_cpu(w.len);
 	/* Trailing bytes are link padding; missing bytes are a bad frame. */
-	if (h->len > frame_len - sizeof(w))
+	if (h->len > frame_len - sizeof(w) || (h->len && w.type != DP_WT_DATA))
 		return DP_CTR_RX_DROP_LEN;
+	if (be32_to_cpu(w.csum) != dp_wire_csum(&w, msg, h->len))
+		return DP_CTR_RX_DROP_CSUM;
+	h->flags = be16_to_cpu(w.flags);
 	h->dst_nid = be32_to_cpu(w.dst_nid);
 	h->src_nid = be32_to_cpu(w.src_nid);
 	h->dst_dpid = be32_to_cpu(w.dst_dpid);
@@ -45,5 +78,8 @@ int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h)
 	h->src_uid = be32_to_cpu(w.src_uid);
 	h->seq = be32_to_cpu(w.seq);
 	h->ack = be32_to_cpu(w.ack);
+	h->credit = be32_to_cpu(w.credit);
+	h->src_inc = be32_to_cpu(w.src_inc);
+	h->dst_inc = be32_to_cpu(w.dst_inc);
 	return 0;
 }

@@ -5,10 +5,11 @@
 
 #include "dp_agnostic.h"
 
-/* A wire header in host byte order. */
+/* A wire header in host byte order (without the checksum). */
 struct dp_msg_hdr {
 	u8 type;
 	u16 len;
+	u16 flags;
 	u32 dst_nid;
 	u32 src_nid;
 	u32 dst_dpid;
@@ -16,13 +17,24 @@ struct dp_msg_hdr {
 	u32 src_uid;
 	u32 seq;
 	u32 ack;
+	u32 credit;
+	u32 src_inc;
+	u32 dst_inc;
 };
 
+/* Build the header with csum 0; dp_wire_seal() then adds the checksum. */
 void dp_wire_encode(struct dp_wire_hdr *w, const struct dp_msg_hdr *h);
+
+/* CRC32C over @w (csum taken as 0) and the @len message bytes @msg. */
+u32 dp_wire_csum(const struct dp_wire_hdr *w, const void *msg, size_t len);
+
+/* Store the checksum of @w and its message in w->csum. */
+void dp_wire_seal(struct dp_wire_hdr *w, const void *msg, size_t len);
 
 /*
  * Parse a received frame payload of frame_len bytes.  Returns 0 and fills
- * *h, or the enum dp_counter of the drop reason (always > 0).
+ * *h, or the enum dp_counter of the drop reason (always > 0).  The message
+ * bytes are at frame + DP_WIRE_HDR_LEN.
  */
 int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h);
 

@@ -11,7 +11,8 @@
 #   dkms    dkms build per kernel (tools/dkms-check.sh)
 #   guest   selftests in 2 QEMU guests per kernel (tools/qemu/cluster.py), then
 #           the tulip suite per kernel (one guest, two tulips, dp's driver),
-#           then on the newest kernel the 4-guest exchange and the fault
+#           the lossless-edge tests per kernel over virtio-net and tulip (2
+#           guests through the fault relay), then on the newest kernel the 4-guest exchange and the fault
 #           relay's self-test (2 guests through dpswitch)
 # Not in the default list, run by make check-debug (docs/debug-kernel.md):
 #   debug_deps      tools/deps.sh --debug-kernel (kernel source, build tools)
@@ -138,6 +139,9 @@ stage_dkms() {
 	ktap_run "dkms" "$logs/dkms.log" tools/dkms-check.sh $KVERS
 }
 
+# run_rel.sh's KTAP as the subtests of mode run's one result.
+REL_CMD='st=0; sh /usr/lib/dp/selftests/run_rel.sh >/tmp/rel.out 2>&1 || st=$?; sed "s/^/  /" /tmp/rel.out; exit $st'
+
 stage_guest() {
 	local k rc log out
 	for k in $KVERS; do
@@ -157,6 +161,22 @@ stage_guest() {
 			--out "build/results/$k-tulip" --timeout "$GUEST_TIMEOUT" >"$log" 2>&1 || rc=$?
 		out=$(cat "$log")
 		tally "guest tulip $k" "$(tail -n 1 "$log")" "$rc" "$log" "$out"
+	done
+	# Lossless edges across two guests through the fault relay
+	# (selftests/dp/run_rel.sh: 10^5 messages under drop/dup/reorder/
+	# corrupt, a stalled receiver, partitions, a module reload, rmmod with
+	# retransmissions pending), per kernel on virtio-net and on dp's tulip.
+	for k in $KVERS; do
+		for nic in virtio tulip; do
+			log=$logs/guest-rel-$nic-$k.log
+			rc=0
+			tools/qemu/cluster.py --kernel "$k" --guests 2 --smp 2 --faults none \
+				$([ $nic = tulip ] && echo --nic tulip --nic-driver none) --mode run \
+				--cmd "$REL_CMD" --out "build/results/$k-rel-$nic" \
+				--timeout "$GUEST_TIMEOUT" >"$log" 2>&1 || rc=$?
+			out=$(cat "$log")
+			tally "guest reliability $nic $k" "$(tail -n 1 "$log")" "$rc" "$log" "$out"
+		done
 	done
 	# The cross-guest exchange again with 4 guests (through dpswitch), on
 	# the newest kernel: the harness must work beyond a pair.

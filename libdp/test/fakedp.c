@@ -28,7 +28,7 @@
 #include "dp_ring.h"
 
 #define FAKE_MAX_FD	1024
-#define FAKE_MAX_MSG	8968u		/* as on a 9000-byte MTU link */
+#define FAKE_MAX_MSG	8948u		/* as on a 9000-byte MTU link */
 #define CTRL_SZ		DP_POOL_CTRL_SIZE
 #define NOMINAL_POOL	262144u		/* dp.ko's default pool_size */
 

@@ -3,7 +3,7 @@
  * netdev backend: dp over any Linux Ethernet device.  Frames of EtherType
  * DP_ETH_P arrive through a packet_type handler bound to the device and go
  * straight to the MDR; messages leave through dev_queue_xmit() in an skb
- * that the user's bytes are copied into once.
+ * that the message's kernel copy is copied into.
  */
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>

@@ -405,7 +405,7 @@ static int dp_tulip_xmit(struct dp_nic *nic, const u8 *dst,
 	memcpy(eth->h_source, tp->mac, ETH_ALEN);
 	eth->h_proto = htons(DP_ETH_P);
 	memcpy(buf + ETH_HLEN, hdr, sizeof(*hdr));
-	/* the only copy of the user's bytes, straight into the TX buffer */
+	/* from the message's kernel copy (docs/reliability.md, section 7) */
 	if (!copy_from_iter_full(buf + ETH_HLEN + sizeof(*hdr), len, from)) {
 		mutex_unlock(&tp->tx_mutex);
 		return -EFAULT;

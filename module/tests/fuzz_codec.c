@@ -147,18 +147,28 @@ static u64 start_of(uint8_t b)
 	}
 }
 
-/* What dp_wire_decode() must say, from the rules in docs/wire.md. */
-static int expected_reason(const uint8_t *f, size_t n, const struct dp_msg_hdr *h)
+/*
+ * What dp_wire_decode() must say, from the rules in docs/wire.md, read
+ * from the frame's bytes.  flip is the offset of a byte changed after the
+ * frame was sealed, or SIZE_MAX: the checksum must catch it when it lies
+ * in what the checksum covers (the header and the message).
+ */
+static int expected_reason(const uint8_t *f, size_t n, size_t flip)
 {
+	u16 len;
+
 	if (n < DP_WIRE_HDR_LEN)
 		return DP_CTR_RX_DROP_SHORT;
 	if (f[0] != DP_WIRE_VERSION)
 		return DP_CTR_RX_DROP_VERSION;
-	if (h->type != DP_WT_DATA)
+	if (f[1] < DP_WT_DATA || f[1] > DP_WT_RESET)
 		return DP_CTR_RX_DROP_TYPE;
-	if (h->len > n - DP_WIRE_HDR_LEN)
+	len = (u16)(f[2] << 8 | f[3]);
+	if (len > n - DP_WIRE_HDR_LEN || (len && f[1] != DP_WT_DATA))
 		return DP_CTR_RX_DROP_LEN;
-	if (!h->dst_nid || !h->src_nid || !h->dst_dpid || !h->src_dpid)
+	if (flip < DP_WIRE_HDR_LEN + (size_t)len)
+		return DP_CTR_RX_DROP_CSUM;
+	if (!be32(f + 8) || !be32(f + 12) || !be32(f + 16) || !be32(f + 20))
 		return DP_CTR_RX_DROP_BAD_ADDR;
 	return 0;
 }
@@ -167,20 +177,26 @@ static int expected_reason(const uint8_t *f, size_t n, const struct dp_msg_hdr *
 static int check_wire_bytes(const uint8_t *w, const struct dp_msg_hdr *h)
 {
 	if (w[0] != DP_WIRE_VERSION || w[1] != h->type ||
-	    (u16)(w[2] << 8 | w[3]) != h->len || be32(w + 4) != h->dst_nid ||
-	    be32(w + 8) != h->src_nid || be32(w + 12) != h->dst_dpid ||
-	    be32(w + 16) != h->src_dpid || be32(w + 20) != h->src_uid ||
-	    be32(w + 24) != h->seq || be32(w + 28) != h->ack)
+	    (u16)(w[2] << 8 | w[3]) != h->len ||
+	    (u16)(w[4] << 8 | w[5]) != h->flags || w[6] || w[7] ||
+	    be32(w + 8) != h->dst_nid || be32(w + 12) != h->src_nid ||
+	    be32(w + 16) != h->dst_dpid || be32(w + 20) != h->src_dpid ||
+	    be32(w + 24) != h->src_uid || be32(w + 28) != h->seq ||
+	    be32(w + 32) != h->ack || be32(w + 36) != h->credit ||
+	    be32(w + 40) != h->src_inc || be32(w + 44) != h->dst_inc ||
+	    be32(w + 48))
 		return fail("encoded bytes do not carry the header (len %u)", h->len);
 	return 0;
 }
 
 static int same_hdr(const struct dp_msg_hdr *a, const struct dp_msg_hdr *b)
 {
-	return a->type == b->type && a->len == b->len &&
+	return a->type == b->type && a->len == b->len && a->flags == b->flags &&
 	       a->dst_nid == b->dst_nid && a->src_nid == b->src_nid &&
 	       a->dst_dpid == b->dst_dpid && a->src_dpid == b->src_dpid &&
-	       a->src_uid == b->src_uid && a->seq == b->seq && a->ack == b->ack;
+	       a->src_uid == b->src_uid && a->seq == b->seq && a->ack == b->ack &&
+	       a->credit == b->credit && a->src_inc == b->src_inc &&
+	       a->dst_inc == b->dst_inc;
 }
 
 /* Place a decoded message in the ring as dp_pool_deliver() does. */
@@ -216,18 +232,20 @@ static int deliver(struct state *s, const struct dp_msg_hdr *h,
 }
 
 /*
- * Build, encode, frame, decode; a frame that decodes goes into the ring.
- * Operands: flags, type, len (u16), 7 u32 fields, pad, cut, version.
+ * Build, encode, seal, frame, decode; a DATA frame that decodes goes into
+ * the ring.  Operands: flags, type, len (u16), hdr flags (u16), 10 u32
+ * fields, pad, cut, flip (u16), version.
  */
 static int op_send(struct state *s, struct in *in)
 {
 	uint8_t fl = in8(in), type = in8(in), *buf, *frame;
 	struct dp_msg_hdr h = { 0 }, d;
-	size_t flen, pad, cut;
+	size_t flen, pad, cut, flip = SIZE_MAX;
 	int want, got, r = 0;
 
 	h.type = fl & 1 ? type : DP_WT_DATA;
 	h.len = in16(in);
+	h.flags = in16(in);
 	if (!(fl & 2))	/* mostly sizes that fit the ring */
 		h.len %= dp_ring_max_msg(&s->r) + 2;
 	h.dst_nid = in32(in);
@@ -237,6 +255,9 @@ static int op_send(struct state *s, struct in *in)
 	h.src_uid = in32(in);
 	h.seq = in32(in);
 	h.ack = in32(in);
+	h.credit = in32(in);
+	h.src_inc = in32(in);
+	h.dst_inc = in32(in);
 	pad = in8(in) % 64;
 	cut = in8(in);
 	flen = DP_WIRE_HDR_LEN + h.len + pad;
@@ -246,11 +267,20 @@ static int op_send(struct state *s, struct in *in)
 		free(buf);
 		return -1;
 	}
-	if (fl & 8)
-		buf[0] = in8(in);
 	s->id++;
 	memcpy(buf + DP_WIRE_HDR_LEN, msg_bytes(s->id), h.len);
+	dp_wire_seal((struct dp_wire_hdr *)buf, buf + DP_WIRE_HDR_LEN, h.len);
 	memset(buf + DP_WIRE_HDR_LEN + h.len, 0xa5, pad);
+	if (fl & 16) {	/* corrupt one bit anywhere, as a link might */
+		u16 f = in16(in);
+
+		flip = f % flen;
+		buf[flip] ^= (uint8_t)(1u << (f >> 13));
+	}
+	if (fl & 8) {	/* a foreign version byte (or 2 again: then no flip) */
+		buf[0] = in8(in);
+		flip = flip ? flip : SIZE_MAX;
+	}
 	/* The frame as received, cut short maybe, in an exact-size copy so
 	 * that ASan sees any read past its end.
 	 */
@@ -260,13 +290,13 @@ static int op_send(struct state *s, struct in *in)
 	free(buf);
 	memset(&d, 0x5c, sizeof(d));
 	got = dp_wire_decode(frame, flen, &d);
-	want = expected_reason(frame, flen, &h);
+	want = expected_reason(frame, flen, flip);
 	if (got != want)
 		r = fail("decode of a %zu-byte frame (len %u): %d, expected %d",
 			 flen, h.len, got, want);
 	else if (!got && !same_hdr(&d, &h))
 		r = fail("decoded header differs from the encoded one");
-	else if (!got)
+	else if (!got && d.type == DP_WT_DATA)
 		r = deliver(s, &d, frame + DP_WIRE_HDR_LEN);
 	free(frame);
 	return r;
@@ -383,6 +413,7 @@ static int op_burst(struct state *s, struct in *in)
 		h.seq = ++s->id;
 		dp_wire_encode((struct dp_wire_hdr *)frame, &h);
 		memcpy(frame + DP_WIRE_HDR_LEN, msg_bytes(s->id), len);
+		dp_wire_seal((struct dp_wire_hdr *)frame, frame + DP_WIRE_HDR_LEN, len);
 		if (dp_wire_decode(frame, DP_WIRE_HDR_LEN + len, &d) || !same_hdr(&d, &h))
 			r = fail("burst message %u does not round-trip", i);
 		else

@@ -5,10 +5,13 @@
  * every step checked against an oracle (the header rules for the decoder,
  * ring_model.h for the pool).
  *
- * Input: u16 (little endian) frame length L, L frame bytes, then one byte
- * choosing the pool size (128 B << (b % 8)), then ops: a byte with the top
- * bit set releases (b & 0x7f) messages (0x7f: all); otherwise the byte and
- * the next one give a message length.  A successfully decoded frame's
+ * Input: u16 (little endian): low 15 bits the frame length L, the top bit
+ * "seal": store a correct CRC32C in the frame before decoding it (when its
+ * len field fits), so mutated frames also reach the checks after the
+ * checksum; then L frame bytes, then one byte choosing the pool size
+ * (128 B << (b % 8)), then ops: a byte with the top bit set releases
+ * (b & 0x7f) messages (0x7f: all); otherwise the byte and the next one
+ * give a message length.  A successfully decoded frame's
  * message is queued first, so parser output flows into the pool.
  *
  * Built two ways: with -fsanitize=fuzzer (abort on a broken invariant), and
@@ -47,20 +50,62 @@ static uint32_t be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* Bitwise CRC32C, independent of the codec's table or the kernel's. */
+static uint32_t crc32c_ref(const uint8_t *hdr, const uint8_t *msg, size_t len)
+{
+	uint32_t crc = ~0u;
+	size_t i;
+	int k;
+
+	for (i = 0; i < DP_WIRE_HDR_LEN + len; i++) {
+		uint8_t b = i < DP_WIRE_HDR_LEN ? (i >= 48 ? 0 : hdr[i]) :
+			    msg[i - DP_WIRE_HDR_LEN];
+
+		crc ^= b;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (crc & 1 ? 0x82F63B78u : 0);
+	}
+	return ~crc;
+}
+
+static size_t msg_len(const uint8_t *f)
+{
+	return (size_t)f[2] << 8 | f[3];
+}
+
 /* What the decoder must say about this frame, from the documented rules. */
 static int expected_reason(const uint8_t *f, size_t n)
 {
+	size_t len;
+
 	if (n < DP_WIRE_HDR_LEN)
 		return DP_CTR_RX_DROP_SHORT;
 	if (f[0] != DP_WIRE_VERSION)
 		return DP_CTR_RX_DROP_VERSION;
-	if (f[1] != DP_WT_DATA)
+	if (f[1] < DP_WT_DATA || f[1] > DP_WT_RESET)
 		return DP_CTR_RX_DROP_TYPE;
-	if (((size_t)f[2] << 8 | f[3]) > n - DP_WIRE_HDR_LEN)
+	len = msg_len(f);
+	if (len > n - DP_WIRE_HDR_LEN || (len && f[1] != DP_WT_DATA))
 		return DP_CTR_RX_DROP_LEN;
-	if (!be32(f + 4) || !be32(f + 8) || !be32(f + 12) || !be32(f + 16))
+	if (be32(f + 48) != crc32c_ref(f, f + DP_WIRE_HDR_LEN, len))
+		return DP_CTR_RX_DROP_CSUM;
+	if (!be32(f + 8) || !be32(f + 12) || !be32(f + 16) || !be32(f + 20))
 		return DP_CTR_RX_DROP_BAD_ADDR;
 	return 0;
+}
+
+/* Store the right checksum if the frame's len field fits the frame. */
+static void seal(uint8_t *f, size_t n)
+{
+	uint32_t c;
+
+	if (n < DP_WIRE_HDR_LEN || msg_len(f) > n - DP_WIRE_HDR_LEN)
+		return;
+	c = crc32c_ref(f, f + DP_WIRE_HDR_LEN, msg_len(f));
+	f[48] = (uint8_t)(c >> 24);
+	f[49] = (uint8_t)(c >> 16);
+	f[50] = (uint8_t)(c >> 8);
+	f[51] = (uint8_t)c;
 }
 
 static uint8_t fill(u32 id, u32 i)
@@ -95,12 +140,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 2)
 		return 0;
-	flen = (size_t)data[0] | (size_t)data[1] << 8;
+	flen = ((size_t)data[0] | (size_t)data[1] << 8) & 0x7fff;
 	if (flen > size - 2)
 		flen = size - 2;
 	/* An exact-size copy, so ASan sees any read past the frame. */
 	frame = malloc(flen ? flen : 1);
 	memcpy(frame, data + 2, flen);
+	if (data[1] & 0x80)
+		seal(frame, flen);
 	memset(&h, 0, sizeof(h));
 	got = dp_wire_decode(frame, flen, &h);
 	want = expected_reason(frame, flen);
@@ -109,13 +156,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!got) {
 		struct dp_wire_hdr w;
 
+		uint8_t want[DP_WIRE_HDR_LEN];
+
 		dp_wire_encode(&w, &h);
-		if (memcmp(&w, frame, DP_WIRE_HDR_LEN))
+		dp_wire_seal(&w, frame + DP_WIRE_HDR_LEN, h.len);
+		/*
+		 * Everything but the reserved bytes (ignored, sent as 0) comes
+		 * back, and the seal is the CRC of what is sent.
+		 */
+		memcpy(want, frame, sizeof(want));
+		want[6] = 0;
+		want[7] = 0;
+		if (memcmp(&w, want, 48))
 			FAIL("re-encoded header differs from the frame");
+		memcpy(want, &w, sizeof(want));
+		if (be32(want + 48) != crc32c_ref(want, frame + DP_WIRE_HDR_LEN, h.len))
+			FAIL("seal is not the CRC32C of header and message");
 	}
 
 	pos = 2 + flen;
 	rsize = 128u << (pos < size ? data[pos++] % 8 : 0);
+	/* Control frames carry no message: only DATA enters the pool. */
+	if (!got && h.type != DP_WT_DATA)
+		got = -1;
 	memset(area, 0xcc, rsize);
 	dp_ring_init(&r, area, rsize);
 	model_init(&m, rsize, 0);

@@ -14,12 +14,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def send(length, nids=(11, 12), dpids=(100, 200), uid=1000, seq=1, ack=0,
-         fl=0, typ=1, pad=0, cut=0, version=None):
-    """fl bits: 1 raw type, 2 length not reduced, 4 cut, 8 version byte."""
+         fl=0, typ=1, pad=0, cut=0, version=None, flags=0, credit=0,
+         incs=(0x1234, 0x5678), flip=None):
+    """fl bits: 1 raw type, 2 length not reduced, 4 cut, 8 version byte,
+    16 flip bit (flip >> 13) of byte (flip & 0x1fff) % frame length."""
     if version is not None:
         fl |= 8
-    b = struct.pack(">BBBH7IBB", SEND, fl, typ, length, nids[0], nids[1],
-                    dpids[0], dpids[1], uid, seq, ack, pad, cut)
+    if flip is not None:
+        fl |= 16
+    b = struct.pack(">BBBHH10IBB", SEND, fl, typ, length, flags, nids[0],
+                    nids[1], dpids[0], dpids[1], uid, seq, ack, credit,
+                    incs[0], incs[1], pad, cut)
+    b += struct.pack(">H", flip) if flip is not None else b""
     return b + (bytes([version]) if version is not None else b"")
 
 
@@ -50,9 +56,18 @@ SEEDS = {
     "high_2p62": ring(5, 0xc0 | 17) + burst(40, 150) + release(0x83) + WALK_B,
     "start_offset": ring(2, 0x40 | 5) + burst(8, 40) + READ_B + READ_B + WALK_B,
     # every decode drop: cut short, foreign version, type, len, zero address
-    "drops": ring(8) + send(10, fl=4, cut=20) + send(10, version=2) +
+    "drops": ring(8) + send(10, fl=4, cut=20) + send(10, version=1) +
     send(10, fl=1, typ=7) + send(10, fl=4, cut=1) + send(10, nids=(0, 12)) +
     send(10, dpids=(100, 0)) + WALK_B,
+    # control frames (ACK, HELLO, RESET) decode and stay out of the ring;
+    # one with a length is dropped
+    "control": ring(8) + send(0, fl=1, typ=2, flags=1, ack=7, credit=4096) +
+    send(0, fl=1, typ=3, seq=0xfffffff0, incs=(9, 0)) + send(0, fl=1, typ=4, flags=0x10) +
+    send(4, typ=2, fl=1) + send(20, flags=3, credit=1 << 31) + WALK_B,
+    # one flipped bit: in the header, the message, the checksum, the padding
+    "corrupt": ring(8) + send(100, flip=(3 << 13) | 9) + send(100, flip=60) +
+    send(100, flip=(7 << 13) | 50) + send(10, pad=20, flip=70) +
+    send(100, flip=2) + WALK_B,
     # link padding after the message is ignored
     "padded": ring(8) + send(14, pad=32) + send(0, pad=46) + WALK_B + READ_B,
     # fill to full, drops, release all, fill again

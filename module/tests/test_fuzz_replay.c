@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
+#include "../dp_agnostic.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int fuzz_codec_one(const uint8_t *data, size_t size);
@@ -70,14 +71,18 @@ static void t_fuzz_random(void)
 
 		for (k = 0; k < len; k++)
 			buf[k] = (uint8_t)unit_rand(&s);
-		/* Make most frames well-formed so the later checks run. */
-		if (len > 40 && i % 2) {
-			buf[0] = 34 + (uint8_t)(i % 8);
-			buf[1] = 0;
-			buf[2] = 1;
-			buf[3] = 1;
+		/*
+		 * Make most frames well-formed and sealed (top bit of the
+		 * length: the oracle stores the right CRC) so the later checks
+		 * run; every fourth of those is a control frame.
+		 */
+		if (len > 70 && i % 2) {
+			buf[0] = 60 + (uint8_t)(i % 8);
+			buf[1] = 0x80;
+			buf[2] = DP_WIRE_VERSION;
+			buf[3] = i % 8 == 1 ? DP_WT_ACK : DP_WT_DATA;
 			buf[4] = 0;
-			buf[5] = (uint8_t)(i % 4);
+			buf[5] = buf[3] == DP_WT_DATA ? (uint8_t)(i % 4) : 0;
 		}
 		LLVMFuzzerTestOneInput(buf, len);
 	}

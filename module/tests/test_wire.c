@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Host tests of the wire codec (module/dp_wire.c). */
+#include <stddef.h>
 #include <stdlib.h>
 #include "unit.h"
 #include "../dp_wire.h"
@@ -21,26 +22,57 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-/* A well-formed header as raw bytes (offsets from docs/uapi). */
+/* Bitwise CRC32C over header (csum bytes as 0) and message, by hand. */
+static uint32_t crc_ref(const uint8_t *f, size_t len)
+{
+	uint32_t crc = ~0u;
+	size_t i;
+	int k;
+
+	for (i = 0; i < HDR + len; i++) {
+		crc ^= (i >= 48 && i < HDR) ? 0 : f[i];
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (crc & 1 ? 0x82F63B78u : 0);
+	}
+	return ~crc;
+}
+
+/* Store the right checksum for the frame's own len field. */
+static void seal_raw(uint8_t *f)
+{
+	put32(f + 48, crc_ref(f, (size_t)f[2] << 8 | f[3]));
+}
+
+/*
+ * A well-formed header as raw bytes (offsets from docs/wire.md), sealed
+ * over len message bytes that must already follow it.
+ */
 static void raw_hdr(uint8_t *p, uint8_t ver, uint8_t type, uint16_t len,
 		    uint32_t dnid, uint32_t snid, uint32_t ddpid, uint32_t sdpid)
 {
 	p[0] = ver;
 	p[1] = type;
 	put16(p + 2, len);
-	put32(p + 4, dnid);
-	put32(p + 8, snid);
-	put32(p + 12, ddpid);
-	put32(p + 16, sdpid);
-	put32(p + 20, 1000);	/* src_uid */
-	put32(p + 24, 7);	/* seq */
-	put32(p + 28, 0);	/* ack */
+	put16(p + 4, DP_WF_ACK);	/* flags */
+	put16(p + 6, 0);		/* reserved */
+	put32(p + 8, dnid);
+	put32(p + 12, snid);
+	put32(p + 16, ddpid);
+	put32(p + 20, sdpid);
+	put32(p + 24, 1000);	/* src_uid */
+	put32(p + 28, 7);	/* seq */
+	put32(p + 32, 6);	/* ack */
+	put32(p + 36, 4096);	/* credit */
+	put32(p + 40, 0xa1a2a3a4);	/* src_inc */
+	put32(p + 44, 0xb1b2b3b4);	/* dst_inc */
+	seal_raw(p);
 }
 
 static void random_msg_hdr(struct dp_msg_hdr *h, uint64_t *s)
 {
-	h->type = DP_WT_DATA;
-	h->len = (u16)unit_rand(s);
+	h->type = DP_WT_DATA + (u8)(unit_rand(s) % 4);
+	h->len = h->type == DP_WT_DATA ? (u16)unit_rand(s) : 0;
+	h->flags = (u16)unit_rand(s);
 	h->dst_nid = (u32)unit_rand(s) | 1;
 	h->src_nid = (u32)unit_rand(s) | 1;
 	h->dst_dpid = (u32)unit_rand(s) | 1;
@@ -48,27 +80,56 @@ static void random_msg_hdr(struct dp_msg_hdr *h, uint64_t *s)
 	h->src_uid = (u32)unit_rand(s);
 	h->seq = (u32)unit_rand(s);
 	h->ack = (u32)unit_rand(s);
+	h->credit = (u32)unit_rand(s);
+	h->src_inc = (u32)unit_rand(s);
+	h->dst_inc = (u32)unit_rand(s);
 }
 
 static void t_wire_layout(void)
 {
 	CHECK_EQ(sizeof(struct dp_wire_hdr), DP_WIRE_HDR_LEN);
+	CHECK_EQ(DP_WIRE_HDR_LEN, 52);
+	CHECK_EQ(DP_WIRE_VERSION, 2);
 	CHECK_EQ(DP_ETH_P, 0x88B5);
+	CHECK_EQ(offsetof(struct dp_wire_hdr, flags), 4);
+	CHECK_EQ(offsetof(struct dp_wire_hdr, dst_nid), 8);
+	CHECK_EQ(offsetof(struct dp_wire_hdr, seq), 28);
+	CHECK_EQ(offsetof(struct dp_wire_hdr, credit), 36);
+	CHECK_EQ(offsetof(struct dp_wire_hdr, dst_inc), 44);
+	CHECK_EQ(offsetof(struct dp_wire_hdr, csum), 48);
+}
+
+static void t_wire_crc_vector(void)
+{
+	const uint8_t v[] = "123456789";
+
+	/* The CRC32C check value (RFC 3720, B.4). */
+	CHECK_EQ(~dp_crc32c(~0u, v, 9), 0xE3069283u);
+	CHECK_EQ(~dp_crc32c(~0u, v, 0), 0);
+	/* Updates compose: two halves give the whole. */
+	CHECK_EQ(dp_crc32c(dp_crc32c(~0u, v, 4), v + 4, 5), dp_crc32c(~0u, v, 9));
 }
 
 static void t_wire_encode_bytes(void)
 {
 	struct dp_msg_hdr h = {
-		.type = DP_WT_DATA, .len = 0x1234, .dst_nid = 0x01020304,
-		.src_nid = 0x05060708, .dst_dpid = 0x090a0b0c,
-		.src_dpid = 0x0d0e0f10, .src_uid = 0x11121314,
-		.seq = 0x15161718, .ack = 0x191a1b1c,
+		.type = DP_WT_DATA, .len = 0x1234, .flags = 0x0102,
+		.dst_nid = 0x01020304, .src_nid = 0x05060708,
+		.dst_dpid = 0x090a0b0c, .src_dpid = 0x0d0e0f10,
+		.src_uid = 0x11121314, .seq = 0x15161718, .ack = 0x191a1b1c,
+		.credit = 0x1d1e1f20, .src_inc = 0x21222324,
+		.dst_inc = 0x25262728,
 	};
 	static const uint8_t want[HDR] = {
-		1, 1, 0x12, 0x34, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-		13, 14, 15, 16, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18,
-		0x19, 0x1a, 0x1b, 0x1c,
+		2, 1, 0x12, 0x34, 0x01, 0x02, 0, 0,
+		1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+		0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18,
+		0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f, 0x20,
+		0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28,
+		0, 0, 0, 0,
 	};
+	static uint8_t msg[0x1234];
+	uint8_t f[HDR];
 	struct dp_wire_hdr w;
 	unsigned int i;
 
@@ -77,6 +138,19 @@ static void t_wire_encode_bytes(void)
 	for (i = 0; i < HDR; i++)
 		CHECK(((uint8_t *)&w)[i] == want[i], "byte %u is 0x%02x, want 0x%02x",
 		      i, ((uint8_t *)&w)[i], want[i]);
+	/* The seal is the hand-computed CRC, big-endian at offset 48. */
+	for (i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)(i * 7);
+	dp_wire_seal(&w, msg, sizeof(msg));
+	memcpy(f, &w, HDR);
+	{
+		static uint8_t whole[HDR + sizeof(msg)];
+
+		memcpy(whole, f, HDR);
+		memcpy(whole + HDR, msg, sizeof(msg));
+		CHECK_EQ((uint32_t)f[48] << 24 | (uint32_t)f[49] << 16 |
+			 (uint32_t)f[50] << 8 | f[51], crc_ref(whole, sizeof(msg)));
+	}
 }
 
 static void t_wire_roundtrip(void)
@@ -88,13 +162,18 @@ static void t_wire_roundtrip(void)
 	for (i = 0; i < 2000; i++) {
 		struct dp_msg_hdr h, o;
 		struct dp_wire_hdr w;
-		size_t flen;
+		size_t flen, k;
 		int r;
 
 		random_msg_hdr(&h, &s);
-		if (i < 4)
+		if (i < 4) {
+			h.type = DP_WT_DATA;
 			h.len = (u16[]){ 0, 1, 1500, 65535 }[i];
+		}
+		for (k = 0; k < h.len; k++)
+			frame[HDR + k] = (uint8_t)unit_rand(&s);
 		dp_wire_encode(&w, &h);
+		dp_wire_seal(&w, frame + HDR, h.len);
 		memcpy(frame, &w, HDR);
 		flen = HDR + h.len + (unit_rand(&s) % 3 ? 0 : unit_rand(&s) % 64);
 		memset(&o, 0, sizeof(o));
@@ -104,6 +183,7 @@ static void t_wire_roundtrip(void)
 			return;
 		CHECK_EQ(o.type, h.type);
 		CHECK_EQ(o.len, h.len);
+		CHECK_EQ(o.flags, h.flags);
 		CHECK_EQ(o.dst_nid, h.dst_nid);
 		CHECK_EQ(o.src_nid, h.src_nid);
 		CHECK_EQ(o.dst_dpid, h.dst_dpid);
@@ -111,6 +191,9 @@ static void t_wire_roundtrip(void)
 		CHECK_EQ(o.src_uid, h.src_uid);
 		CHECK_EQ(o.seq, h.seq);
 		CHECK_EQ(o.ack, h.ack);
+		CHECK_EQ(o.credit, h.credit);
+		CHECK_EQ(o.src_inc, h.src_inc);
+		CHECK_EQ(o.dst_inc, h.dst_inc);
 		if (unit_failed)
 			return;
 	}
@@ -121,17 +204,26 @@ static void t_wire_decode_raw(void)
 	uint8_t f[HDR + 4] = { 0 };
 	struct dp_msg_hdr o;
 
-	raw_hdr(f, 1, 1, 4, 11, 12, 200, 300);
 	memcpy(f + HDR, "abcd", 4);
+	raw_hdr(f, 2, 1, 4, 11, 12, 200, 300);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
+	CHECK_EQ(o.type, DP_WT_DATA);
 	CHECK_EQ(o.len, 4);
+	CHECK_EQ(o.flags, DP_WF_ACK);
 	CHECK_EQ(o.dst_nid, 11);
 	CHECK_EQ(o.src_nid, 12);
 	CHECK_EQ(o.dst_dpid, 200);
 	CHECK_EQ(o.src_dpid, 300);
 	CHECK_EQ(o.src_uid, 1000);
 	CHECK_EQ(o.seq, 7);
-	CHECK_EQ(o.ack, 0);
+	CHECK_EQ(o.ack, 6);
+	CHECK_EQ(o.credit, 4096);
+	CHECK_EQ(o.src_inc, 0xa1a2a3a4);
+	CHECK_EQ(o.dst_inc, 0xb1b2b3b4);
+	/* The reserved bytes are ignored (but covered by the CRC). */
+	put16(f + 6, 0xffff);
+	seal_raw(f);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 }
 
 static void t_wire_drop_short(void)
@@ -140,7 +232,7 @@ static void t_wire_drop_short(void)
 	struct dp_msg_hdr o;
 	size_t n;
 
-	raw_hdr(f, 1, 1, 0, 1, 2, 3, 4);
+	raw_hdr(f, 2, 1, 0, 1, 2, 3, 4);
 	for (n = 0; n < HDR; n++)
 		CHECK(dp_wire_decode(f, n, &o) == DP_CTR_RX_DROP_SHORT, "len %zu", n);
 	CHECK_EQ(dp_wire_decode(f, HDR, &o), 0);
@@ -148,7 +240,7 @@ static void t_wire_drop_short(void)
 
 static void t_wire_drop_version(void)
 {
-	static const uint8_t bad[] = { 0, 2, 3, 0x7f, 0x80, 0xff };
+	static const uint8_t bad[] = { 0, 1, 3, 0x7f, 0x80, 0xff };
 	uint8_t f[HDR];
 	struct dp_msg_hdr o;
 	unsigned int i;
@@ -162,15 +254,20 @@ static void t_wire_drop_version(void)
 
 static void t_wire_drop_type(void)
 {
-	static const uint8_t bad[] = { 0, 2, 3, 0x80, 0xff };
+	static const uint8_t bad[] = { 0, 5, 6, 0x80, 0xff };
 	uint8_t f[HDR];
 	struct dp_msg_hdr o;
 	unsigned int i;
 
 	for (i = 0; i < sizeof(bad); i++) {
-		raw_hdr(f, 1, bad[i], 0, 1, 2, 3, 4);
+		raw_hdr(f, 2, bad[i], 0, 1, 2, 3, 4);
 		CHECK(dp_wire_decode(f, sizeof(f), &o) == DP_CTR_RX_DROP_TYPE,
 		      "type %u", bad[i]);
+	}
+	for (i = DP_WT_DATA; i <= DP_WT_RESET; i++) {
+		raw_hdr(f, 2, (uint8_t)i, 0, 1, 2, 3, 4);
+		CHECK(dp_wire_decode(f, sizeof(f), &o) == 0, "type %u", i);
+		CHECK_EQ(o.type, i);
 	}
 }
 
@@ -178,22 +275,62 @@ static void t_wire_drop_len(void)
 {
 	static uint8_t f[HDR + 100];
 	struct dp_msg_hdr o;
-	unsigned int len;
+	unsigned int len, t;
 
 	/* Frame carries 100 message bytes: len 0..100 fine, above is bad. */
 	for (len = 0; len <= 100; len++) {
-		raw_hdr(f, 1, 1, (uint16_t)len, 1, 2, 3, 4);
+		raw_hdr(f, 2, 1, (uint16_t)len, 1, 2, 3, 4);
 		CHECK(dp_wire_decode(f, sizeof(f), &o) == 0, "len %u", len);
 	}
 	for (len = 101; len <= 65535; len += (len < 200 ? 1 : 997)) {
-		raw_hdr(f, 1, 1, (uint16_t)len, 1, 2, 3, 4);
+		put16(f + 2, (uint16_t)len);
 		CHECK(dp_wire_decode(f, sizeof(f), &o) == DP_CTR_RX_DROP_LEN, "len %u", len);
 	}
-	raw_hdr(f, 1, 1, 65535, 1, 2, 3, 4);
+	put16(f + 2, 65535);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
 	/* Header only, one byte claimed. */
-	raw_hdr(f, 1, 1, 1, 1, 2, 3, 4);
+	raw_hdr(f, 2, 1, 0, 1, 2, 3, 4);
+	put16(f + 2, 1);
 	CHECK_EQ(dp_wire_decode(f, HDR, &o), DP_CTR_RX_DROP_LEN);
+	/* Control frames carry no message. */
+	for (t = DP_WT_ACK; t <= DP_WT_RESET; t++) {
+		raw_hdr(f, 2, (uint8_t)t, 1, 1, 2, 3, 4);
+		CHECK(dp_wire_decode(f, sizeof(f), &o) == DP_CTR_RX_DROP_LEN, "type %u", t);
+	}
+}
+
+static void t_wire_drop_csum(void)
+{
+	static uint8_t f[HDR + 200];
+	struct dp_msg_hdr o;
+	unsigned int bit;
+	int r;
+
+	for (bit = 0; bit < 200; bit++)
+		f[HDR + bit] = (uint8_t)(bit * 13);
+	raw_hdr(f, 2, 1, 200, 1, 2, 3, 4);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
+	/*
+	 * Every single flipped bit is caught: by the CRC, or first by an
+	 * earlier check when it hits version, type or len.
+	 */
+	for (bit = 0; bit < sizeof(f) * 8; bit++) {
+		f[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		r = dp_wire_decode(f, sizeof(f), &o);
+		if (bit < 8)
+			CHECK(r == DP_CTR_RX_DROP_VERSION, "bit %u: %d", bit, r);
+		else if (bit < 16)
+			CHECK(r == DP_CTR_RX_DROP_TYPE || r == DP_CTR_RX_DROP_LEN ||
+			      r == DP_CTR_RX_DROP_CSUM, "bit %u: %d", bit, r);
+		else if (bit < 32)
+			CHECK(r == DP_CTR_RX_DROP_LEN || r == DP_CTR_RX_DROP_CSUM,
+			      "bit %u: %d", bit, r);
+		else
+			CHECK(r == DP_CTR_RX_DROP_CSUM, "bit %u: %d", bit, r);
+		f[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	}
+	/* Flipped back: the frame is good again. */
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 }
 
 static void t_wire_drop_bad_addr(void)
@@ -206,36 +343,40 @@ static void t_wire_drop_bad_addr(void)
 		uint32_t v[4] = { 11, 12, 200, 300 };
 
 		v[which] = 0;
-		raw_hdr(f, 1, 1, 0, v[0], v[1], v[2], v[3]);
+		raw_hdr(f, 2, 1, 0, v[0], v[1], v[2], v[3]);
 		CHECK(dp_wire_decode(f, sizeof(f), &o) == DP_CTR_RX_DROP_BAD_ADDR,
 		      "zero field %d", which);
 	}
-	/* uid 0 (root), seq 0 and ack are not addresses. */
-	raw_hdr(f, 1, 1, 0, 11, 12, 200, 300);
-	put32(f + 20, 0);
+	/* uid 0 (root), seq 0, incarnations 0 and any ack are not addresses. */
+	raw_hdr(f, 2, 1, 0, 11, 12, 200, 300);
 	put32(f + 24, 0);
-	put32(f + 28, 0xffffffff);
+	put32(f + 28, 0);
+	put32(f + 32, 0xffffffff);
+	put32(f + 40, 0);
+	put32(f + 44, 0);
+	seal_raw(f);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 	CHECK_EQ(o.src_uid, 0);
 	CHECK_EQ(o.ack, 0xffffffff);
+	CHECK_EQ(o.dst_inc, 0);
 }
 
 static void t_wire_padding(void)
 {
-	/* A 1-byte message padded to the 46-byte Ethernet minimum payload. */
-	uint8_t f[46];
+	/* A 1-byte message padded to a 60-byte frame: 14 Ethernet + 46. */
+	uint8_t f[HDR + 20];
 	struct dp_msg_hdr o;
 
 	memset(f, 0xa5, sizeof(f));
-	raw_hdr(f, 1, 1, 1, 1, 2, 3, 4);
+	raw_hdr(f, 2, 1, 1, 1, 2, 3, 4);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 	CHECK_EQ(o.len, 1);
-	raw_hdr(f, 1, 1, 0, 1, 2, 3, 4);
+	raw_hdr(f, 2, 1, 0, 1, 2, 3, 4);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 	CHECK_EQ(o.len, 0);
-	raw_hdr(f, 1, 1, 14, 1, 2, 3, 4);
+	raw_hdr(f, 2, 1, 20, 1, 2, 3, 4);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
-	raw_hdr(f, 1, 1, 15, 1, 2, 3, 4);
+	put16(f + 2, 21);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
 }
 
@@ -250,8 +391,8 @@ static void t_wire_unaligned(void)
 		uint8_t *f = base + off;
 		struct dp_msg_hdr o;
 
-		raw_hdr(f, 1, 1, 3, 0x0a0b0c0d, 2, 0x01000000, 4);
 		memcpy(f + HDR, "xyz", 3);
+		raw_hdr(f, 2, 1, 3, 0x0a0b0c0d, 2, 0x01000000, 4);
 		CHECK(dp_wire_decode(f, HDR + 3, &o) == 0, "offset %d", off);
 		CHECK_EQ(o.dst_nid, 0x0a0b0c0d);
 		CHECK_EQ(o.dst_dpid, 0x01000000);
@@ -268,10 +409,10 @@ static void t_wire_exact_frame_heap(void)
 	for (n = 0; n <= HDR + 2; n++) {
 		uint8_t *f = malloc(n ? n : 1);
 		struct dp_msg_hdr o;
-		uint8_t full[HDR + 2];
+		uint8_t full[HDR + 2] = { 0 };
 		int r;
 
-		raw_hdr(full, 1, 1, 2, 1, 2, 3, 4);
+		raw_hdr(full, 2, 1, 2, 1, 2, 3, 4);
 		memcpy(f, full, n);
 		r = dp_wire_decode(f, n, &o);
 		if (n < HDR)
@@ -285,14 +426,16 @@ static void t_wire_exact_frame_heap(void)
 }
 
 const struct unit_test wire_tests[] = {
-	{ "wire: header is 32 bytes, EtherType 0x88B5", t_wire_layout },
-	{ "wire: encode produces the documented big-endian bytes", t_wire_encode_bytes },
+	{ "wire: v2 header is 52 bytes at the documented offsets", t_wire_layout },
+	{ "wire: CRC32C check value and composition", t_wire_crc_vector },
+	{ "wire: encode produces the documented big-endian bytes and CRC", t_wire_encode_bytes },
 	{ "wire: encode/decode round-trip of 2000 random headers", t_wire_roundtrip },
 	{ "wire: decode of a hand-built frame", t_wire_decode_raw },
-	{ "wire: drop short (0..31 bytes)", t_wire_drop_short },
-	{ "wire: drop version", t_wire_drop_version },
+	{ "wire: drop short (0..51 bytes)", t_wire_drop_short },
+	{ "wire: drop version (v1 included)", t_wire_drop_version },
 	{ "wire: drop type", t_wire_drop_type },
-	{ "wire: drop len beyond frame", t_wire_drop_len },
+	{ "wire: drop len beyond frame, len on a control frame", t_wire_drop_len },
+	{ "wire: every single-bit flip is caught", t_wire_drop_csum },
 	{ "wire: drop zero NID/DPID", t_wire_drop_bad_addr },
 	{ "wire: trailing padding accepted", t_wire_padding },
 	{ "wire: unaligned buffers", t_wire_unaligned },

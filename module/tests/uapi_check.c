@@ -28,10 +28,12 @@ int main(void)
 	static_assert(offsetof(struct dp_pool_ctrl, prod) == 64, "prod line");
 	static_assert(offsetof(struct dp_pool_ctrl, cons) == 128, "cons line");
 	static_assert(sizeof(struct dp_send) == 24, "send");
-	static_assert(sizeof(struct dp_info) == 40, "info");
+	static_assert(sizeof(struct dp_info) == 48, "info");
+	static_assert(offsetof(struct dp_info, bind_flags) == 40, "info v2 prefix");
 	/* Grown at the end: the kernel still answers the v1 sizes. */
 	static_assert(offsetof(struct dp_info, admit) == 32, "info v1 prefix");
-	static_assert(sizeof(struct dp_ep_stats) == 56, "ep stats");
+	static_assert(sizeof(struct dp_ep_stats) == 96, "ep stats");
+	static_assert(offsetof(struct dp_ep_stats, tx_unacked) == 56, "stats v2 prefix");
 	static_assert(offsetof(struct dp_ep_stats, rx_drop_admit) == 48, "stats v1 prefix");
 	static_assert(sizeof(struct dp_bind) == 16, "bind");
 	static_assert(DP_CTR_COUNT <= DP_CTR_SLOTS, "counter slots");
@@ -39,8 +41,10 @@ int main(void)
 	bad |= !(DP_TOKEN_SPACE(1) == 64 && DP_TOKEN_SPACE(32) == 64 &&
 		 DP_TOKEN_SPACE(33) == 128);
 	CHECK(1, DP_TOKEN_SPACE(1) == 64 && DP_TOKEN_SPACE(33) == 128);
-	bad |= offsetof(struct dp_wire_hdr, seq) != 24;
-	CHECK(2, offsetof(struct dp_wire_hdr, seq) == 24);
+	bad |= offsetof(struct dp_wire_hdr, seq) != 28 ||
+	       offsetof(struct dp_wire_hdr, csum) != 48;
+	CHECK(2, offsetof(struct dp_wire_hdr, seq) == 28 &&
+	      offsetof(struct dp_wire_hdr, csum) == 48);
 	bad |= DP_IOC_BIND == DP_IOC_CONNECT;
 	CHECK(3, DP_IOC_BIND != DP_IOC_CONNECT);
 	return bad;

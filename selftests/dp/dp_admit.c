@@ -2,7 +2,9 @@
 /*
  * Admission rules (dp_bind.flags, DP_ADMIT_*).  uid 1001 owns four
  * receivers in node B: anyone, connected peers only, its own uid only, and
- * both.  Four senders write to each: uid 1001 and uid 1002 from node A
+ * both.  Four raw senders (DP_BIND_RAW: admission is then per message; a
+ * reliable sender refused at its HELLO gets ECONNREFUSED, see dp_rel_*)
+ * write to each: uid 1001 and uid 1002 from node A
  * (both connected to by the "peers" receivers), uid 1001 from node A not
  * connected to, and uid 1002 from inside node B (local delivery).  Each
  * receiver gets exactly the admitted messages, with the senders' stamped
@@ -86,7 +88,7 @@ static int bind_all(void)
 		    dpt_a_connect(&owner, recv_slot[r], dpt.nida, send_dpid[1]))
 			return -1;
 	for (s = 0; s < NSEND; s++) {
-		send_slot[s] = dpt_a_bind(send_ag[s], send_dpid[s], 0, 0);
+		send_slot[s] = dpt_a_bind(send_ag[s], send_dpid[s], 0, DP_BIND_RAW);
 		if (send_slot[s] < 0)
 			return -1;
 	}

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One user's flood does not take another user's buffers.  B (uid 1002)
- * floods from node A to its own receiver in node B, which never reads: its
- * small pool stays full and the flood is dropped and counted there.
+ * floods raw (DP_BIND_RAW: a reliable sender would only wait for credit)
+ * from node A to its own receiver in node B, which never reads: its small
+ * pool stays full and the flood is dropped and counted there.
  * Meanwhile A (uid 1001) runs a ping-pong between the same two nodes.
  * Every ping comes back with its bytes, A's endpoints drop nothing, every
  * drop on node B is on B's endpoint, and the flood ran all along.  (Every
@@ -28,7 +29,9 @@
 static struct dpt_agent flooder, sink, cli, srv;
 
 /*
- * Every receive drop counter but rx_drop_full and rx_drop_ring.  The RX ring
+ * Every receive drop counter but rx_drop_full and rx_drop_ring, and the
+ * session counters rx_drop_seq and rx_drop_dup (a frame lost in the ring
+ * makes the reliable ping-pong resend: not a loss, it is recovered).  The RX ring
  * of dp's tulip driver is the one buffer every endpoint of a node shares:
  * a flood that outruns the interrupt handler overruns it (rx_drop_ring)
  * whoever the frames were for, until credit flow control bounds senders
@@ -39,7 +42,7 @@ static const unsigned int rx_drops[] = {
 	DP_CTR_RX_DROP_LEN, DP_CTR_RX_DROP_NOT_NODE, DP_CTR_RX_DROP_UNKNOWN_SRC,
 	DP_CTR_RX_DROP_SPOOFED, DP_CTR_RX_DROP_NO_EP, DP_CTR_RX_DROP_TOO_BIG,
 	DP_CTR_RX_DROP_NOMEM, DP_CTR_RX_DROP_BAD_ADDR, DP_CTR_RX_DROP_ADMIT,
-	DP_CTR_RX_DROP_SEQ,
+	DP_CTR_RX_DROP_CSUM, DP_CTR_RX_DROP_STALE,
 };
 
 /* Wait until the sink has dropped at least n messages; its stats. */
@@ -78,7 +81,7 @@ int main(void)
 	    dpt_agent_start(&srv, "A server", dpt.nsb, UID_A, 0))
 		ktap_bail("start the agents");
 	k = dpt_a_bind(&sink, DPID_SINK, DP_POOL_MIN, 0);
-	f = dpt_a_bind(&flooder, DPID_FLOOD, 0, 0);
+	f = dpt_a_bind(&flooder, DPID_FLOOD, 0, DP_BIND_RAW);
 	s = dpt_a_bind(&srv, DPID_SRV, 0, 0);
 	c = dpt_a_bind(&cli, DPID_CLI, 0, 0);
 	if (k < 0 || f < 0 || s < 0 || c < 0 ||

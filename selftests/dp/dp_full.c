@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Pool full (docs/contract.md): a small pool (DP_POOL_MIN) that is not read
- * keeps exactly the messages that fit, intact and in order; every other
- * arrival is dropped and counted in dp_ep_stats.rx_drop_full and node
- * counter DP_CTR_RX_DROP_FULL; nothing queued is overwritten; after a
- * release messages arrive again.  A message larger than the pool's limit
- * (data_size/2 - 32) is counted in DP_CTR_RX_DROP_TOO_BIG.
+ * Pool full with a raw sender (DP_BIND_RAW, v1 semantics, docs/contract.md):
+ * a small pool (DP_POOL_MIN) that is not read keeps exactly the messages
+ * that fit, intact and in order; every other arrival is dropped and counted
+ * in dp_ep_stats.rx_drop_full and node counter DP_CTR_RX_DROP_FULL; nothing
+ * queued is overwritten; after a release messages arrive again.  A message
+ * larger than the pool's limit (data_size/2 - 32) is counted in
+ * DP_CTR_RX_DROP_TOO_BIG.  (A reliable sender never meets a full pool: it
+ * waits for credit; see dp_rel_block.)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -75,7 +77,7 @@ int main(void)
 	b = dpt_ep(dpt.nsb, DPID_B, DP_POOL_MIN);
 	if (!KTAP_SUCCESS(b, "bind B with a DP_POOL_MIN pool"))
 		ktap_finish();
-	a = dpt_ep(dpt.nsa, DPID_A, 0);
+	a = dpt_ep_flags(dpt.nsa, DPID_A, 0, DP_BIND_RAW);
 	if (a < 0 || dpt_connect(a, dpt.nidb, DPID_B) || dpt_info(a, &ia) || dpt_info(b, &ib) ||
 	    dpt_map(b, &pool))
 		ktap_bail("endpoints");
@@ -90,7 +92,7 @@ int main(void)
 		make(seq, LEN);
 		sent += write(a, buf, LEN) == LEN;
 	}
-	ktap_ok(sent == TOTAL, "all %d writes return %d (unreliable v1: no sender error)", TOTAL, LEN);
+	ktap_ok(sent == TOTAL, "all %d writes return %d (raw sender: no sender error)", TOTAL, LEN);
 	ktap_ok(dpt_wait_arrivals(b, TOTAL, DPT_WAIT_MS) == 1, "all %d arrivals accounted for", TOTAL);
 	dpt_stats(b, &st);
 	ktap_ok(st.rx_msgs == expect && st.queued == expect,

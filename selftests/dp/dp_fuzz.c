@@ -477,9 +477,9 @@ static size_t pick_len(struct rng *r)
 	case 6:
 		return (size_t)rnd(r);
 	case 7:
-		return 1467 + below(r, 3);	/* tulip: 1500 - 32 */
+		return 1447 + below(r, 3);	/* tulip: 1500 - 52 */
 	case 8:
-		return 8967 + below(r, 3);	/* veth at MTU 9000 */
+		return 8947 + below(r, 3);	/* veth at MTU 9000: 9000 - 52 */
 	default:
 		return below(r, 2048);
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Send and receive across the link between two nodes (namespaces): 1, 64,
- * 1024 and max_msg bytes (link MTU - 32: 8968 on the harness's veth, 1468
+ * 1024 and max_msg bytes (link MTU - 52: 8948 on the harness's veth, 1448
  * on a tulip) of random data each way, verified byte for
  * byte, with the token's kernel-stamped source fields (src_nid, src_dpid,
  * src_uid, seq) checked in the mapped pool; then a sender running as
@@ -110,7 +110,7 @@ int main(void)
 	struct dpt_pool pa, pb;
 	struct dp_info ia, ib;
 	uint64_t bytes = 0;
-	uint32_t seq = 0;
+	uint32_t seq = 0, want_max, drops = 0;
 	int a, b, mtu;
 	unsigned int i;
 
@@ -132,8 +132,10 @@ int main(void)
 	ktap_ok(ia.cur.nid == dpt.nidb && ia.cur.dpid == DPID_B && ia.n_edges == 1,
 		"A's current edge is %u/%u, %u edge(s)", ia.cur.nid, ia.cur.dpid, ia.n_edges);
 	mtu = dpt_if_mtu(dpt.nsa, dpt.ifa);
-	ktap_ok(mtu > 32 && ia.max_msg == (uint32_t)(mtu - 32 < 65535 ? mtu - 32 : 65535),
-		"max_msg %u for MTU %d", ia.max_msg, mtu);
+	want_max = mtu > DP_WIRE_HDR_LEN ? (uint32_t)(mtu - DP_WIRE_HDR_LEN) : 0;
+	if (want_max > 65535)
+		want_max = 65535;
+	ktap_ok(want_max && ia.max_msg == want_max, "max_msg %u for MTU %d", ia.max_msg, mtu);
 
 	for (i = 0; i < 3; i++) {
 		one(a, b, &pb, sizes[i], dpt.nida, DPID_A, getuid(), ++seq, "A->B");
@@ -169,15 +171,17 @@ int main(void)
 		nb1.ctr[DP_CTR_RX_BYTES] - nb0.ctr[DP_CTR_RX_BYTES] == bytes + 333,
 		"node B counted 5 received messages, %llu bytes",
 		(unsigned long long)(nb1.ctr[DP_CTR_RX_BYTES] - nb0.ctr[DP_CTR_RX_BYTES]));
-	for (i = DP_CTR_RX_DROP_SHORT; i < DP_CTR_COUNT; i++)
-		if (nb1.ctr[i] != nb0.ctr[i] || na1.ctr[i] != na0.ctr[i])
+	for (i = DP_CTR_RX_DROP_SHORT; i < DP_CTR_COUNT; i++) {
+		if (!dpt_ctr_is_drop(i))
+			continue;
+		if (nb1.ctr[i] != nb0.ctr[i] || na1.ctr[i] != na0.ctr[i]) {
 			ktap_diag("unexpected %s: A +%llu B +%llu", dpt_ctr_name(i),
 				  (unsigned long long)(na1.ctr[i] - na0.ctr[i]),
 				  (unsigned long long)(nb1.ctr[i] - nb0.ctr[i]));
-	ktap_ok(!memcmp(&na1.ctr[DP_CTR_RX_DROP_SHORT], &na0.ctr[DP_CTR_RX_DROP_SHORT],
-			(DP_CTR_COUNT - DP_CTR_RX_DROP_SHORT) * 8) &&
-		!memcmp(&nb1.ctr[DP_CTR_RX_DROP_SHORT], &nb0.ctr[DP_CTR_RX_DROP_SHORT],
-			(DP_CTR_COUNT - DP_CTR_RX_DROP_SHORT) * 8),
+			drops++;
+		}
+	}
+	ktap_ok(!drops,
 		"no drop counted on either node");
 	dpt_unmap(&pa);
 	dpt_unmap(&pb);

@@ -104,6 +104,12 @@ int dpt_bind(int fd, uint32_t dpid, uint32_t pool_size)
 
 int dpt_ep(const char *ns, uint32_t dpid, uint32_t pool_size)
 {
+	return dpt_ep_flags(ns, dpid, pool_size, 0);
+}
+
+int dpt_ep_flags(const char *ns, uint32_t dpid, uint32_t pool_size, uint32_t flags)
+{
+	struct dp_bind b = { .dpid = dpid, .pool_size = pool_size, .flags = flags };
 	int fd, e;
 
 	if (dpt_ns(ns))
@@ -111,7 +117,7 @@ int dpt_ep(const char *ns, uint32_t dpid, uint32_t pool_size)
 	fd = dpt_open();
 	if (fd < 0)
 		return -1;
-	if (dpt_bind(fd, dpid, pool_size)) {
+	if (ioctl(fd, DP_IOC_BIND, &b)) {
 		e = errno;
 		close(fd);
 		errno = e;
@@ -362,4 +368,12 @@ const char *dpt_ctr_name(unsigned int ctr)
 	const char *name = dp_counter_name(ctr);
 
 	return name ? name : "?";
+}
+
+/* Whether node counter i counts messages or frames lost (a *_drop_*). */
+int dpt_ctr_is_drop(unsigned int i)
+{
+	const char *n = dpt_ctr_name(i);
+
+	return n && strstr(n, "_drop_") != NULL;
 }

@@ -43,6 +43,8 @@ int dpt_open(void);
 int dpt_bind(int fd, uint32_t dpid, uint32_t pool_size);
 /* Enter ns, open and bind: the fd, or -1 with errno. */
 int dpt_ep(const char *ns, uint32_t dpid, uint32_t pool_size);
+/* dpt_ep() with dp_bind.flags (DP_ADMIT_*, DP_BIND_RAW). */
+int dpt_ep_flags(const char *ns, uint32_t dpid, uint32_t pool_size, uint32_t flags);
 int dpt_connect(int fd, uint32_t nid, uint32_t dpid);
 /*
  * The usual two-node start: *b bound to dpid_b in node B, *a bound to
@@ -92,5 +94,7 @@ int dpt_wait_child(pid_t pid, int ms);
 int dpt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Name of a counter, for diagnostics. */
 const char *dpt_ctr_name(unsigned int ctr);
+/* Whether node counter i is a drop counter (its name has _drop_). */
+int dpt_ctr_is_drop(unsigned int i);
 
 #endif /* _DPTEST_H */

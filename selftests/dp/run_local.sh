@@ -20,6 +20,7 @@ poll           120 pair   ./dp_poll
 pool_readonly  120 pair   ./dp_pool_ro
 order          300 pair   ./dp_order
 pool_full      120 pair   ./dp_full
+rel_local      300 pair   ./dp_rel_local
 errno          180 pair   ./dp_errno
 raw_frames     120 pair   ./dp_raw
 nic_gone       180 pair   ./dp_gone
@@ -41,6 +42,8 @@ netdev_only() {
 	[ "$DPT_NIC" = tulip ] && [ "$1" = send_fault_rtnl ]
 }
 
+# DPT_ONLY="name|name": run only those (while developing one test)
+[ -n "${DPT_ONLY:-}" ] && TESTS=$(echo "$TESTS" | grep -E "^($DPT_ONLY) ")
 echo "KTAP version 1"
 echo "1..$(echo "$TESTS" | grep -c .)"
 [ -e "$DP_KO" ] || diag "$DP_KO missing"

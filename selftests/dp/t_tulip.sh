@@ -62,7 +62,7 @@ unbind)
 		./dp_tulip max >"$T/max.log" 2>&1
 	st=$?
 	sed 's/^/# /' "$T/max.log"
-	ok $st "dpA re-attached, 1468-byte messages flow again"
+	ok $st "dpA re-attached, 1448-byte messages flow again"
 	;;
 rmmod)
 	echo "1..2"

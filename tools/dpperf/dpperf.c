@@ -49,6 +49,9 @@
 enum proto { P_DP, P_UDP, P_TCP, P_RAW };
 static const char *const proto_names[] = { "dp", "udp", "tcp", "raw" };
 
+struct opts;
+static const char *proto_name(const struct opts *o);
+
 enum test { T_HELLO, T_PINGPONG, T_BW };
 static const char *const test_names[] = { "hello", "pingpong", "bw" };
 
@@ -78,6 +81,7 @@ struct opts {
 	unsigned int timeout_ms, connect_ms, idle_s;
 	const char *tag;
 	const char *ready;
+	int dp_raw;		/* dp: bind with DP_BIND_RAW (unreliable, v1) */
 	unsigned int drop;	/* server, testing dpperf itself: drop every Nth */
 };
 
@@ -465,11 +469,17 @@ static void sock_tick(int fd, int optname)
 	setsockopt(fd, SOL_SOCKET, optname, &tv, sizeof(tv));
 }
 
+/* "dp" (reliable edges, the default) or "dp-raw" (DP_BIND_RAW). */
+static const char *proto_name(const struct opts *o)
+{
+	return o->proto == P_DP && o->dp_raw ? "dp-raw" : proto_names[o->proto];
+}
+
 static void setup_dp(struct xp *x, const struct opts *o)
 {
 	struct dp_info info;
 
-	x->fd = dp_open_pool(o->dpid, o->pool);
+	x->fd = dp_open_admit(o->dpid, o->pool, o->dp_raw ? DP_BIND_RAW : DP_ADMIT_ANY);
 	if (x->fd < 0)
 		die("dp_open(%" PRIu32 "): %s", o->dpid, strerror(errno));
 	if (dp_getinfo(x->fd, &info) < 0)
@@ -759,7 +769,7 @@ static int serve(struct xp *x, const struct opts *o)
 	err = errno;
 	tick(x, 0);
 	if (r < 0)
-		fprintf(stderr, "dpperf: %s server: %s\n", proto_names[o->proto],
+		fprintf(stderr, "dpperf: %s server: %s\n", proto_name(o),
 			err == ETIMEDOUT ? "no message within the idle time" : strerror(err));
 	return r < 0 ? 1 : 0;
 }
@@ -955,7 +965,7 @@ static void print_header(const struct opts *o, const struct xp *x, uint32_t cap)
 	print_tag(o, 1);
 	printf("dpperf client proto=%s recv=%s peer=%s iters=%u warmup=%u bytes=%" PRIu64
 	       " timeout_ms=%u max_msg=%zu receiver_pool=%" PRIu32 "\n",
-	       proto_names[o->proto], o->spin ? "spin" : "block", o->peer, o->iters,
+	       proto_name(o), o->spin ? "spin" : "block", o->peer, o->iters,
 	       o->warmup, o->bytes, o->timeout_ms, x->max_msg, cap);
 	print_tag(o, 1);
 	printf("columns: %sproto test size value unit; pingpong: mean round trip us "
@@ -970,19 +980,19 @@ static void print_result(const struct opts *o, int test, uint32_t size, const st
 {
 	print_tag(o, 0);
 	if (isnan(r->value))
-		printf("%s\t%s\t%" PRIu32 "\tnan\t%s\n", proto_names[o->proto],
+		printf("%s\t%s\t%" PRIu32 "\tnan\t%s\n", proto_name(o),
 		       test_names[test], size, test == T_BW ? "MB/s" : "us");
 	else
-		printf("%s\t%s\t%" PRIu32 "\t%.3f\t%s\n", proto_names[o->proto],
+		printf("%s\t%s\t%" PRIu32 "\t%.3f\t%s\n", proto_name(o),
 		       test_names[test], size, r->value, test == T_BW ? "MB/s" : "us");
 	if (r->why) {
 		print_tag(o, 1);
 		printf("failed proto=%s test=%s size=%" PRIu32 " reason=%s\n",
-		       proto_names[o->proto], test_names[test], size, r->why);
+		       proto_name(o), test_names[test], size, r->why);
 	} else if (r->lost) {
 		print_tag(o, 1);
 		printf("lost proto=%s test=%s size=%" PRIu32 " messages=%" PRIu64 "\n",
-		       proto_names[o->proto], test_names[test], size, r->lost);
+		       proto_name(o), test_names[test], size, r->lost);
 	}
 	fflush(stdout);
 }
@@ -1024,7 +1034,7 @@ static int run_test(struct xp *x, const struct opts *o, int test, uint32_t *phas
 	}
 	print_tag(o, 1);
 	printf("summary proto=%s test=%s sizes=%d failed=%d lost=%" PRIu64 "\n",
-	       proto_names[o->proto], test_names[test], n, failed, lost);
+	       proto_name(o), test_names[test], n, failed, lost);
 	return failed;
 }
 
@@ -1052,7 +1062,7 @@ static int client(struct xp *x, const struct opts *o)
 
 	if (hello(x, o, &cap) < 0) {
 		fprintf(stderr, "dpperf: no answer from the %s server at %s: %s\n",
-			proto_names[o->proto], o->peer, strerror(errno));
+			proto_name(o), o->peer, strerror(errno));
 		return 1;
 	}
 	print_header(o, x, cap);
@@ -1095,7 +1105,8 @@ static void usage(FILE *f, int status)
 	      "  --idle S         server: exit after S seconds without a message (default 300)\n"
 	      "  --tag STR        client: first TSV field, e.g. mode=icount\n"
 	      "  --ready FILE     server: create FILE once it can receive\n"
-	      "  --drop N         server: ignore every Nth data message (tests dpperf)\n", f);
+	      "  --drop N         server: ignore every Nth data message (tests dpperf)\n"
+	      "  --dp-raw         dp: unreliable edges (DP_BIND_RAW; results say dp-raw)\n", f);
 	exit(status);
 }
 
@@ -1162,6 +1173,7 @@ static const struct option longopts[] = {
 	{ "tag", required_argument, NULL, 'g' },
 	{ "ready", required_argument, NULL, 'y' },
 	{ "drop", required_argument, NULL, 'X' },
+	{ "dp-raw", no_argument, NULL, 'U' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1194,6 +1206,7 @@ static void parse_opt(struct opts *o, int c, const char *a)
 	case 'g': o->tag = a; break;
 	case 'y': o->ready = a; break;
 	case 'X': o->drop = parse_u32(a, "drop", 1, UINT32_MAX); break;
+	case 'U': o->dp_raw = 1; break;
 	case 'h': usage(stdout, 0);
 	default: usage(stderr, 1);
 	}

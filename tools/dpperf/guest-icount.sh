@@ -13,7 +13,7 @@
 # first over Linux's tulip driver (eth0, eth1); then the driver is removed,
 # dp.ko is loaded with backend=tulip and dp runs over its own driver on the
 # same two emulated chips (tulip0 in netns a, tulip1 in b), in the same boot.
-# Result lines are then led by mode=icount-tulip, and the sizes stop at 1468
+# Result lines are then led by mode=icount-tulip, and the sizes stop at 1448
 # (the tulip's 1500-byte MTU less dp's header) so every protocol has them.
 #
 # Prints KTAP and the results between DPPERF-BEGIN and DPPERF-END, each
@@ -33,8 +33,8 @@ PP_SIZES="" BW_SIZES=""
 TULIP=0
 if [ "$(basename "$(readlink /sys/class/net/eth0/device/driver 2>/dev/null)")" = tulip ]; then
 	TULIP=1 MODE=icount-tulip PROTOS="udp tcp raw dp"
-	PP_SIZES=1,16,32,64,128,256,512,768,1024,1280,1468
-	BW_SIZES=64,256,512,1024,1468
+	PP_SIZES=1,16,32,64,128,256,512,768,1024,1280,1448
+	BW_SIZES=64,256,512,1024,1448
 fi
 
 GUEST_TAG=guest-icount

@@ -64,11 +64,21 @@ typedef uint32_t dp_be32;
 #define DP_ADMIT_UID		0x2u	/* only senders with the owner's uid */
 #define DP_ADMIT_MASK		(DP_ADMIT_PEERS | DP_ADMIT_UID)
 
+/*
+ * Sending mode, also in dp_bind.flags.  By default every edge is lossless
+ * and ordered, with credit-based flow control (docs/reliability.md).
+ * DP_BIND_RAW sends without sessions, acknowledgements or credit, as dp v1
+ * did: a message that meets a full pool or a lossy link is lost (counted
+ * on the receiver).  For measurement; receiving is the same either way.
+ */
+#define DP_BIND_RAW		0x100u
+#define DP_BIND_MASK		(DP_ADMIT_MASK | DP_BIND_RAW)
+
 /* struct dp_bind: argument of DP_IOC_BIND. */
 struct dp_bind {
 	dp_u32 dpid;		/* endpoint id to take; EADDRINUSE if held */
 	dp_u32 pool_size;	/* data area bytes; 0 = module default */
-	dp_u32 flags;		/* DP_ADMIT_* bits; any other bit: EINVAL */
+	dp_u32 flags;		/* DP_ADMIT_*, DP_BIND_RAW; any other bit: EINVAL */
 	dp_u32 reserved;	/* must be 0 */
 };
 
@@ -92,7 +102,8 @@ struct dp_send {
 /*
  * struct dp_info: what DP_IOC_INFO reports about a bound endpoint.
  * DP_IOC_INFO and DP_IOC_STATS structs only grow at the end; the kernel
- * also answers the older, shorter sizes (32 and 48 bytes) with a prefix.
+ * also answers the older, shorter sizes (info 32 and 40 bytes, stats 48
+ * and 56) with a prefix.
  */
 struct dp_info {
 	dp_u32 nid;		/* this node's NID (0 if the node has none) */
@@ -104,6 +115,8 @@ struct dp_info {
 	struct dp_addr cur;	/* current edge used by write(); 0/0 if none */
 	dp_u32 admit;		/* DP_ADMIT_* chosen at bind */
 	dp_u32 uid;		/* owner's uid, in the caller's user namespace */
+	dp_u32 bind_flags;	/* every dp_bind.flags bit chosen at bind */
+	dp_u32 reserved;	/* 0 */
 };
 
 /* struct dp_ep_stats: DP_IOC_STATS, per endpoint. */
@@ -115,6 +128,13 @@ struct dp_ep_stats {
 	dp_u64 rx_drop_full;	/* arrived while the pool had no room */
 	dp_u64 queued;		/* messages in the pool not yet released */
 	dp_u64 rx_drop_admit;	/* refused by the admission rule (DP_ADMIT_*) */
+	/* Lossless edges (docs/reliability.md); 0 for a DP_BIND_RAW sender. */
+	dp_u64 tx_unacked;	/* sent, not yet acknowledged: not known delivered */
+	dp_u64 tx_undelivered;	/* given up unacknowledged: failed or reset
+				 * sessions, edges removed, endpoint closed */
+	dp_u64 tx_retrans;	/* DATA frames sent again */
+	dp_u64 tx_blocked;	/* sends that found no credit (waited or EAGAIN) */
+	dp_u64 rx_dup;		/* duplicates suppressed (retransmissions) */
 };
 
 /*
@@ -147,7 +167,14 @@ enum dp_counter {
 	DP_CTR_TX_DROP_NIC,	/* the NIC refused the frame */
 	DP_CTR_RX_DROP_RING,	/* frames the NIC lost with its RX ring full */
 	DP_CTR_RX_DROP_ADMIT,	/* refused by the endpoint's admission rule */
-	DP_CTR_RX_DROP_SEQ,	/* sequence number 0, or a nonzero ack (v1 DATA) */
+	DP_CTR_RX_DROP_SEQ,	/* DATA ahead of a gap, or of no session */
+	DP_CTR_RX_DROP_CSUM,	/* CRC32C mismatch: corrupted on the link */
+	DP_CTR_RX_DROP_STALE,	/* for another incarnation of the endpoint */
+	DP_CTR_RX_DROP_DUP,	/* DATA already delivered (a retransmission) */
+	DP_CTR_TX_RETRANS,	/* DATA frames sent again */
+	DP_CTR_TX_CTRL,		/* ACK, HELLO, RESET frames sent */
+	DP_CTR_RX_CTRL,		/* ACK, HELLO, RESET frames accepted */
+	DP_CTR_TX_UNDELIVERED,	/* messages given up without an ack */
 	DP_CTR_COUNT
 };
 
@@ -227,13 +254,14 @@ struct dp_token {
 	dp_u32 src_dpid;	/* stamped by the sending kernel */
 	/* sender's uid as its kernel stamped it, in the owner's user ns */
 	dp_u32 src_uid;
-	dp_u32 seq;		/* the edge's sequence number */
+	dp_u32 seq;		/* message number on the edge's session, from 1 */
 	dp_u16 flags;		/* DP_TOK_* */
 	dp_u16 reserved;
 	dp_u32 reserved2;
 };
 
 #define DP_TOK_WRAP		0x0001	/* padding: the next token is at offset 0 */
+#define DP_TOK_RAW		0x0002	/* sent unreliably (DP_BIND_RAW sender) */
 
 /* Bytes a message of len bytes takes in the data area. */
 #define DP_TOKEN_SPACE(len) \
@@ -251,26 +279,49 @@ struct dp_token {
  * (Ethernet padding of short frames) are ignored.  See docs/wire.md.
  */
 #define DP_ETH_P		0x88B5
-#define DP_WIRE_VERSION		1
+#define DP_WIRE_VERSION		2
 
 enum dp_wire_type {
 	DP_WT_DATA = 1,		/* one whole message */
+	DP_WT_ACK = 2,		/* ack + credit; answers HELLO; a sender's window probe */
+	DP_WT_HELLO = 3,	/* opens a session: seq is the initial sequence number */
+	DP_WT_RESET = 4,	/* "no such session here": dst_inc echoes the frame's src_inc */
 };
 
+/* dp_wire_hdr.flags */
+#define DP_WF_ACK		0x0001	/* ack and credit are valid (reverse session) */
+#define DP_WF_RAW		0x0002	/* DATA sent unreliably (DP_BIND_RAW) */
+#define DP_WF_GAP		0x0004	/* ACK: the receiver saw a gap, resend now */
+#define DP_WF_PROBE		0x0008	/* ACK from a sender: asks for a window update */
+#define DP_WF_FIN		0x0010	/* RESET from a sender: it closed its session */
+#define DP_WF_RETURN		0x0020	/* ACK from an idle sender: credit back down to `credit` */
+#define DP_WF_MASK		0x003f
+
+/*
+ * Version 2 (docs/wire.md, docs/reliability.md): a message on a reliable
+ * edge belongs to a session between two endpoint incarnations; seq, ack
+ * and credit are that session's, the CRC32C covers header and message.
+ */
 struct dp_wire_hdr {
 	dp_u8 version;		/* DP_WIRE_VERSION */
 	dp_u8 type;		/* enum dp_wire_type */
-	dp_be16 len;		/* message bytes after the header */
+	dp_be16 len;		/* message bytes after the header; 0 unless DATA */
+	dp_be16 flags;		/* DP_WF_* */
+	dp_be16 reserved;	/* sent 0, ignored */
 	dp_be32 dst_nid;
 	dp_be32 src_nid;
 	dp_be32 dst_dpid;
 	dp_be32 src_dpid;
 	dp_be32 src_uid;	/* sender's uid in the sending kernel's init ns */
-	dp_be32 seq;		/* per directed edge, starts at 1, never 0 */
-	dp_be32 ack;		/* reserved for the reliability layer: send 0 */
+	dp_be32 seq;		/* DATA: message; HELLO: ISN; ACK: receiver's max message */
+	dp_be32 ack;		/* DP_WF_ACK: reverse session delivered up to this seq */
+	dp_be32 credit;		/* DP_WF_ACK: reverse session may send up to this space */
+	dp_be32 src_inc;	/* sending endpoint's incarnation */
+	dp_be32 dst_inc;	/* receiving endpoint's incarnation as known; 0 in HELLO */
+	dp_be32 csum;		/* CRC32C of header (csum 0) and message */
 };
 
-#define DP_WIRE_HDR_LEN		32
+#define DP_WIRE_HDR_LEN		52
 
 /* ------------------------------------------------------------------ */
 /* 4. Generic netlink family (dpctl)                                   */

@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receiver sessions and credit (docs/reliability.md, sections 5 and 6).
+ * A receiving endpoint keeps one rx peer per sender: the session's
+ * incarnation and ISN, the next seq it expects, and the credit it granted.
+ * DATA is placed in the pool only in order and only within credit, so a
+ * message is delivered exactly once and always fits.  Everything here runs
+ * in the MDR's context under ep->rx_lock (irq-safe) and never transmits:
+ * owed ACKs and RESETs are sent by the endpoint's ack_work, in process
+ * context, unless a DATA frame going the other way carries the ack first.
+ */
+#include <linux/jhash.h>
+#include <linux/slab.h>
+
+#include "dp.h"
+
+static u32 dp_rcv_hash(const struct dp_addr *a)
+{
+	return jhash_2words(a->nid, a->dpid, 1);
+}
+
+/* Caller holds rcu_read_lock() or ep->rx_lock. */
+static struct dp_rx_peer *dp_rcv_find(struct dp_endpoint *ep,
+				      const struct dp_addr *from)
+{
+	struct dp_rx_peer *rp;
+
+	hash_for_each_possible_rcu(ep->rx_peers, rp, hnode, dp_rcv_hash(from),
+				   lockdep_is_held(&ep->rx_lock))
+		if (rp->from.nid == from->nid && rp->from.dpid == from->dpid)
+			return rp;
+	return NULL;
+}
+
+static struct dp_addr dp_rcv_src(const struct dp_msg_hdr *h)
+{
+	return (struct dp_addr){ .nid = h->src_nid, .dpid = h->src_dpid };
+}
+
+/* The largest message this endpoint accepts: its pool's, its NIC's limit. */
+u32 dp_rcv_max_msg(struct dp_endpoint *ep)
+{
+	return min(dp_ring_max_msg(&ep->pool.ring), dp_max_msg(ep->node));
+}
+
+/* Space of the largest message: the wrap reserve of section 6. */
+static u32 dp_rcv_smax(struct dp_endpoint *ep)
+{
+	return DP_TOKEN_SPACE(dp_rcv_max_msg(ep));
+}
+
+/* Producers all hold rx_lock, so prod is stable; cons only grows. */
+static u64 dp_rcv_used(struct dp_endpoint *ep)
+{
+	lockdep_assert_held(&ep->rx_lock);
+	return ep->pool.ring.prod - READ_ONCE(ep->pool.ring.cons);
+}
+
+/*
+ * Raise @rp's credit towards its fair window, within the unpromised room.
+ * Returns whether the sender should hear about it now: its last advertised
+ * window is under half the target.
+ */
+static bool dp_rcv_grant(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+			 u32 smax)
+{
+	u32 size = ep->pool.ring.size, room, target, add;
+
+	lockdep_assert_held(&ep->rx_lock);
+	if (rp->idle)
+		return false;
+	room = dp_credit_room(size, smax, dp_rcv_used(ep), ep->outstanding);
+	target = dp_credit_target(size, smax, ep->n_rx_peers);
+	add = dp_credit_grant(rp->credit, rp->arrived, target, room);
+	rp->credit += add;
+	ep->outstanding += add;
+	if (dp_seq_diff(rp->credit, rp->arrived) < (s32)(target / 2))
+		WRITE_ONCE(ep->starved, true);	/* a release grants more */
+	return add && dp_seq_diff(rp->adv, rp->arrived) < (s32)(target / 2);
+}
+
+/* Have ack_work run: at once, or after a tick (a chance to piggy-back). */
+static void dp_rcv_kick(struct dp_endpoint *ep, bool now)
+{
+	lockdep_assert_held(&ep->rx_lock);
+	if (ep->rx_dead)
+		return;
+	if (now)
+		mod_delayed_work(dp_wq, &ep->ack_work, 0);
+	else
+		queue_delayed_work(dp_wq, &ep->ack_work, 1);
+}
+
+static void dp_rcv_owe(struct dp_endpoint *ep, struct dp_rx_peer *rp, u8 bits)
+{
+	rp->ack_due |= bits;
+	dp_rcv_kick(ep, bits & (DP_ACK_NOW | DP_ACK_GAP));
+}
+
+/* A RESET for a frame that fits no session here.  Caller holds rx_lock. */
+static void dp_rcv_owe_reset(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+{
+	struct dp_reset *r;
+
+	lockdep_assert_held(&ep->rx_lock);
+	if (!h->src_inc || ep->n_resets >= DP_RESETS_PENDING)
+		return;		/* the sender retransmits: it will hear later */
+	r = &ep->resets[ep->n_resets++];
+	r->to = dp_rcv_src(h);
+	r->dst_inc = h->src_inc;
+	dp_rcv_kick(ep, true);
+}
+
+/* Drop the messages held after a gap.  Caller holds rx_lock. */
+static void dp_rcv_ooo_free(struct dp_endpoint *ep, struct dp_rx_peer *rp)
+{
+	struct dp_ooo *o, *tmp;
+
+	lockdep_assert_held(&ep->rx_lock);
+	list_for_each_entry_safe(o, tmp, &rp->ooo, node) {
+		ep->ooo_bytes -= o->h.len;
+		list_del(&o->node);
+		kfree(o);
+	}
+	rp->n_ooo = 0;
+}
+
+/* Return a peer's unused credit to the pool.  Caller holds rx_lock. */
+static void dp_rcv_forget_credit(struct dp_endpoint *ep, struct dp_rx_peer *rp)
+{
+	s32 left = dp_seq_diff(rp->credit, rp->arrived);
+
+	if (left > 0)
+		ep->outstanding -= left;
+	rp->credit = rp->arrived;
+}
+
+static void dp_rcv_drop_peer(struct dp_endpoint *ep, struct dp_rx_peer *rp)
+{
+	lockdep_assert_held(&ep->rx_lock);
+	dp_rcv_forget_credit(ep, rp);
+	dp_rcv_ooo_free(ep, rp);
+	hash_del_rcu(&rp->hnode);
+	ep->n_rx_peers--;
+	kfree_rcu(rp, rcu);
+}
+
+/* HELLO: open (or reopen) the sender's session and answer it. */
+void dp_rcv_hello(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+{
+	const struct dp_addr from = dp_rcv_src(h);
+	struct dp_rx_peer *rp;
+	unsigned long flags;
+	int drop = 0;
+
+	spin_lock_irqsave(&ep->rx_lock, flags);
+	rp = dp_rcv_find(ep, &from);
+	if (rp && rp->peer_inc == h->src_inc && rp->isn == h->seq) {
+		dp_rcv_owe(ep, rp, DP_ACK_NOW);		/* our answer was lost */
+		goto out;
+	}
+	if (!rp) {
+		drop = DP_CTR_RX_DROP_NOMEM;
+		if (ep->rx_dead || ep->n_rx_peers >= DP_MAX_RX_PEERS)
+			goto out;
+		rp = kzalloc(sizeof(*rp), GFP_ATOMIC);
+		if (!rp)
+			goto out;
+		drop = 0;
+		rp->from = from;
+		INIT_LIST_HEAD(&rp->ooo);
+		hash_add_rcu(ep->rx_peers, &rp->hnode, dp_rcv_hash(&from));
+		ep->n_rx_peers++;
+	}
+	dp_rcv_forget_credit(ep, rp);
+	dp_rcv_ooo_free(ep, rp);
+	rp->peer_inc = h->src_inc;
+	rp->isn = h->seq;
+	rp->rcv_nxt = h->seq;
+	rp->arrived = 0;
+	rp->credit = 0;
+	rp->adv = 0;
+	rp->gap = false;
+	rp->idle = false;
+	dp_rcv_grant(ep, rp, dp_rcv_smax(ep));
+	dp_rcv_owe(ep, rp, DP_ACK_NOW);
+out:
+	spin_unlock_irqrestore(&ep->rx_lock, flags);
+	if (drop)
+		dp_count(ep->node, drop);
+}
+
+/* A sender's window probe: answer with the current credit. */
+void dp_rcv_probe(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+{
+	const struct dp_addr from = dp_rcv_src(h);
+	struct dp_rx_peer *rp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->rx_lock, flags);
+	rp = dp_rcv_find(ep, &from);
+	if (rp && rp->peer_inc == h->src_inc && h->dst_inc == ep->inc) {
+		rp->idle = false;
+		dp_rcv_grant(ep, rp, dp_rcv_smax(ep));
+		dp_rcv_owe(ep, rp, DP_ACK_NOW);
+	} else {
+		dp_rcv_owe_reset(ep, h);
+	}
+	spin_unlock_irqrestore(&ep->rx_lock, flags);
+}
+
+/*
+ * An idle sender gives back its credit beyond h->credit (the space it has
+ * sent): others may have it.  It asks again (a probe) before it sends.
+ */
+void dp_rcv_return(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+{
+	const struct dp_addr from = dp_rcv_src(h);
+	struct dp_rx_peer *rp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->rx_lock, flags);
+	rp = dp_rcv_find(ep, &from);
+	if (rp && rp->peer_inc == h->src_inc && h->dst_inc == ep->inc &&
+	    dp_seq_diff(h->credit, rp->arrived) >= 0 &&
+	    dp_seq_diff(h->credit, rp->credit) <= 0) {
+		ep->outstanding -= rp->credit - h->credit;
+		rp->credit = h->credit;
+		rp->adv = h->credit;
+		rp->idle = true;
+		if (ep->starved)
+			dp_rcv_kick(ep, true);	/* someone was waiting for it */
+	}
+	spin_unlock_irqrestore(&ep->rx_lock, flags);
+}
+
+/* A HELLO the admission rule refuses: a RESET tells the sender. */
+void dp_rcv_refuse(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->rx_lock, flags);
+	dp_rcv_owe_reset(ep, h);
+	spin_unlock_irqrestore(&ep->rx_lock, flags);
+}
+
+/* The sender closed its session: forget it, take its credit back. */
+void dp_rcv_fin(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+{
+	const struct dp_addr from = dp_rcv_src(h);
+	struct dp_rx_peer *rp;
+	unsigned long flags;
+
+	if (h->dst_inc != ep->inc)
+		return;
+	spin_lock_irqsave(&ep->rx_lock, flags);
+	rp = dp_rcv_find(ep, &from);
+	if (rp && rp->peer_inc == h->src_inc)
+		dp_rcv_drop_peer(ep, rp);
+	spin_unlock_irqrestore(&ep->rx_lock, flags);
+}
+
+/* In-order DATA within credit: into the pool.  Returns a drop counter. */
+static int dp_rcv_one(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+		      const struct dp_msg_hdr *h, const void *payload)
+{
+	u32 space = DP_TOKEN_SPACE(h->len);
+	int drop;
+
+	if (!dp_credit_allows(rp->arrived + space, rp->credit))
+		return DP_CTR_RX_DROP_FULL;	/* a sender past its credit */
+	drop = dp_mdr_deliver(ep, h, h->seq - rp->isn + 1, payload);
+	if (drop)
+		return drop;	/* only if the MTU grew: it comes again */
+	rp->rcv_nxt++;
+	rp->arrived += space;
+	ep->outstanding -= space;
+	return 0;
+}
+
+/* Deliver the held messages the gap's filling made next in line. */
+static void dp_rcv_drain(struct dp_endpoint *ep, struct dp_rx_peer *rp)
+{
+	struct dp_ooo *o, *tmp;
+
+	list_for_each_entry_safe(o, tmp, &rp->ooo, node) {
+		if (o->h.seq != rp->rcv_nxt || dp_rcv_one(ep, rp, &o->h, o->data))
+			break;
+		ep->ooo_bytes -= o->h.len;
+		rp->n_ooo--;
+		list_del(&o->node);
+		kfree(o);
+	}
+}
+
+static int dp_rcv_next(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+		       const struct dp_msg_hdr *h, const void *payload)
+{
+	int drop = dp_rcv_one(ep, rp, h, payload);
+	u8 owe;
+
+	if (drop == DP_CTR_RX_DROP_FULL && rp->idle) {
+		/*
+		 * Beyond the credit it gave back: an ACK sent before its RETURN
+		 * arrived after it and the sender took that credit again.  It is
+		 * sending, so it is not idle: grant, and try once more.
+		 */
+		rp->idle = false;
+		dp_rcv_grant(ep, rp, dp_rcv_smax(ep));
+		drop = dp_rcv_one(ep, rp, h, payload);
+	}
+	if (drop) {
+		dp_rcv_owe(ep, rp, DP_ACK_NOW);	/* it hears where it stands */
+		return drop;
+	}
+	dp_rcv_drain(ep, rp);
+	rp->idle = false;
+	owe = dp_rcv_grant(ep, rp, dp_rcv_smax(ep)) ? DP_ACK_NOW : DP_ACK_DELAYED;
+	/* Still holding messages: the next hole is there, report it. */
+	rp->gap = rp->n_ooo;
+	if (rp->gap)
+		owe = DP_ACK_NOW | DP_ACK_GAP;
+	dp_rcv_owe(ep, rp, owe);
+	return 0;
+}
+
+/*
+ * DATA after a gap: hold a copy, in seq order, if there is room (it is
+ * within the sender's credit, so it will fit the pool once the gap is
+ * filled).  Returns the drop counter, 0 if held.
+ */
+static int dp_rcv_hold(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+		       const struct dp_msg_hdr *h, const void *payload)
+{
+	struct dp_ooo *o, *at;
+
+	if (rp->n_ooo >= DP_OOO_MAX ||
+	    (u32)dp_seq_diff(h->seq, rp->rcv_nxt) > DP_OOO_SPAN ||
+	    ep->ooo_bytes + h->len > ep->pool.ring.size)
+		return DP_CTR_RX_DROP_SEQ;
+	list_for_each_entry(at, &rp->ooo, node) {
+		if (at->h.seq == h->seq)
+			return DP_CTR_RX_DROP_DUP;
+		if (dp_seq_before(h->seq, at->h.seq))
+			break;
+	}
+	o = kmalloc(struct_size(o, data, h->len), GFP_ATOMIC);
+	if (!o)
+		return DP_CTR_RX_DROP_NOMEM;
+	o->h = *h;
+	memcpy(o->data, payload, h->len);
+	list_add_tail(&o->node, &at->node);	/* before @at, or at the end */
+	rp->n_ooo++;
+	ep->ooo_bytes += h->len;
+	return 0;
+}
+
+/* Reliable DATA: exactly once, in order (docs/reliability.md, 5.2). */
+void dp_rcv_data(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
+		 const void *payload)
+{
+	const struct dp_addr from = dp_rcv_src(h);
+	struct dp_rx_peer *rp;
+	unsigned long flags;
+	int drop = 0;
+
+	spin_lock_irqsave(&ep->rx_lock, flags);
+	rp = dp_rcv_find(ep, &from);
+	if (h->dst_inc != ep->inc) {
+		drop = DP_CTR_RX_DROP_STALE;
+		dp_rcv_owe_reset(ep, h);
+	} else if (!rp || rp->peer_inc != h->src_inc) {
+		drop = DP_CTR_RX_DROP_SEQ;
+		dp_rcv_owe_reset(ep, h);
+	} else {
+		switch (dp_rx_classify(rp->rcv_nxt, h->seq)) {
+		case DP_RX_DUP:
+			drop = DP_CTR_RX_DROP_DUP;
+			atomic64_inc(&ep->rx_dup);
+			dp_rcv_owe(ep, rp, DP_ACK_NOW);
+			break;
+		case DP_RX_GAP:
+			drop = dp_rcv_hold(ep, rp, h, payload);
+			if (drop == DP_CTR_RX_DROP_DUP)
+				atomic64_inc(&ep->rx_dup);
+			if (!rp->gap) {		/* one gap report per gap */
+				rp->gap = true;
+				dp_rcv_owe(ep, rp, DP_ACK_NOW | DP_ACK_GAP);
+			}
+			break;
+		case DP_RX_NEXT:
+			drop = dp_rcv_next(ep, rp, h, payload);
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&ep->rx_lock, flags);
+	if (drop)
+		dp_count(ep->node, drop);
+}
+
+/*
+ * Raw DATA: delivered as v1 did, but never into space promised to a
+ * reliable sender.
+ */
+void dp_rcv_raw(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
+		const void *payload)
+{
+	unsigned long flags;
+	u32 room;
+	int drop;
+
+	spin_lock_irqsave(&ep->rx_lock, flags);
+	room = dp_credit_room(ep->pool.ring.size, dp_rcv_smax(ep),
+			      dp_rcv_used(ep), ep->outstanding);
+	if (ep->outstanding && DP_TOKEN_SPACE(h->len) > room)
+		drop = dp_pool_refuse(&ep->pool);
+	else
+		drop = dp_mdr_deliver(ep, h, h->seq, payload);
+	spin_unlock_irqrestore(&ep->rx_lock, flags);
+	if (drop)
+		dp_count(ep->node, drop);
+}
+
+/*
+ * Fill the ack fields of a DATA frame to the sender @h->dst if we owe it
+ * one in the same pair of incarnations (@peer_inc), and cancel the ACK.
+ */
+void dp_rcv_piggyback(struct dp_endpoint *ep, struct dp_msg_hdr *h,
+		      u32 peer_inc)
+{
+	const struct dp_addr to = { .nid = h->dst_nid, .dpid = h->dst_dpid };
+	struct dp_rx_peer *rp;
+	unsigned long flags;
+
+	if (!peer_inc)
+		return;
+	spin_lock_irqsave(&ep->rx_lock, flags);
+	rp = dp_rcv_find(ep, &to);
+	if (rp && rp->peer_inc == peer_inc) {
+		h->flags |= DP_WF_ACK | (rp->ack_due & DP_ACK_GAP ? DP_WF_GAP : 0);
+		h->ack = rp->rcv_nxt - 1;
+		h->credit = rp->credit;
+		rp->adv = rp->credit;
+		rp->ack_due = 0;
+	}
+	spin_unlock_irqrestore(&ep->rx_lock, flags);
+}
+
+/* The reader released messages: if some sender was short, grant now. */
+void dp_rcv_released(struct dp_endpoint *ep)
+{
+	unsigned long flags;
+
+	if (!READ_ONCE(ep->starved))
+		return;
+	spin_lock_irqsave(&ep->rx_lock, flags);
+	dp_rcv_kick(ep, true);
+	spin_unlock_irqrestore(&ep->rx_lock, flags);
+}
+
+#define DP_ACK_BATCH	16
+
+struct dp_ack_batch {
+	struct dp_msg_hdr h[DP_ACK_BATCH];
+	unsigned int n;
+};
+
+/* The ACK owed to @rp, into the batch.  Caller holds rx_lock. */
+static void dp_rcv_take_ack(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+			    struct dp_ack_batch *b, u32 max_msg)
+{
+	struct dp_msg_hdr *h = &b->h[b->n++];
+
+	dp_tx_hdr(ep, h, DP_WT_ACK, &rp->from);
+	h->flags = DP_WF_ACK | (rp->ack_due & DP_ACK_GAP ? DP_WF_GAP : 0);
+	h->seq = max_msg;
+	h->ack = rp->rcv_nxt - 1;
+	h->credit = rp->credit;
+	h->dst_inc = rp->peer_inc;
+	rp->adv = rp->credit;
+	rp->ack_due = 0;
+}
+
+/*
+ * Collect up to a batch of owed ACKs and RESETs; re-grant first if a
+ * release made room.  Returns whether more may be owed.
+ */
+static bool dp_rcv_collect(struct dp_endpoint *ep, struct dp_ack_batch *b)
+{
+	u32 smax = dp_rcv_smax(ep), max_msg = dp_rcv_max_msg(ep);
+	struct dp_rx_peer *rp;
+	bool regrant;
+	int bkt;
+
+	spin_lock_irq(&ep->rx_lock);
+	regrant = ep->starved;
+	ep->starved = false;
+	hash_for_each(ep->rx_peers, bkt, rp, hnode) {
+		if (regrant && dp_rcv_grant(ep, rp, smax))
+			rp->ack_due |= DP_ACK_NOW;
+		if (rp->ack_due && b->n < DP_ACK_BATCH)
+			dp_rcv_take_ack(ep, rp, b, max_msg);
+	}
+	while (ep->n_resets && b->n < DP_ACK_BATCH) {
+		struct dp_reset *r = &ep->resets[--ep->n_resets];
+		struct dp_msg_hdr *h = &b->h[b->n++];
+
+		dp_tx_hdr(ep, h, DP_WT_RESET, &r->to);
+		h->dst_inc = r->dst_inc;
+	}
+	spin_unlock_irq(&ep->rx_lock);
+	return b->n == DP_ACK_BATCH;
+}
+
+static void dp_rcv_ack_work(struct work_struct *work)
+{
+	struct dp_endpoint *ep = container_of(to_delayed_work(work),
+					      struct dp_endpoint, ack_work);
+	struct dp_ack_batch *b = kmalloc(sizeof(*b), GFP_KERNEL);
+	bool more;
+	unsigned int i;
+
+	if (!b) {	/* try again soon */
+		spin_lock_irq(&ep->rx_lock);
+		dp_rcv_kick(ep, false);
+		spin_unlock_irq(&ep->rx_lock);
+		return;
+	}
+	do {
+		b->n = 0;
+		more = dp_rcv_collect(ep, b);
+		for (i = 0; i < b->n; i++)
+			dp_tx_frame(ep->node, &b->h[i], NULL);
+	} while (more);
+	kfree(b);
+}
+
+void dp_rcv_init(struct dp_endpoint *ep)
+{
+	spin_lock_init(&ep->rx_lock);
+	hash_init(ep->rx_peers);
+	INIT_DELAYED_WORK(&ep->ack_work, dp_rcv_ack_work);
+}
+
+/*
+ * The endpoint is closing (after it left the CAT): no more work, a RESET
+ * to every sender with a session here (best effort: they fail at once
+ * with ECONNRESET instead of after unreach_ms), then free the rx peers.
+ * Process context.
+ */
+void dp_rcv_stop(struct dp_endpoint *ep)
+{
+	struct dp_ack_batch *b = kmalloc(sizeof(*b), GFP_KERNEL);
+	struct hlist_node *tmp;
+	struct dp_rx_peer *rp;
+	unsigned int i;
+	int bkt;
+
+	spin_lock_irq(&ep->rx_lock);
+	ep->rx_dead = true;
+	spin_unlock_irq(&ep->rx_lock);
+	cancel_delayed_work_sync(&ep->ack_work);
+	do {
+		if (b)
+			b->n = 0;
+		spin_lock_irq(&ep->rx_lock);
+		hash_for_each_safe(ep->rx_peers, bkt, tmp, rp, hnode) {
+			if (b && b->n == DP_ACK_BATCH)
+				continue;	/* next round */
+			if (b) {	/* with the last ack: what did arrive is known */
+				struct dp_msg_hdr *h = &b->h[b->n++];
+
+				dp_tx_hdr(ep, h, DP_WT_RESET, &rp->from);
+				h->flags = DP_WF_ACK;
+				h->ack = rp->rcv_nxt - 1;
+				h->credit = rp->credit;
+				h->dst_inc = rp->peer_inc;
+			}
+			dp_rcv_drop_peer(ep, rp);
+		}
+		spin_unlock_irq(&ep->rx_lock);
+		for (i = 0; b && i < b->n; i++)
+			dp_tx_frame(ep->node, &b->h[i], NULL);
+	} while (b && b->n == DP_ACK_BATCH);
+	kfree(b);
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Writes the wire seeds of the fuzz corpus (module/tests/corpus/) for wire
+version 2.  Input format in fuzz_wire.c: u16 little-endian frame length
+(top bit: the oracle seals the CRC), the frame, a pool-size byte, pool ops.
+Run from anywhere: python3 module/tests/mkcorpus.py"""
+import os
+import struct
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def frame(msg=b"", ver=2, typ=1, length=None, flags=0, dnid=11, snid=12,
+          ddpid=200, sdpid=300, seq=1, ack=0, credit=0, sinc=0x5eed, dinc=0,
+          good_crc=True):
+    n = len(msg) if length is None else length
+    hdr = struct.pack(">BBHHHIIIIIIIIII", ver, typ, n, flags, 0, dnid, snid,
+                      ddpid, sdpid, 1000, seq, ack, credit, sinc, dinc)
+    crc = crc32c(hdr + b"\0\0\0\0" + msg[:n]) if good_crc else 0x12345678
+    return hdr + struct.pack(">I", crc) + msg
+
+
+def seed(name, f, tail=b"\x00", seal=False):
+    ln = len(f) | (0x8000 if seal else 0)
+    with open(os.path.join(HERE, name), "wb") as out:
+        out.write(struct.pack("<H", ln) + f + tail)
+
+
+def main():
+    seed("empty", b"", tail=b"")
+    seed("short", frame()[:40], tail=b"\x02")
+    seed("bad_version", frame(ver=1))
+    seed("bad_type", frame(typ=7))
+    seed("bad_len", frame(b"abc", length=100), tail=b"\x00")
+    seed("ctrl_len", frame(b"abc", typ=2))
+    seed("bad_csum", frame(b"xyz", good_crc=False))
+    seed("bad_addr", frame(dnid=0))
+    seed("valid_1byte", frame(b"x"), tail=b"\x03\x00\x40\x81")
+    seed("valid_1448", frame(bytes(i & 0xFF for i in range(1448))))
+    seed("padded", frame(b"y") + bytes(13), tail=b"\x01")
+    seed("ack", frame(typ=2, flags=1, seq=0, ack=41, credit=8192, dinc=7))
+    seed("hello", frame(typ=3, seq=0xfffffff0))
+    seed("reset", frame(typ=4, seq=0, dinc=0x5eed))
+    seed("sealed_mutable", frame(b"mutate me", good_crc=False), seal=True)
+
+
+if __name__ == "__main__":
+    main()

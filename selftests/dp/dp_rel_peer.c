@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One side of a lossless-edge test between two guests (run_rel.sh drives
+ * both sides and the fault relay).  Messages carry their own check:
+ *
+ *   u32 nonce   the stream's (a new stream, a new nonce)
+ *   u32 index   0, 1, 2, ... within the stream
+ *   u32 len     the message's length
+ *   u32 crc     CRC32C of the bytes after this header
+ *   bytes       pseudo-random, from nonce and index
+ *
+ * so the receiver checks every byte, the order, that nothing is missing or
+ * twice, and that nothing of another stream (an older one) shows up.
+ *
+ *   send NID DPID NONCE COUNT [SEED]
+ *	bind, connect, write COUNT messages of random sizes (blocking);
+ *	print "sent N err E blocked B retrans R undelivered U unacked A"
+ *	and exit 0 if all were written.
+ *   send-until NID DPID NONCE
+ *	write until a write fails (ETIMEDOUT, ECONNRESET ...), print
+ *	"sent N err NAME" and exit 0 if it did fail with one of those.
+ *   recv DPID NONCE COUNT [STALL_MS [TIMEOUT_S]]
+ *	bind (pool 256 KiB), sleep STALL_MS without reading, then read
+ *	COUNT messages and check them; print "got N bad B full F dup D";
+ *	exit 0 if all COUNT arrived intact, in order, once, with rx_drop_full
+ *	0.  Keeps serving until killed if COUNT is 0 (restart test), printing
+ *	progress to stdout.
+ *   nonblock NID DPID
+ *	bind, connect, write with O_NONBLOCK until EAGAIN that poll() does not
+ *	end within 1 s (the receiver does not read: no credit): exit 0 if so
+ *	and poll() still shows no POLLOUT.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "dptest.h"
+
+#define HDR	16
+#define POOL	(256u * 1024)
+
+static uint8_t buf[65536];
+
+static uint32_t crc32c(const uint8_t *p, size_t n)
+{
+	static uint32_t t[256];
+	uint32_t c = ~0u;
+	size_t i;
+
+	if (!t[1])
+		for (i = 0; i < 256; i++) {
+			uint32_t v = (uint32_t)i;
+			int k;
+
+			for (k = 0; k < 8; k++)
+				v = (v >> 1) ^ (v & 1 ? 0x82F63B78u : 0);
+			t[i] = v;
+		}
+	for (i = 0; i < n; i++)
+		c = (c >> 8) ^ t[(c ^ p[i]) & 0xff];
+	return ~c;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static size_t make(uint8_t *m, uint32_t nonce, uint32_t idx, size_t max, uint64_t *s)
+{
+	uint64_t g = ((uint64_t)nonce << 32 | idx) * 0x9E3779B97F4A7C15ull | 1;
+	size_t len = HDR + rnd(s) % (max - HDR + 1), i;
+	uint32_t h[4];
+
+	for (i = HDR; i < len; i++)
+		m[i] = (uint8_t)rnd(&g);
+	h[0] = nonce;
+	h[1] = idx;
+	h[2] = (uint32_t)len;
+	h[3] = crc32c(m + HDR, len - HDR);
+	memcpy(m, h, HDR);
+	return len;
+}
+
+/* 0: good; 1: damaged; 2: another stream's */
+static int check(const uint8_t *m, ssize_t n, uint32_t nonce, uint32_t idx)
+{
+	uint32_t h[4];
+
+	if (n < HDR)
+		return 1;
+	memcpy(h, m, HDR);
+	if (h[0] != nonce)
+		return 2;
+	return h[1] != idx || h[2] != (uint32_t)n || h[3] != crc32c(m + HDR, n - HDR);
+}
+
+static int endpoint(uint32_t dpid, uint32_t nid, uint32_t peer_dpid)
+{
+	int fd = dpt_ep_flags(NULL, dpid, nid ? 0 : POOL, 0);
+
+	if (fd < 0) {
+		printf("# bind %u: %s\n", dpid, strerror(errno));
+		exit(2);
+	}
+	if (nid && dpt_connect(fd, nid, peer_dpid)) {
+		printf("# connect %u/%u: %s\n", nid, peer_dpid, strerror(errno));
+		exit(2);
+	}
+	return fd;
+}
+
+static uint32_t max_msg(int fd)
+{
+	struct dp_info info;
+
+	if (dpt_info(fd, &info))
+		return 1000;
+	return info.max_msg;
+}
+
+static void report_tx(int fd, long sent, int err)
+{
+	struct dp_ep_stats st;
+
+	dpt_stats(fd, &st);
+	printf("sent %ld err %s blocked %llu retrans %llu undelivered %llu unacked %llu\n", sent,
+	       err ? strerrorname_np(err) : "0", (unsigned long long)st.tx_blocked,
+	       (unsigned long long)st.tx_retrans, (unsigned long long)st.tx_undelivered,
+	       (unsigned long long)st.tx_unacked);
+	fflush(stdout);
+}
+
+static int cmd_send(uint32_t nid, uint32_t dpid, uint32_t nonce, long count, uint64_t seed,
+		    int until)
+{
+	int fd = endpoint(1000 + nonce % 1000, nid, dpid), err = 0;
+	uint32_t max = max_msg(fd);
+	uint64_t s = seed | 1;
+	long i;
+
+	for (i = 0; until || i < count; i++) {
+		size_t len = make(buf, nonce, (uint32_t)i, max, &s);
+
+		if (write(fd, buf, len) != (ssize_t)len) {
+			err = errno;
+			break;
+		}
+	}
+	report_tx(fd, i, err);
+	if (until)
+		return err == ETIMEDOUT || err == ECONNRESET || err == EHOSTUNREACH ? 0 : 1;
+	/* Keep the endpoint until every message is acknowledged. */
+	for (int t = 0; t < 600; t++) {
+		struct dp_ep_stats st;
+
+		if (dpt_stats(fd, &st) || !st.tx_unacked)
+			break;
+		dpt_sleep_ms(100);
+	}
+	report_tx(fd, i, err);
+	close(fd);
+	return i == count ? 0 : 1;
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int cmd_recv(uint32_t dpid, uint32_t nonce, long count, int stall_ms, int tmo_s)
+{
+	int fd = endpoint(dpid, 0, 0), r;
+	long got = 0, bad = 0, other = 0, i = 0;
+	time_t end = time(NULL) + tmo_s;
+	struct dp_ep_stats st;
+	ssize_t n;
+
+	signal(SIGTERM, on_term);
+	printf("ready\n");
+	fflush(stdout);
+	if (stall_ms) {
+		dpt_sleep_ms(stall_ms);
+		dpt_stats(fd, &st);
+		printf("# after %d ms not reading: queued %llu rx_drop_full %llu\n", stall_ms,
+		       (unsigned long long)st.queued, (unsigned long long)st.rx_drop_full);
+	}
+	while (!stop && (!count || got < count) && time(NULL) < end) {
+		if (dpt_wait_readable(fd, 500) != 1)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0)
+			continue;
+		r = check(buf, n, nonce, (uint32_t)i);
+		if (r == 2) {
+			other++;
+			printf("# message of another stream (nonce %u index %u)\n",
+			       ((uint32_t *)buf)[0], ((uint32_t *)buf)[1]);
+		} else if (r) {
+			bad++;
+			if (bad < 5)
+				printf("# message %ld: %zd bytes, index %u: damaged or out of order\n", i,
+				       n, ((uint32_t *)buf)[1]);
+			i = ((uint32_t *)buf)[1] + 1;	/* resynchronise */
+		} else {
+			i++;
+		}
+		got++;
+		if (!count && got % 1000 == 0) {
+			printf("progress %ld\n", got);
+			fflush(stdout);
+		}
+	}
+	dpt_stats(fd, &st);
+	printf("got %ld bad %ld other %ld full %llu dup %llu\n", got, bad, other,
+	       (unsigned long long)st.rx_drop_full, (unsigned long long)st.rx_dup);
+	fflush(stdout);
+	close(fd);
+	if (!count)
+		return bad || other ? 1 : 0;
+	return got == count && !bad && !other && !st.rx_drop_full ? 0 : 1;
+}
+
+static int cmd_nonblock(uint32_t nid, uint32_t dpid)
+{
+	int fd = endpoint(999, nid, dpid), fl, i, n = 0;
+	struct pollfd p = { .events = POLLOUT };
+	uint64_t s = 5;
+
+	fl = fcntl(fd, F_GETFL);
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	p.fd = fd;
+	for (i = 0; i < 100000; i++) {
+		size_t len = make(buf, 77, (uint32_t)n, 1000, &s);
+
+		if (write(fd, buf, len) == (ssize_t)len) {
+			n++;
+			continue;
+		}
+		if (errno != EAGAIN)
+			break;
+		/*
+		 * EAGAIN while the session opens, or while the congestion window
+		 * is full, passes: POLLOUT comes back.  With the receiver's
+		 * credit used up it does not.
+		 */
+		if (poll(&p, 1, 1000) != 1 || !(p.revents & POLLOUT)) {
+			errno = EAGAIN;
+			break;
+		}
+	}
+	p.fd = fd;
+	printf("nonblock: %d written, then %s; poll revents 0x%x\n", n, strerrorname_np(errno),
+	       poll(&p, 1, 500) == 1 ? p.revents : 0);
+	fflush(stdout);
+	return n > 0 && errno == EAGAIN && !(p.revents & POLLOUT) ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 6 && !strcmp(argv[1], "send"))
+		return cmd_send(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0), strtol(argv[5], NULL, 0),
+				argc > 6 ? strtoull(argv[6], NULL, 0) : 1, 0);
+	if (argc >= 5 && !strcmp(argv[1], "send-until"))
+		return cmd_send(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0), 0, 7, 1);
+	if (argc >= 5 && !strcmp(argv[1], "recv"))
+		return cmd_recv(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0),
+				strtol(argv[4], NULL, 0), argc > 5 ? atoi(argv[5]) : 0,
+				argc > 6 ? atoi(argv[6]) : 600);
+	if (argc >= 4 && !strcmp(argv[1], "nonblock"))
+		return cmd_nonblock(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	fprintf(stderr, "usage: see the comment at the top of dp_rel_peer.c\n");
+	return 2;
+}

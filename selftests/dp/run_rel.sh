@@ -1,0 +1,237 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Lossless edges across two guests joined through the fault relay
+# (cluster.py --guests 2 --faults none; docs/reliability.md, section 10).
+# Guest 0 sends and drives the link with dp-link; guest 1 receives and
+# checks every message (dp_rel_peer: nonce, index, length, CRC32C).  Both
+# print the same plan; the guests meet at dp-barrier (serial line, not the
+# link) around every step.
+#
+#   rel_load       dp-load in both guests
+#   rel_stream     $DPT_REL_N (100000) messages of random sizes under
+#                  drop=5,dup=2,reorder=5,corrupt=1: all once, in order,
+#                  intact; the relay corrupted frames and dp caught them
+#   rel_stall      the receiver does not read for 10 s: O_NONBLOCK gets
+#                  EAGAIN and no POLLOUT, a blocking sender waits
+#                  (tx_blocked), rx_drop_full stays 0, then all arrive
+#   rel_heal       a 5 s partition mid-stream, then heal: nothing lost
+#   rel_bound      a partition past unreach_ms (3 s here): the sender gets
+#                  ETIMEDOUT, no hang
+#   rel_restart    partition, the receiver's module removed and inserted
+#                  again, a new receiver, heal: the sender gets ECONNRESET
+#                  (or ETIMEDOUT), the new receiver sees only the new stream
+#   rel_rmmod      partition with retransmissions pending: the sender is
+#                  killed, rmmod is clean; then both unload
+cd "$(dirname "$0")" || exit 1
+. ./lib.sh
+[ -f /etc/dp/env ] && . /etc/dp/env
+me=${DP_GUEST_ID:-0}
+N=${DPT_REL_N:-100000}
+P=./dp_rel_peer
+
+echo "KTAP version 1"
+if [ "${DP_NGUESTS:-1}" -ne 2 ] || ! dp-link stats frames >/dev/null 2>&1; then
+	echo "1..1"
+	echo "ok 1 rel_cluster # SKIP needs 2 guests joined through the fault relay (--faults)"
+	exit 0
+fi
+echo "1..7"
+peer_nid=$((2 - me))	# guest 0 is NID 1, guest 1 NID 2
+t=0
+res() { # RC DESCRIPTION: one result, diagnostics from $T/step.log
+	t=$((t + 1))
+	sed 's/^/# /' "$T/step.log"
+	if [ "$1" -eq 0 ]; then echo "ok $t $2"; else echo "not ok $t $2"; ktap_failed=$((ktap_failed + 1)); fi
+	: >"$T/step.log"
+}
+bar() { timeout 1300 dp-barrier "rel-$1" 1200 || echo "# barrier rel-$1 timed out"; }
+link() { dp-link "$@" >>"$T/step.log" 2>&1 || echo "dp-link $* failed" >>"$T/step.log"; }
+ctr() { # NAME: this node's counter
+	dpctl stats 2>/dev/null | awk -v k="$1" '$1 == k { print $2 }'
+}
+param() { echo "$2" >"/sys/module/dp/parameters/$1"; }
+: >"$T/step.log"
+ktap_failed=0
+
+# 1. load
+ns_clean
+mod_unload >/dev/null 2>&1
+timeout 60 dp-load >>"$T/step.log" 2>&1 && mod_loaded
+res $? "rel_load (nid $DP_NID)"
+bar loaded
+
+# 2. stream under faults
+if [ "$me" -eq 1 ]; then
+	csum0=$(ctr rx_drop_csum)
+	timeout 1300 $P recv 700 11 "$N" 0 1200 >>"$T/step.log" 2>&1
+	st=$?
+	csum=$(( $(ctr rx_drop_csum) - csum0 ))
+	echo "rx_drop_csum +$csum" >>"$T/step.log"
+	[ "$st" -eq 0 ] && [ "$csum" -gt 0 ]
+	res $? "rel_stream: $N messages under drop/dup/reorder/corrupt arrive once, in order, intact"
+	bar stream
+else
+	sleep 1
+	link set drop=5,dup=2,reorder=5,corrupt=1,seed=42
+	start=$(date +%s)
+	timeout 1300 $P send "$peer_nid" 700 11 "$N" 3 >>"$T/step.log" 2>&1
+	st=$?
+	echo "took $(( $(date +%s) - start )) s; relay: $(dp-link stats dropped duplicated reordered corrupted | tr '\n' ' ')" >>"$T/step.log"
+	link reset
+	res $st "rel_stream: $N messages sent under drop=5,dup=2,reorder=5,corrupt=1"
+	bar stream
+fi
+
+# 3. stall: the receiver does not read for 10 s
+if [ "$me" -eq 1 ]; then
+	$P recv 702 77 0 10000 25 >"$T/nb.log" 2>&1 &
+	nb=$!
+	timeout 300 $P recv 701 12 3000 10000 240 >>"$T/step.log" 2>&1
+	st=$?
+	wait $nb
+	st2=$?
+	cat "$T/nb.log" >>"$T/step.log"
+	[ "$st" -eq 0 ] && [ "$st2" -eq 0 ]
+	res $? "rel_stall: after 10 s without reading, all 3000 arrive, rx_drop_full 0"
+	bar stall
+else
+	sleep 2
+	timeout 60 $P nonblock "$peer_nid" 702 >>"$T/step.log" 2>&1
+	st=$?
+	timeout 300 $P send "$peer_nid" 701 12 3000 4 >"$T/send.log" 2>&1
+	st2=$?
+	cat "$T/send.log" >>"$T/step.log"
+	blocked=$(sed -n 's/.* blocked \([0-9]*\) .*/\1/p' "$T/send.log" | tail -n 1)
+	[ "$st" -eq 0 ] && [ "$st2" -eq 0 ] && [ "${blocked:-0}" -gt 0 ]
+	res $? "rel_stall: O_NONBLOCK gets EAGAIN, no POLLOUT; a blocking sender waits (tx_blocked ${blocked:-?})"
+	bar stall
+fi
+
+# 4. a 5 s partition, then heal
+if [ "$me" -eq 1 ]; then
+	timeout 300 $P recv 703 13 20000 0 240 >>"$T/step.log" 2>&1
+	res $? "rel_heal: 20000 messages across a 5 s partition, none lost"
+	bar heal
+else
+	sleep 1
+	$P send "$peer_nid" 703 13 20000 5 >"$T/send.log" 2>&1 &
+	pid=$!
+	sleep 2
+	link partition
+	sleep 5
+	link heal
+	wait $pid
+	st=$?
+	cat "$T/send.log" >>"$T/step.log"
+	res $st "rel_heal: sent 20000 across a 5 s partition"
+	bar heal
+fi
+
+# 5. a partition past the bound
+if [ "$me" -eq 1 ]; then
+	timeout 120 $P recv 704 14 0 0 25 >>"$T/step.log" 2>&1
+	res $? "rel_bound: what arrived before the partition is intact"
+	bar bound
+else
+	param unreach_ms 3000
+	sleep 1
+	$P send-until "$peer_nid" 704 14 >"$T/send.log" 2>&1 &
+	pid=$!
+	sleep 2
+	link partition
+	start=$(date +%s)
+	st=1
+	for i in $(seq 1 30); do
+		if ! kill -0 $pid 2>/dev/null; then
+			wait $pid
+			st=$?
+			break
+		fi
+		sleep 1
+	done
+	took=$(( $(date +%s) - start ))
+	kill -9 $pid 2>/dev/null
+	link heal
+	param unreach_ms 10000
+	cat "$T/send.log" >>"$T/step.log"
+	grep -q "err ETIMEDOUT" "$T/send.log" || st=1
+	res $st "rel_bound: a partition past unreach_ms (3 s): ETIMEDOUT after ${took} s"
+	bar bound
+fi
+
+# 6. the receiver's module is removed and inserted again mid-stream
+if [ "$me" -eq 1 ]; then
+	$P recv 705 15 0 0 120 >"$T/old.log" 2>&1 &
+	pid=$!
+	bar restart-go
+	bar restart-cut
+	kill $pid
+	wait $pid
+	st=$?
+	cat "$T/old.log" >>"$T/step.log"
+	{ mod_unload && timeout 60 dp-load; } >>"$T/step.log" 2>&1 || st=1
+	$P recv 705 16 2000 0 240 >"$T/new.log" 2>&1 &
+	pid=$!
+	sleep 1
+	bar restart-new
+	wait $pid || st=1
+	cat "$T/new.log" >>"$T/step.log"
+	res $st "rel_restart: module reloaded mid-stream; the new receiver gets only the new stream"
+	bar restart
+else
+	$P send-until "$peer_nid" 705 15 >"$T/send.log" 2>&1 &
+	pid=$!
+	bar restart-go
+	sleep 2
+	link partition
+	bar restart-cut
+	bar restart-new
+	link heal
+	st=1
+	for i in $(seq 1 30); do
+		if ! kill -0 $pid 2>/dev/null; then
+			wait $pid
+			st=$?
+			break
+		fi
+		sleep 1
+	done
+	kill -9 $pid 2>/dev/null
+	cat "$T/send.log" >>"$T/step.log"
+	timeout 300 $P send "$peer_nid" 705 16 2000 6 >>"$T/step.log" 2>&1 || st=1
+	res $st "rel_restart: the old stream fails with ECONNRESET or ETIMEDOUT, a new one flows"
+	bar restart
+fi
+
+# 7. rmmod with retransmissions pending
+if [ "$me" -eq 1 ]; then
+	$P recv 706 17 0 0 60 >"$T/old.log" 2>&1 &
+	pid=$!
+	bar rmmod-go
+	bar rmmod-done
+	kill $pid
+	wait $pid
+	cat "$T/old.log" >>"$T/step.log"
+	mod_unload >>"$T/step.log" 2>&1
+	res $? "rel_rmmod: the receiver's node unloads"
+else
+	$P send-until "$peer_nid" 706 17 >"$T/send.log" 2>&1 &
+	pid=$!
+	bar rmmod-go
+	sleep 2
+	link partition
+	sleep 1
+	und0=$(ctr tx_undelivered)
+	kill -9 $pid
+	wait $pid
+	st=0
+	und=$(( $(ctr tx_undelivered) - und0 ))
+	echo "closed with retransmissions pending: tx_undelivered +$und" >>"$T/step.log"
+	[ "$und" -gt 0 ] || st=1
+	mod_unload >>"$T/step.log" 2>&1 || st=1
+	link heal
+	res $st "rel_rmmod: sender killed with retransmissions pending, rmmod is clean"
+	bar rmmod-done
+fi
+bar done
+[ "$ktap_failed" -eq 0 ]

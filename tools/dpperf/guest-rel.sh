@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# guest-rel.sh: goodput and 1-byte round trip under injected loss, for the
+# reliability report (docs/reliability-report.md).  Two guests joined through
+# the fault relay (cluster.py --guests 2 --faults none --mode run --cmd
+# 'sh /usr/lib/dp/perf/guest-rel.sh'); guest 0 is the client and sets the
+# relay's drop rate, guest 1 the server.  For each loss in $REL_LOSS
+# (0 1 5 percent, every frame on the link, both ways, TCP's included) and
+# each of dp (reliable edges, the default), dp-raw (DP_BIND_RAW) and TCP:
+# ping-pong of 1 byte and bandwidth at $REL_BW_SIZE bytes.
+#
+# Prints KTAP and, on guest 0, the results between DPPERF-BEGIN/END, led by
+# loss=N (the report script reads them from the guest's output log).
+# Environment: REL_LOSS, REL_ITERS (300), REL_BYTES (1048576), REL_BW_SIZE (1024).
+set -u
+# shellcheck source=/dev/null
+. /etc/dp/env
+
+LOSSES=${REL_LOSS:-0 1 5}
+ITERS=${REL_ITERS:-300}
+BYTES=${REL_BYTES:-1048576}
+BW_SIZE=${REL_BW_SIZE:-1024}
+PROTOS="dp dp-raw tcp"
+CLIENT_NID=1
+SERVER_NID=2
+SERVER_IP=10.77.0.$SERVER_NID
+OUT=/tmp/dpperf-rel.tsv
+
+GUEST_TAG=guest-rel
+# shellcheck source=guest-lib.sh
+. "$(dirname "$0")/guest-lib.sh"
+barrier() { dp-barrier "$1" "${2:-600}" || log "barrier $1 timed out"; }
+
+# dpperf arguments for PROTO: the transport, and a per-message timeout
+# (a raw ping lost under loss is a failed size, not a 2 s stall per loss).
+args() {
+	case $1 in
+	dp) echo "--proto dp --timeout 10000" ;;
+	dp-raw) echo "--proto dp --dp-raw --timeout 300" ;;
+	tcp) echo "--proto tcp --timeout 10000" ;;
+	esac
+}
+
+run_server() {	# run_server PROTO STEP
+	ready=/tmp/dpperf-ready.$2
+	rm -f "$ready"
+	peer=""
+	[ "$1" != tcp ] && peer="--peer $CLIENT_NID"
+	# shellcheck disable=SC2046,SC2086 # word splitting wanted
+	dpperf server $(args "$1") --recv block --ready "$ready" --idle 600 $peer &
+	pid=$!
+	wait_ready "$ready" "$pid" || log "$1 server did not come up"
+	barrier "rel-$2-ready"
+	wait "$pid"
+	st=$?
+	barrier "rel-$2-done"
+	return $st
+}
+
+run_client() {	# run_client PROTO STEP LOSS TEST
+	peer=$SERVER_IP
+	[ "$1" != tcp ] && peer=$SERVER_NID
+	what="--test pingpong --sizes 1 --iters $ITERS"
+	[ "$4" = bw ] && what="--test bw --sizes $BW_SIZE --bytes $BYTES"
+	barrier "rel-$2-ready"
+	# shellcheck disable=SC2046,SC2086 # word splitting wanted
+	dpperf client $(args "$1") --recv block --peer "$peer" $what \
+		--connect-timeout 60000 --tag "loss=$3" >>"$OUT" 2>>/tmp/dpperf-rel.err
+	st=$?
+	barrier "rel-$2-done"
+	# 2 = the size failed (nan): still a measurement
+	[ $st -le 2 ]
+}
+
+echo "KTAP version 1"
+echo "1..$((1 + 2 * $(echo "$LOSSES" | wc -w) * $(echo "$PROTOS" | wc -w)))"
+if [ "$DP_NGUESTS" -lt 2 ] || ! dp-link stats frames >/dev/null 2>&1; then
+	log "needs 2 guests and the fault relay"
+	exit 1
+fi
+role=server
+[ "$DP_GUEST_ID" -eq 0 ] && role=client
+: >"$OUT"
+dp-load
+result $? "dp-load"
+barrier rel-loaded
+
+for loss in $LOSSES; do
+	[ "$role" = client ] && { dp-link set "drop=$loss" >/dev/null || log "dp-link failed"; }
+	for p in $PROTOS; do
+		for t in pingpong bw; do
+			step="$p-$loss-$t"
+			if [ "$role" = server ]; then
+				run_server "$p" "$step"
+				result $? "dpperf $p $t server, loss $loss%"
+			else
+				run_client "$p" "$step" "$loss" "$t"
+				result $? "dpperf $p $t client, loss $loss%"
+			fi
+		done
+	done
+done
+[ "$role" = client ] && dp-link reset >/dev/null
+
+if [ "$role" = client ]; then
+	echo DPPERF-BEGIN
+	cat "$OUT"
+	sed 's/^/# /' /tmp/dpperf-rel.err
+	echo DPPERF-END
+fi
