@@ -111,7 +111,12 @@ static void dp_rcv_owe_reset(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 	dp_rcv_kick(ep, true);
 }
 
-/* Drop the messages held after a gap.  Caller holds rx_lock. */
+/*
+ * Drop the messages held after a gap (the session ended before it was
+ * filled).  Each frame a node receives lands in one counter: a held
+ * message is counted when it is delivered or, here, as ahead of a gap.
+ * Caller holds rx_lock.
+ */
 static void dp_rcv_ooo_free(struct dp_endpoint *ep, struct dp_rx_peer *rp)
 {
 	struct dp_ooo *o, *tmp;
@@ -122,6 +127,8 @@ static void dp_rcv_ooo_free(struct dp_endpoint *ep, struct dp_rx_peer *rp)
 		list_del(&o->node);
 		kfree(o);
 	}
+	if (rp->n_ooo)
+		dp_count_add(ep->node, DP_CTR_RX_DROP_SEQ, rp->n_ooo);
 	rp->n_ooo = 0;
 }
 

@@ -1581,6 +1581,7 @@ struct tmsg {			/* the head of every traffic message */
 struct tdir {
 	int tx, rx;		/* endpoint fds */
 	uint32_t from_nid, from_dpid, max, next_seq, last_seq;
+	uint32_t last_tok;	/* the token seq of the last message received */
 	int copy;		/* receive with read() instead of the pool */
 	uint8_t *seen;		/* bitmap of sequence numbers received */
 	uint64_t reordered;
@@ -1589,6 +1590,30 @@ struct tdir {
 static uint8_t tpat(uint32_t seq, uint32_t i)
 {
 	return (uint8_t)(seq * 29u + i * 13u + (i >> 7));
+}
+
+static void tdrain(struct tdir *d, int dir, uint8_t *buf);
+
+/*
+ * Edges are lossless: a write waits for the receiver's credit.  The
+ * traffic's fds are non-blocking, since this one process is also the
+ * receiver that returns the credit: on EAGAIN it drains and waits for
+ * POLLOUT a little, until the run stops.  A write that fails otherwise
+ * (the NIC detached, the session timed out) is not counted as sent.
+ */
+static int twrite(struct tdir *d, int dir, const uint8_t *m, uint32_t len,
+		  uint8_t *buf)
+{
+	struct pollfd pfd = { .fd = d->tx, .events = POLLOUT };
+
+	for (;;) {
+		if (write(d->tx, m, len) == (ssize_t)len)
+			return 0;
+		if (errno != EAGAIN || stopping())
+			return -1;
+		tdrain(d, dir, buf);
+		poll(&pfd, 1, 10);
+	}
 }
 
 static int tsend(struct rng *r, struct tdir *d, int dir, uint8_t *buf)
@@ -1603,7 +1628,7 @@ static int tsend(struct rng *r, struct tdir *d, int dir, uint8_t *buf)
 	h->len = len;
 	for (i = sizeof(*h); i < len; i++)
 		buf[i] = tpat(h->seq, i);
-	if (write(d->tx, buf, len) != (ssize_t)len)
+	if (twrite(d, dir, buf, len, buf + BUF_SIZE))	/* buf: 2 x BUF_SIZE */
 		return -1;
 	d->next_seq++;
 	__atomic_fetch_add(&sh->tr_sent[dir], 1, __ATOMIC_RELAXED);
@@ -1612,13 +1637,13 @@ static int tsend(struct rng *r, struct tdir *d, int dir, uint8_t *buf)
 
 /*
  * One received message: ours must be one that was sent, intact, and not
- * seen before; gaps are drops.  Within a node delivery is synchronous, so
- * there it must also be in order.  Between nodes the link may reorder, and
- * the count of overtaken messages is only reported: veth hands frames to
- * the backlog of the CPU the sender runs on (a sender that moves to another
- * CPU can overtake its own frames), and QEMU's tulip holds frames for a
- * receiver whose ring is full and may deliver them after newer ones when
- * that receiver is reset by a detach.
+ * seen before.  Edges are lossless and ordered within a session: the
+ * token's seq (the message's number in its session, from 1) follows the
+ * last one's, or is 1 when a new session began (after a NIC detach made
+ * the old one time out: what it had not delivered is lost, counted in
+ * tx_undelivered), and within a session ours must be in order.  Across
+ * sessions (and for read(), which shows no token) an overtaken message is
+ * counted and reported.
  */
 static void tcheck(struct tdir *d, int dir, const uint8_t *m, size_t n,
 		   const struct dp_token *tok)
@@ -1630,13 +1655,10 @@ static void tcheck(struct tdir *d, int dir, const uint8_t *m, size_t n,
 		__atomic_fetch_add(&sh->tr_foreign, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	/*
-	 * The sender's kernel stamped who sent it; the edge's sequence number
-	 * counts every send on the edge, also those that then failed (NIC
-	 * detached meanwhile), so it is at least ours.
-	 */
+	/* The sender's kernel stamped who sent it, and the session's number. */
 	if (tok && (tok->src_nid != d->from_nid || tok->src_dpid != d->from_dpid ||
-		    tok->src_uid != getuid() || tok->seq < h->seq)) {
+		    tok->src_uid != getuid() ||
+		    (tok->seq != 1 && tok->seq != d->last_tok + 1))) {
 		violation("traffic %s: message %u stamped nid %u dpid %u uid %u seq %u",
 			  tr_name[dir], h->seq, tok->src_nid, tok->src_dpid, tok->src_uid,
 			  tok->seq);
@@ -1657,11 +1679,13 @@ static void tcheck(struct tdir *d, int dir, const uint8_t *m, size_t n,
 		d->seen[h->seq / 8] |= (uint8_t)(1u << (h->seq % 8));
 	if (h->seq < d->last_seq) {
 		d->reordered++;
-		if (dir == TR_LOCAL)
+		if (dir == TR_LOCAL || (tok && tok->seq != 1))
 			violation("traffic %s: message %u after %u", tr_name[dir], h->seq,
 				  d->last_seq);
 	}
 	d->last_seq = h->seq;
+	if (tok)
+		d->last_tok = tok->seq;
 	__atomic_fetch_add(&sh->tr_recv[dir], 1, __ATOMIC_RELAXED);
 }
 
@@ -1696,11 +1720,19 @@ static void tdrain(struct tdir *d, int dir, uint8_t *buf)
 		violation("traffic %s: dp_read: %s", tr_name[dir], strerror(errno));
 }
 
+/* A traffic endpoint, non-blocking (see twrite()). */
 static int tep(const char *ns, uint32_t dpid)
 {
+	int fd;
+
 	if (dpt_ns(ns))
 		return -1;
-	return dp_open_pool(dpid, 4 * DP_POOL_MIN);
+	fd = dp_open_pool(dpid, 4 * DP_POOL_MIN);
+	if (fd >= 0 && fcntl(fd, F_SETFL, O_NONBLOCK)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static uint32_t tmax(int fd)
@@ -1770,7 +1802,7 @@ static void __attribute__((noreturn)) traffic(uint64_t seed, int ready)
 {
 	struct rng r = { seed };
 	struct tdir d[TR_COUNT];
-	uint8_t *buf = malloc(BUF_SIZE);
+	uint8_t *buf = malloc(2 * BUF_SIZE);	/* to send, and to receive meanwhile */
 	int i, k;
 	char c = 1;
 
@@ -1791,11 +1823,22 @@ static void __attribute__((noreturn)) traffic(uint64_t seed, int ready)
 		if (one_in(&r, 4))
 			dpt_sleep_ms(1);
 	}
-	dpt_sleep_ms(200);	/* what is still on the wire */
-	for (i = 0; i < TR_COUNT; i++) {
-		tdrain(&d[i], i, buf);
-		sh->tr_reordered[i] = d[i].reordered;
+	/* What is still on the wire, or waiting to be sent again: 3 s at most. */
+	for (k = 0; k < 60; k++) {
+		uint64_t before = 0, after = 0;
+
+		for (i = 0; i < TR_COUNT; i++)
+			before += sh->tr_recv[i];
+		dpt_sleep_ms(50);
+		for (i = 0; i < TR_COUNT; i++)
+			tdrain(&d[i], i, buf);
+		for (i = 0; i < TR_COUNT; i++)
+			after += sh->tr_recv[i];
+		if (k >= 4 && after == before)
+			break;
 	}
+	for (i = 0; i < TR_COUNT; i++)
+		sh->tr_reordered[i] = d[i].reordered;
 	_exit(0);
 }
 
@@ -2155,7 +2198,11 @@ static void nodes_init(void)
 	nodes[NODE_N] = (struct node){ .ns = ns_n, .nid = 0 };
 }
 
-/* Every frame or local message a node received, delivered or dropped. */
+/*
+ * Every frame or local message a node received: delivered, dropped, or
+ * accepted as a control frame.  A DATA frame lands in one of these; a
+ * HELLO that is refused or finds no memory in two (rx_ctrl and the drop).
+ */
 static uint64_t rx_all(const uint64_t *c)
 {
 	static const unsigned int rx[] = {
@@ -2163,7 +2210,9 @@ static uint64_t rx_all(const uint64_t *c)
 		DP_CTR_RX_DROP_TYPE, DP_CTR_RX_DROP_LEN, DP_CTR_RX_DROP_NOT_NODE,
 		DP_CTR_RX_DROP_UNKNOWN_SRC, DP_CTR_RX_DROP_SPOOFED, DP_CTR_RX_DROP_NO_EP,
 		DP_CTR_RX_DROP_FULL, DP_CTR_RX_DROP_TOO_BIG, DP_CTR_RX_DROP_NOMEM,
-		DP_CTR_RX_DROP_BAD_ADDR,
+		DP_CTR_RX_DROP_BAD_ADDR, DP_CTR_RX_DROP_ADMIT, DP_CTR_RX_DROP_SEQ,
+		DP_CTR_RX_DROP_CSUM, DP_CTR_RX_DROP_STALE, DP_CTR_RX_DROP_DUP,
+		DP_CTR_RX_CTRL,
 	};
 	uint64_t s = 0;
 	unsigned int i;
@@ -2196,18 +2245,34 @@ static int node_sane(const struct node *nd)
 	return ok;
 }
 
-/* rx of one node <= what it sent itself plus what its peer put on the wire. */
+/* Frames a node sent: messages, messages sent again, control frames (x2, see rx_all). */
+static uint64_t tx_frames(const uint64_t *c)
+{
+	return c[DP_CTR_TX_MSGS] + c[DP_CTR_TX_RETRANS] + 2 * c[DP_CTR_TX_CTRL];
+}
+
+/*
+ * What one node received against what it sent itself and what its peer
+ * sent: each message delivered at most once (delivered <= messages sent to
+ * it), and no more frames counted than could have reached it.  Resends and
+ * control frames are not split into local and wire, so the frame bound
+ * takes all of both nodes'.
+ */
 static int adds_up(const struct node *to, const struct node *peer)
 {
-	const uint64_t *c = to->after.ctr;
-	uint64_t got = rx_all(c), could = c[DP_CTR_TX_LOCAL];
+	const uint64_t *c = to->after.ctr, *p = peer->after.ctr;
+	uint64_t msgs = c[DP_CTR_TX_LOCAL] + p[DP_CTR_TX_MSGS] - p[DP_CTR_TX_LOCAL];
+	uint64_t frames = tx_frames(c) + tx_frames(p);
+	int ok = 1;
 
-	if (peer)
-		could += peer->after.ctr[DP_CTR_TX_MSGS] - peer->after.ctr[DP_CTR_TX_LOCAL];
-	if (got > could)
-		ktap_diag("%s received %llu messages (delivered or dropped), more than the %llu sent to it",
-			  to->ns, (unsigned long long)got, (unsigned long long)could);
-	return got <= could;
+	if (c[DP_CTR_RX_MSGS] > msgs)
+		ok = 0, ktap_diag("%s delivered %llu messages, more than the %llu sent to it",
+				  to->ns, (unsigned long long)c[DP_CTR_RX_MSGS],
+				  (unsigned long long)msgs);
+	if (rx_all(c) > frames)
+		ok = 0, ktap_diag("%s counted %llu frames received, more than the %llu sent",
+				  to->ns, (unsigned long long)rx_all(c), (unsigned long long)frames);
+	return ok;
 }
 
 static void check_counters(void)
@@ -2223,14 +2288,22 @@ static void check_counters(void)
 		ktap_ok(node_sane(&nodes[i]), "counters of %s (NID %u) are sane", nodes[i].ns,
 			nodes[i].nid);
 	ok = adds_up(&nodes[NODE_A], &nodes[NODE_B]) & adds_up(&nodes[NODE_B], &nodes[NODE_A]);
-	ktap_ok(ok, "dpA and dpB received no more than was sent to them");
+	ktap_ok(ok, "dpA and dpB delivered no message more than once, counted no more than was sent");
+	/*
+	 * dpL has no NIC: every message goes through its MDR as it is sent,
+	 * so each one is counted on receipt at least once (a message held
+	 * after a gap is counted when delivered or when its session ends),
+	 * and delivered at most once.
+	 */
 	l = nodes[NODE_L].after.ctr;
-	ok = rx_all(l) == l[DP_CTR_TX_LOCAL] && l[DP_CTR_TX_LOCAL] == l[DP_CTR_TX_MSGS];
+	ok = l[DP_CTR_TX_LOCAL] == l[DP_CTR_TX_MSGS] && l[DP_CTR_RX_MSGS] <= l[DP_CTR_TX_MSGS] &&
+	     rx_all(l) >= l[DP_CTR_TX_MSGS] && rx_all(l) <= tx_frames(l);
 	if (!ok)
-		ktap_diag("dpL: tx_msgs %llu tx_local %llu, received %llu",
+		ktap_diag("dpL: tx_msgs %llu tx_local %llu tx_retrans %llu tx_ctrl %llu, delivered %llu, received %llu",
 			  (unsigned long long)l[DP_CTR_TX_MSGS], (unsigned long long)l[DP_CTR_TX_LOCAL],
-			  (unsigned long long)rx_all(l));
-	ktap_ok(ok, "dpL (no NIC): every local message counted once as delivered or dropped");
+			  (unsigned long long)l[DP_CTR_TX_RETRANS], (unsigned long long)l[DP_CTR_TX_CTRL],
+			  (unsigned long long)l[DP_CTR_RX_MSGS], (unsigned long long)rx_all(l));
+	ktap_ok(ok, "dpL (no NIC): every local message counted on receipt, none delivered twice");
 	n = nodes[NODE_N].after.ctr;
 	ktap_ok(!n[DP_CTR_TX_MSGS] && !rx_all(n), "dpN (no NID) sent and received nothing");
 }
