@@ -47,11 +47,34 @@ typedef uint32_t __be32;
  * vmlinux, so dp.ko needs no crc32c module).  The host copy is a plain
  * table version, checked against the standard test vector by the unit tests.
  */
-#ifdef __KERNEL__
-static inline u32 dp_crc32c(u32 crc, const u8 *p, size_t len)
+#ifdef __x86_64__
+/*
+ * The same with SSE4.2's crc32 instruction, 8 bytes at a time: about 20x
+ * fewer instructions than a table (which made the CRC dp's largest cost
+ * per byte).  It works on general registers, so the kernel may use it
+ * without saving FPU state, in any context.  The caller checks that the
+ * CPU has SSE4.2; the unit tests compare it with the table version.
+ */
+static inline u32 dp_crc32c_sse42(u32 crc, const u8 *p, size_t len)
 {
-	return __crc32c_le(crc, p, len);
+	u64 c = crc;
+	u32 c32;
+
+	for (; len >= 8; len -= 8, p += 8) {
+		u64 v;
+
+		memcpy(&v, p, sizeof(v));	/* p may be unaligned */
+		__asm__("crc32q %1, %0" : "+r" (c) : "rm" (v));
+	}
+	c32 = (u32)c;
+	for (; len; len--, p++)
+		__asm__("crc32b %1, %0" : "+r" (c32) : "rm" (*p));
+	return c32;
 }
+#endif
+
+#ifdef __KERNEL__
+u32 dp_crc32c(u32 crc, const u8 *p, size_t len);	/* dp_wire_crc.c */
 #else
 static inline u32 dp_crc32c(u32 crc, const u8 *p, size_t len)
 {
