@@ -2097,6 +2097,9 @@ static void report_ops(void)
 		  (unsigned long long)sh->insmod_tries, (unsigned long long)sh->admin_ops);
 }
 
+/* Operations after which every kind must have succeeded at least once. */
+#define FUZZ_OPS_ENOUGH 200000u
+
 /* The fuzzer reached the states it is for: not a run of EBADF and EINVAL. */
 static void check_coverage(void)
 {
@@ -2104,17 +2107,32 @@ static void check_coverage(void)
 		OP_OPEN, OP_BIND, OP_CONNECT, OP_SEND, OP_WRITE, OP_READ, OP_MMAP,
 		OP_REMAP, OP_MUNMAP, OP_MADVISE, OP_TOUCH, OP_FORK, OP_PRIV,
 	};
+	unsigned long long total = 0;
 	unsigned int i;
-	int ok = 1;
+	int ok = 1, tried = 1;
 
-	for (i = 0; i < OP_COUNT; i++)
-		ok &= sh->tries[i] > 0;
+	for (i = 0; i < OP_COUNT; i++) {
+		tried &= sh->tries[i] > 0;
+		total += sh->tries[i];
+	}
 	for (i = 0; i < sizeof(must) / sizeof(must[0]); i++)
 		if (!sh->ok[must[i]]) {
 			ktap_diag("no %s ever succeeded", op_name[must[i]]);
 			ok = 0;
 		}
-	ktap_ok(ok, "every kind of operation was tried, and binds, sends, reads, mappings and forks worked");
+	/*
+	 * A read succeeds only when a fuzzed pool holds a message, which
+	 * takes many operations; on a kernel 30 times slower (KASAN, lockdep:
+	 * make check-debug) the run may be too short for that.  Such a run is
+	 * reported as a skip, not a pass.
+	 */
+	if (tried && !ok && total < FUZZ_OPS_ENOUGH)
+		ktap_skip("too few operations to require it",
+			  "every kind of operation worked (%llu operations, fewer than %u)",
+			  total, FUZZ_OPS_ENOUGH);
+	else
+		ktap_ok(ok && tried,
+			"every kind of operation was tried, and binds, sends, reads, mappings and forks worked");
 }
 
 static void check_violations(void)

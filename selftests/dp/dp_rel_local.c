@@ -342,12 +342,19 @@ static void t_close(void)
 	dpt_sleep_ms(200);
 	if (b_hears_a(0))
 		ktap_bail("close: take A out of B's NART");
-	for (i = 1; i <= 5 && ok; i++)
+	/*
+	 * 4: the congestion window's floor.  On a slow kernel the first
+	 * retransmission timeout can come between these writes and shrink
+	 * the window to 4; a fifth write would then wait for an ack that
+	 * never comes, until the session times out.
+	 */
+	for (i = 1; i <= 4 && ok; i++)
 		ok = write(a, out, LEN) == LEN;
+	ktap_ok(ok, "4 writes to a node that stopped answering are accepted");
 	dpt_sleep_ms(300);	/* retransmissions under way */
 	close(a);
-	ktap_ok(ok && dpt_ctr(dpt.nsa, DP_CTR_TX_UNDELIVERED) - u0 == 5,
-		"closed with 5 unacknowledged: node tx_undelivered +%llu",
+	ktap_ok(dpt_ctr(dpt.nsa, DP_CTR_TX_UNDELIVERED) - u0 == 4,
+		"closed with 4 unacknowledged: node tx_undelivered +%llu",
 		(unsigned long long)(dpt_ctr(dpt.nsa, DP_CTR_TX_UNDELIVERED) - u0));
 	if (b_hears_a(1))
 		ktap_bail("close: restore");
