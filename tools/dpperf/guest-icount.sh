@@ -119,6 +119,12 @@ run_one() {
 	client "$1" "$2" "$3" $cli
 	st=$?
 	wait "$pid"
+	if [ $st -eq 1 ] && [ "$1" = dp ]; then	# what each node saw
+		for ns in a b; do
+			echo "# dp in netns $ns:"
+			ip netns exec $ns dpctl stats | grep -v ' 0$' | sed 's/^/#   /'
+		done
+	fi
 	[ $st -eq 2 ] && log "$1: some sizes failed, see the results"
 	return $st
 }
