@@ -96,7 +96,7 @@ check:
 
 check-debug:
 	tools/check.sh debug_deps debug_kernel debug_module debug_userspace \
-		debug_initramfs debug_check debug_tulip
+		debug_initramfs debug_check debug_tulip debug_rel
 
 # deps first, in its own step: KVERS can only be read once the kernels are installed
 demo:

@@ -22,6 +22,8 @@
 #   debug_initramfs the guest initramfs with the debug kernel's modules
 #   debug_check     the selftests in 2 guests on the debug kernel
 #   debug_tulip     the tulip suite in one guest on the debug kernel
+#   debug_rel       the lossless-edge suite (run_rel.sh) in 2 guests through
+#                   the fault relay on the debug kernel, DEBUG_REL_N messages
 # Logs go to build/check/.  The last line is exactly "N passed, N failed";
 # exit 1 if anything failed.
 set -uo pipefail
@@ -296,6 +298,18 @@ stage_debug_check() {
 stage_debug_tulip() {
 	debug_kernel_dir
 	debug_guest "debug guest tulip ${dkver:-}" tulip "${dkver:-debug}-tulip" acpi=noirq
+}
+
+# The lossless-edge suite across two guests through the fault relay
+# (selftests/dp/run_rel.sh), with a shorter stream: on this kernel every
+# frame pays for KASAN and lockdep, and what is checked here is the
+# retransmission, timer, reset and unload paths, which every step takes.
+DEBUG_REL_N=${DEBUG_REL_N:-5000}
+stage_debug_rel() {
+	debug_kernel_dir
+	debug_guest "debug guest reliability ${dkver:-} ($DEBUG_REL_N messages)" run \
+		"${dkver:-debug}-rel" "" --guests 2 --smp 2 --faults none \
+		--cmd "DPT_REL_N=$DEBUG_REL_N; export DPT_REL_N; $REL_CMD"
 }
 
 stages=("$@")
