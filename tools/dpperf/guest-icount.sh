@@ -25,7 +25,10 @@ set -u
 
 ITERS=${DPPERF_ITERS:-200}
 BYTES=${DPPERF_BYTES:-2097152}
-PROTOS="dp udp tcp raw"
+# dp last, as on the tulips: the e1000s' links come up about 2 s after
+# boot, and a dp session opened before that did not recover (README,
+# Performance: an open problem).
+PROTOS="udp tcp raw dp"
 OUT=/tmp/dpperf-icount.tsv
 NART=/tmp/dpperf-icount.nart
 MODE=icount
@@ -117,16 +120,16 @@ run_one() {
 	fi
 	# shellcheck disable=SC2086
 	client "$1" "$2" "$3" $cli
-	st=$?
+	cst=$?
 	wait "$pid"
-	if [ $st -eq 1 ] && [ "$1" = dp ]; then	# what each node saw
+	if [ $cst -eq 1 ] && [ "$1" = dp ]; then	# what each node saw
 		for ns in a b; do
 			echo "# dp in netns $ns:"
 			ip netns exec $ns dpctl stats | grep -v ' 0$' | sed 's/^/#   /'
 		done
 	fi
-	[ $st -eq 2 ] && log "$1: some sizes failed, see the results"
-	return $st
+	[ $cst -eq 2 ] && log "$1: some sizes failed, see the results"
+	return $cst
 }
 
 # run PROTO: ping-pong and bandwidth (raw: ping-pong only); 0 unless a
