@@ -68,7 +68,7 @@ static void as_other_user(int rxb, const struct dpt_pool *pool)
 		return;
 	pid = dpt_fork();
 	if (pid == 0) {
-		int fd;
+		int fd, i;
 		char c = 'x';
 
 		close(p[0]);
@@ -78,6 +78,18 @@ static void as_other_user(int rxb, const struct dpt_pool *pool)
 		if (fd < 0 || dpt_connect(fd, dpt.nidb, DPID_B) ||
 		    write(fd, out, 333) != 333)
 			c = 'e';
+		/*
+		 * Leave once B has acknowledged it: B's acknowledgement of a
+		 * sender already gone would be counted as a drop on A
+		 * (rx_drop_no_ep), which this test checks there is none of.
+		 */
+		for (i = 0; c == 'x' && i < DPT_WAIT_MS / 10; i++) {
+			struct dp_ep_stats es;
+
+			if (dpt_stats(fd, &es) || !es.tx_unacked)
+				break;
+			dpt_sleep_ms(10);
+		}
 		if (write(p[1], &c, 1) != 1)
 			_exit(1);
 		_exit(c == 'x' ? 0 : 3);
