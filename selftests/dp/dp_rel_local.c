@@ -258,7 +258,15 @@ static void t_timeout(void)
 	}
 	ktap_ok(ok, "3 writes to a node that stopped answering are accepted");
 	dpt_stats(a, &sa);
-	ktap_ok(sa.tx_unacked == 3, "tx_unacked %llu (want 3)", (unsigned long long)sa.tx_unacked);
+	/*
+	 * Not known delivered: 3 waiting, or, on a slow kernel where the
+	 * 1.5 s bound passed already, 3 given up.
+	 */
+	ktap_ok(sa.tx_unacked == 3 ||
+		(sa.tx_unacked == 0 && sa.tx_undelivered - sa0.tx_undelivered == 3),
+		"tx_unacked %llu, tx_undelivered +%llu (want 3 in one of them)",
+		(unsigned long long)sa.tx_unacked,
+		(unsigned long long)(sa.tx_undelivered - sa0.tx_undelivered));
 	ktap_ok(wait_err(a, 8000), "within the bound, poll() reports POLLERR");
 	KTAP_ERRNO(write(a, out, LEN), ETIMEDOUT, "the next write reports ETIMEDOUT");
 	dpt_stats(a, &sa);
