@@ -254,12 +254,15 @@ struct dp_txmsg {
 	u8 data[];
 };
 
-/* enum dp_snd_state - an edge's sending session (docs/reliability.md, 4). */
+/*
+ * enum dp_snd_state - an edge's sending session (docs/reliability.md, 4),
+ * numbered as dpctl sees it (enum dp_edge_state).
+ */
 enum dp_snd_state {
-	DP_SND_IDLE,	/* no session: the next send opens one */
-	DP_SND_HELLO,	/* HELLO sent, waiting for the answer */
-	DP_SND_OPEN,	/* sending */
-	DP_SND_FAILED,	/* @err is reported to the next send */
+	DP_SND_IDLE = DP_EDGE_IDLE,	/* no session: the next send opens one */
+	DP_SND_HELLO = DP_EDGE_HELLO,	/* HELLO sent, waiting for the answer */
+	DP_SND_OPEN = DP_EDGE_OPEN,	/* sending */
+	DP_SND_FAILED = DP_EDGE_FAILED,	/* @err is reported to the next send */
 };
 
 /**
@@ -464,6 +467,8 @@ struct dp_endpoint {
 };
 
 bool dp_ep_bound(const struct dp_endpoint *ep);
+u32 dp_ep_bind_flags(const struct dp_endpoint *ep);
+void dp_ep_stats(struct dp_endpoint *ep, struct dp_ep_stats *st);
 int dp_edge_connect(struct dp_endpoint *ep, const struct dp_addr *to);
 int dp_edge_disconnect(struct dp_endpoint *ep, const struct dp_addr *to);
 struct dp_edge *dp_edge_find(struct dp_endpoint *ep, const struct dp_addr *to);
@@ -492,7 +497,48 @@ void dp_mdr_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 int dp_mdr_deliver(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
 		   u32 tok_seq, const void *payload);
 
+/**
+ * struct dp_snd_info - one edge's session as dpctl shows it, read at once.
+ * @state: enum dp_snd_state.
+ * @err: positive errno the next send reports, 0 unless FAILED.
+ * @isn: @snd_una, @snd_nxt: the session's sequence numbers.
+ * @credit_left: pool space the receiver still allows (credit - snd_space).
+ * @cwnd: congestion window in messages.
+ * @rto_ms: the retransmission timeout in force (backoff included).
+ * @backoff: consecutive timeouts.
+ * @heard_ms: since the peer was last heard (since the HELLO while HELLO).
+ */
+struct dp_snd_info {
+	u8 state;
+	u32 err;
+	u32 isn;
+	u32 snd_una;
+	u32 snd_nxt;
+	s32 credit_left;
+	u32 cwnd;
+	u32 rto_ms;
+	u32 backoff;
+	u32 heard_ms;
+};
+
+/**
+ * struct dp_rcv_info - a receiving endpoint's session with one sender.
+ * @from: the sender.
+ * @isn: the session's initial sequence number.
+ * @rcv_nxt: next seq expected.
+ * @held: messages held after a gap.
+ * @credit_left: space granted and not yet arrived.
+ */
+struct dp_rcv_info {
+	struct dp_addr from;
+	u32 isn;
+	u32 rcv_nxt;
+	u32 held;
+	s32 credit_left;
+};
+
 /* ---- Sender sessions (dp_snd.c) ---- */
+void dp_snd_info(struct dp_edge *e, struct dp_snd_info *si);
 void dp_snd_init(struct dp_edge *e);
 int dp_snd_send(struct dp_endpoint *ep, struct dp_edge *e,
 		const void __user *buf, size_t len, bool nonblock);
@@ -518,6 +564,8 @@ void dp_rcv_piggyback(struct dp_endpoint *ep, struct dp_msg_hdr *h,
 		      u32 peer_inc);
 void dp_rcv_released(struct dp_endpoint *ep);
 u32 dp_rcv_max_msg(struct dp_endpoint *ep);
+void dp_rcv_info(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+		 struct dp_rcv_info *ri);
 
 /* ---- Generic netlink (dp_genl.c) ---- */
 int dp_genl_init(void);

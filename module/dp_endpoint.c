@@ -269,7 +269,7 @@ static void dp_ep_info(struct dp_endpoint *ep, struct dp_info *info)
 	info->data_size = ep->pool.ring.size;
 	info->max_msg = dp_max_msg(ep->node);
 	info->admit = ep->admit;
-	info->bind_flags = ep->admit | (ep->raw ? DP_BIND_RAW : 0);
+	info->bind_flags = dp_ep_bind_flags(ep);
 	info->uid = from_kuid_munged(current_user_ns(), ep->uid);
 	mutex_lock(&ep->lock);
 	info->n_edges = ep->n_edges;
@@ -294,7 +294,14 @@ static u64 dp_ep_unacked(struct dp_endpoint *ep)
 	return n;
 }
 
-static void dp_ep_stats(struct dp_endpoint *ep, struct dp_ep_stats *st)
+/* Every dp_bind.flags bit chosen at bind (fixed once bound). */
+u32 dp_ep_bind_flags(const struct dp_endpoint *ep)
+{
+	return ep->admit | (ep->raw ? DP_BIND_RAW : 0);
+}
+
+/* DP_IOC_STATS, and dpctl's DP_A_EP_STATS: process context. */
+void dp_ep_stats(struct dp_endpoint *ep, struct dp_ep_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->tx_msgs = atomic64_read(&ep->tx_msgs);

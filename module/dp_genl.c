@@ -193,83 +193,244 @@ static int dp_genl_nart_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-static int dp_genl_put_edges(struct sk_buff *skb, struct dp_endpoint *ep)
+/*
+ * Where an endpoint dump stands.  An endpoint with many edges and rx peers
+ * may not fit one message: its items (edges in hash order, then rx peers)
+ * continue in the next message, marked DP_A_EP_CONT.  @skip: items sent
+ * in earlier messages; @pos: items passed so far in this one's walk.
+ */
+struct dp_genl_pos {
+	unsigned long skip;
+	unsigned long pos;
+};
+
+/* The session of a reliable edge, snapshot under its lock. */
+static int dp_genl_put_session(struct sk_buff *skb, struct dp_edge *e)
 {
-	struct nlattr *edges, *one;
+	struct dp_snd_info si;
+
+	dp_snd_info(e, &si);
+	if (nla_put_u32(skb, DP_A_EDGE_STATE, si.state) ||
+	    (si.err && nla_put_u32(skb, DP_A_EDGE_ERR, si.err)) ||
+	    nla_put_u32(skb, DP_A_EDGE_ISN, si.isn) ||
+	    nla_put_u32(skb, DP_A_EDGE_SND_UNA, si.snd_una) ||
+	    nla_put_u32(skb, DP_A_EDGE_SND_NXT, si.snd_nxt) ||
+	    nla_put_u32(skb, DP_A_EDGE_UNACKED, si.snd_nxt - si.snd_una) ||
+	    nla_put_s32(skb, DP_A_EDGE_CREDIT, si.credit_left) ||
+	    nla_put_u32(skb, DP_A_EDGE_CWND, si.cwnd) ||
+	    nla_put_u32(skb, DP_A_EDGE_RTO_MS, si.rto_ms) ||
+	    nla_put_u32(skb, DP_A_EDGE_BACKOFF, si.backoff))
+		return -EMSGSIZE;
+	/* last_heard means nothing before the first session */
+	if (si.state != DP_SND_IDLE &&
+	    nla_put_u32(skb, DP_A_EDGE_HEARD_MS, si.heard_ms))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int dp_genl_put_edge(struct sk_buff *skb, struct dp_endpoint *ep,
+			    struct dp_edge *e)
+{
+	struct nlattr *one = nla_nest_start(skb, DP_A_EDGE);
+
+	if (!one)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, DP_A_NID, e->to.nid) ||
+	    nla_put_u32(skb, DP_A_DPID, e->to.dpid) ||
+	    nla_put_u32(skb, DP_A_EDGE_TX_SEQ, atomic_read(&e->tx_seq)) ||
+	    (!ep->raw && dp_genl_put_session(skb, e))) {
+		nla_nest_cancel(skb, one);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, one);
+	return 0;
+}
+
+/*
+ * Edges under RCU: one removed meanwhile is still readable (it is freed
+ * after a grace period) and is shown as it was.
+ */
+static int dp_genl_put_edges(struct sk_buff *skb, struct dp_endpoint *ep,
+			     struct dp_genl_pos *p)
+{
+	struct nlattr *edges;
 	struct dp_edge *e;
-	int bkt;
+	int bkt, err = 0;
 
 	edges = nla_nest_start(skb, DP_A_EP_EDGES);
 	if (!edges)
 		return -EMSGSIZE;
 	hash_for_each_rcu(ep->edges, bkt, e, hnode) {
-		one = nla_nest_start(skb, DP_A_EDGE);
-		if (!one || nla_put_u32(skb, DP_A_NID, e->to.nid) ||
-		    nla_put_u32(skb, DP_A_DPID, e->to.dpid) ||
-		    nla_put_u32(skb, DP_A_EDGE_TX_SEQ, atomic_read(&e->tx_seq)))
-			return -EMSGSIZE;
-		nla_nest_end(skb, one);
+		if (p->pos < p->skip) {
+			p->pos++;
+			continue;
+		}
+		err = dp_genl_put_edge(skb, ep, e);
+		if (err)
+			break;
+		p->pos++;
 	}
 	nla_nest_end(skb, edges);
+	return err;
+}
+
+static int dp_genl_put_rx_peer(struct sk_buff *skb, struct dp_endpoint *ep,
+			       struct dp_rx_peer *rp)
+{
+	struct nlattr *one = nla_nest_start(skb, DP_A_RX_PEER);
+	struct dp_rcv_info ri;
+
+	if (!one)
+		return -EMSGSIZE;
+	dp_rcv_info(ep, rp, &ri);
+	if (nla_put_u32(skb, DP_A_NID, ri.from.nid) ||
+	    nla_put_u32(skb, DP_A_DPID, ri.from.dpid) ||
+	    nla_put_u32(skb, DP_A_RX_PEER_ISN, ri.isn) ||
+	    nla_put_u32(skb, DP_A_RX_PEER_RCV_NXT, ri.rcv_nxt) ||
+	    nla_put_u32(skb, DP_A_RX_PEER_HELD, ri.held) ||
+	    nla_put_s32(skb, DP_A_RX_PEER_CREDIT, ri.credit_left)) {
+		nla_nest_cancel(skb, one);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, one);
 	return 0;
 }
 
+/* The senders with a session here; RCU as for the edges. */
+static int dp_genl_put_rx_peers(struct sk_buff *skb, struct dp_endpoint *ep,
+				struct dp_genl_pos *p)
+{
+	struct dp_rx_peer *rp;
+	struct nlattr *peers;
+	int bkt, err = 0;
+
+	peers = nla_nest_start(skb, DP_A_EP_RX_PEERS);
+	if (!peers)
+		return -EMSGSIZE;
+	hash_for_each_rcu(ep->rx_peers, bkt, rp, hnode) {
+		if (p->pos < p->skip) {
+			p->pos++;
+			continue;
+		}
+		err = dp_genl_put_rx_peer(skb, ep, rp);
+		if (err)
+			break;
+		p->pos++;
+	}
+	nla_nest_end(skb, peers);
+	return err;
+}
+
+/* DP_A_EP_STATS attribute i + 1 is field i: append only (uapi/linux/dp.h). */
+static const size_t dp_genl_ep_stat[] = {
+	offsetof(struct dp_ep_stats, tx_msgs),
+	offsetof(struct dp_ep_stats, tx_bytes),
+	offsetof(struct dp_ep_stats, rx_msgs),
+	offsetof(struct dp_ep_stats, rx_bytes),
+	offsetof(struct dp_ep_stats, rx_drop_full),
+	offsetof(struct dp_ep_stats, rx_drop_admit),
+	offsetof(struct dp_ep_stats, tx_unacked),
+	offsetof(struct dp_ep_stats, tx_undelivered),
+	offsetof(struct dp_ep_stats, tx_retrans),
+	offsetof(struct dp_ep_stats, tx_blocked),
+	offsetof(struct dp_ep_stats, rx_dup),
+	offsetof(struct dp_ep_stats, queued),
+};
+
+/* The same numbers DP_IOC_STATS gives the endpoint's owner. */
 static int dp_genl_put_ep_stats(struct sk_buff *skb, struct dp_endpoint *ep)
 {
-	const u64 v[] = {
-		atomic64_read(&ep->tx_msgs), atomic64_read(&ep->tx_bytes),
-		READ_ONCE(ep->pool.rx_msgs), READ_ONCE(ep->pool.rx_bytes),
-		READ_ONCE(ep->pool.rx_drop_full), atomic64_read(&ep->rx_drop_admit),
-	};
-	struct nlattr *nest = nla_nest_start(skb, DP_A_EP_STATS);
+	struct dp_ep_stats st;
+	struct nlattr *nest;
+	u64 v;
 	int i;
 
+	dp_ep_stats(ep, &st);
+	nest = nla_nest_start(skb, DP_A_EP_STATS);
 	if (!nest)
 		return -EMSGSIZE;
-	for (i = 0; i < ARRAY_SIZE(v); i++)
-		if (nla_put_u64_64bit(skb, i + 1, v[i], DP_A_PAD))
+	for (i = 0; i < ARRAY_SIZE(dp_genl_ep_stat); i++) {
+		memcpy(&v, (const u8 *)&st + dp_genl_ep_stat[i], sizeof(v));
+		if (nla_put_u64_64bit(skb, i + 1, v, DP_A_PAD))
 			return -EMSGSIZE;
+	}
 	nla_nest_end(skb, nest);
 	return 0;
 }
 
-/* One endpoint; caller holds RCU so ep cannot be freed meanwhile. */
-static int dp_genl_put_ep(struct sk_buff *skb, struct netlink_callback *cb,
-			  struct dp_endpoint *ep)
+/* The endpoint's own attributes; a continuation has only its DPID. */
+static int dp_genl_put_ep_head(struct sk_buff *skb, struct netlink_callback *cb,
+			       struct dp_endpoint *ep, bool cont)
 {
-	void *hdr = dp_genl_dump_hdr(skb, cb, DP_CMD_EP_GET);
 	/* The owner as the dumping process's user namespace sees it. */
 	struct user_namespace *ns = sk_user_ns(NETLINK_CB(cb->skb).sk);
 
+	if (nla_put_u32(skb, DP_A_DPID, ep->dpid))
+		return -EMSGSIZE;
+	if (cont)
+		return nla_put_flag(skb, DP_A_EP_CONT);
+	if (nla_put_u32(skb, DP_A_EP_UID, from_kuid_munged(ns, ep->uid)) ||
+	    nla_put_u32(skb, DP_A_EP_ADMIT, ep->admit) ||
+	    nla_put_u32(skb, DP_A_EP_BIND_FLAGS, dp_ep_bind_flags(ep)) ||
+	    nla_put_u32(skb, DP_A_EP_POOL_SIZE, ep->pool.ring.size) ||
+	    nla_put_u32(skb, DP_A_EP_QUEUED, dp_pool_queued(&ep->pool)))
+		return -EMSGSIZE;
+	return dp_genl_put_ep_stats(skb, ep);
+}
+
+/*
+ * One endpoint, from item *@done on; caller holds RCU so ep cannot be
+ * freed meanwhile.  0 when it is complete.  -EMSGSIZE when the skb is
+ * full: *@done says how far it got.  An endpoint that does not fit behind
+ * others is sent whole in the next skb; only one that fills an skb alone
+ * is cut (and continues with DP_A_EP_CONT).
+ */
+static int dp_genl_put_ep(struct sk_buff *skb, struct netlink_callback *cb,
+			  struct dp_endpoint *ep, unsigned long *done)
+{
+	struct dp_genl_pos p = { .skip = *done };
+	bool alone = !skb->len;
+	void *hdr;
+	int err;
+
+	hdr = dp_genl_dump_hdr(skb, cb, DP_CMD_EP_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, DP_A_DPID, ep->dpid) ||
-	    nla_put_u32(skb, DP_A_EP_UID, from_kuid_munged(ns, ep->uid)) ||
-	    nla_put_u32(skb, DP_A_EP_ADMIT, ep->admit) ||
-	    nla_put_u32(skb, DP_A_EP_POOL_SIZE, ep->pool.ring.size) ||
-	    nla_put_u32(skb, DP_A_EP_QUEUED, dp_pool_queued(&ep->pool)) ||
-	    dp_genl_put_ep_stats(skb, ep) || dp_genl_put_edges(skb, ep)) {
+	err = dp_genl_put_ep_head(skb, cb, ep, *done > 0);
+	if (!err)
+		err = dp_genl_put_edges(skb, ep, &p);
+	if (!err)
+		err = dp_genl_put_rx_peers(skb, ep, &p);
+	if (err && (!alone || p.pos == *done)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
 	genlmsg_end(skb, hdr);
-	return 0;
+	*done = p.pos;
+	return err;
 }
 
+/* cb->args[0]: the next DPID; cb->args[1]: its items already sent. */
 static int dp_genl_ep_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct dp_node *node = dp_genl_dump_node(cb);
 	unsigned long idx = cb->args[0];
 	struct dp_endpoint *ep;
+	int err = 0;
 
 	rcu_read_lock();
 	xa_for_each_start(&node->cat, idx, ep, idx) {
-		if (dp_genl_put_ep(skb, cb, ep))
+		err = dp_genl_put_ep(skb, cb, ep, &cb->args[1]);
+		if (err)
 			break;
+		cb->args[1] = 0;
 	}
 	rcu_read_unlock();
 	/* Past every u32 DPID once the walk is complete. */
 	cb->args[0] = ep ? idx : (unsigned long)U32_MAX + 1;
+	/* Nothing fits an empty skb: say so rather than end the dump short. */
+	if (err && !skb->len)
+		return err;
 	return skb->len;
 }
 

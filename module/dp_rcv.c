@@ -465,6 +465,24 @@ void dp_rcv_released(struct dp_endpoint *ep)
 	spin_unlock_irqrestore(&ep->rx_lock, flags);
 }
 
+/*
+ * A sender's session as dpctl shows it, read under rx_lock.  The caller
+ * keeps @rp alive: RCU (rx peers are freed after a grace period).
+ */
+void dp_rcv_info(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+		 struct dp_rcv_info *ri)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->rx_lock, flags);
+	ri->from = rp->from;
+	ri->isn = rp->isn;
+	ri->rcv_nxt = rp->rcv_nxt;
+	ri->held = rp->n_ooo;
+	ri->credit_left = dp_seq_diff(rp->credit, rp->arrived);
+	spin_unlock_irqrestore(&ep->rx_lock, flags);
+}
+
 #define DP_ACK_BATCH	16
 
 struct dp_ack_batch {

@@ -721,6 +721,29 @@ void dp_snd_stop(struct dp_edge *e, bool goodbye)
 		dp_snd_ctrl(e, DP_WT_RESET, DP_WF_FIN, 0, peer_inc);
 }
 
+/*
+ * The session as dpctl shows it: every field read under e->lock, so the
+ * numbers agree with each other.  Any context; the caller keeps @e alive
+ * (a reference, or RCU: a removed edge is freed after a grace period).
+ */
+void dp_snd_info(struct dp_edge *e, struct dp_snd_info *si)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&e->lock, flags);
+	si->state = e->state;
+	si->err = e->state == DP_SND_FAILED ? -e->err : 0;
+	si->isn = e->isn;
+	si->snd_una = e->snd_una;
+	si->snd_nxt = e->snd_nxt;
+	si->credit_left = dp_seq_diff(e->credit, e->snd_space);
+	si->cwnd = e->cwnd;
+	si->rto_ms = dp_rtt_timeout(&e->rtt, dp_rto_max_us()) / 1000;
+	si->backoff = e->rtt.backoff;
+	si->heard_ms = jiffies_to_msecs(jiffies - e->last_heard);
+	spin_unlock_irqrestore(&e->lock, flags);
+}
+
 /* Last reference: free the copies, counting those never acknowledged. */
 void dp_snd_release(struct dp_edge *e)
 {

@@ -357,16 +357,55 @@ enum dp_attr {
 	DP_A_EP_POOL_SIZE,	/* u32 */
 	DP_A_EP_QUEUED,		/* u32: messages waiting */
 	/*
-	 * nested u64: 1 tx_msgs, 2 tx_bytes, 3 rx_msgs, 4 rx_bytes,
-	 * 5 rx_drop_full, 6 rx_drop_admit
+	 * nested u64, the values of struct dp_ep_stats: 1 tx_msgs, 2 tx_bytes,
+	 * 3 rx_msgs, 4 rx_bytes, 5 rx_drop_full, 6 rx_drop_admit,
+	 * 7 tx_unacked, 8 tx_undelivered, 9 tx_retrans, 10 tx_blocked,
+	 * 11 rx_dup, 12 queued
 	 */
 	DP_A_EP_STATS,
 	DP_A_EP_EDGES,		/* nested: DP_A_EDGE each */
-	DP_A_EDGE,		/* nested: DP_A_NID, DP_A_DPID, DP_A_EDGE_TX_SEQ */
+	/*
+	 * nested: DP_A_NID, DP_A_DPID, DP_A_EDGE_TX_SEQ; on a reliable
+	 * endpoint also the session, DP_A_EDGE_STATE to DP_A_EDGE_HEARD_MS
+	 */
+	DP_A_EDGE,
 	DP_A_EDGE_TX_SEQ,	/* u32 */
 	DP_A_PAD,
 	DP_A_EP_ADMIT,		/* u32: DP_ADMIT_* of the endpoint */
+	/* Appended for lossless edges (docs/reliability.md); numbers only grow. */
+	DP_A_EP_BIND_FLAGS,	/* u32: every dp_bind.flags bit chosen at bind */
+	/* flag: more edges, rx peers of the previous message's endpoint */
+	DP_A_EP_CONT,
+	DP_A_EDGE_STATE,	/* u32: enum dp_edge_state */
+	DP_A_EDGE_ERR,		/* u32: errno the next send reports (FAILED only) */
+	DP_A_EDGE_ISN,		/* u32: the session's initial sequence number */
+	DP_A_EDGE_SND_UNA,	/* u32: oldest seq not acknowledged */
+	DP_A_EDGE_SND_NXT,	/* u32: next seq to send */
+	DP_A_EDGE_UNACKED,	/* u32: snd_nxt - snd_una */
+	DP_A_EDGE_CREDIT,	/* s32: pool space the receiver still allows */
+	DP_A_EDGE_CWND,		/* u32: congestion window, messages */
+	DP_A_EDGE_RTO_MS,	/* u32: retransmission timeout in force */
+	DP_A_EDGE_BACKOFF,	/* u32: consecutive timeouts */
+	DP_A_EDGE_HEARD_MS,	/* u32: since the peer was last heard (not IDLE) */
+	DP_A_EP_RX_PEERS,	/* nested: DP_A_RX_PEER each */
+	/*
+	 * nested: a sender with a session to this endpoint: DP_A_NID,
+	 * DP_A_DPID, DP_A_RX_PEER_ISN to DP_A_RX_PEER_CREDIT
+	 */
+	DP_A_RX_PEER,
+	DP_A_RX_PEER_ISN,	/* u32: the session's initial sequence number */
+	DP_A_RX_PEER_RCV_NXT,	/* u32: next seq expected */
+	DP_A_RX_PEER_HELD,	/* u32: messages held after a gap */
+	DP_A_RX_PEER_CREDIT,	/* s32: space granted and not yet arrived */
 	__DP_A_MAX
+};
+
+/* DP_A_EDGE_STATE: an edge's sending session (docs/reliability.md, 4). */
+enum dp_edge_state {
+	DP_EDGE_IDLE,		/* no session: the next send opens one */
+	DP_EDGE_HELLO,		/* HELLO sent, waiting for the answer */
+	DP_EDGE_OPEN,		/* sending */
+	DP_EDGE_FAILED,		/* DP_A_EDGE_ERR is reported to the next send */
 };
 
 #define DP_A_MAX		(__DP_A_MAX - 1)
