@@ -11,7 +11,8 @@
  *   dpctl nart load FILE|-                   flush, then one entry per "NID MAC" line
  *   dpctl nart add NID MAC | del NID | flush
  *   dpctl nart check FILE|-                  only validate a NART file
- *   dpctl ep                                 endpoints, their counters and edges
+ *   dpctl ep                                 endpoints, their counters, edges (with
+ *                                            their sessions) and rx peers
  *   dpctl stats [NAME]                       node counters, "name value" per line
  *   dpctl stats reset
  *
@@ -60,7 +61,7 @@ static void usage(FILE *f, int status)
 {
 	fputs("usage: dpctl node [set [nid N] [dev IFNAME] [backend netdev] | detach]\n"
 	      "       dpctl nart [show | load FILE | add NID MAC | del NID | flush | check FILE]\n"
-	      "       dpctl ep\n"
+	      "       dpctl ep      (endpoints: counters, edges and sessions, rx peers)\n"
 	      "       dpctl stats [NAME | reset]\n"
 	      "Acts on the dp node of the current network namespace.\n", f);
 	exit(status);
@@ -622,9 +623,11 @@ static void cmd_nart(struct nl *nl, int argc, char **argv)
 
 static void ep_stats(const struct nlattr *a)
 {
+	/* DP_A_EP_STATS attribute i; 12 (queued) is on the endpoint's line */
 	static const char *const names[] = {
 		NULL, "tx_msgs", "tx_bytes", "rx_msgs", "rx_bytes", "rx_drop_full",
-		"rx_drop_admit",
+		"rx_drop_admit", "tx_unacked", "tx_undelivered", "tx_retrans",
+		"tx_blocked", "rx_dup",
 	};
 	const struct nlattr *tb[ATTR_MAX + 1];
 	size_t i;
@@ -634,22 +637,101 @@ static void ep_stats(const struct nlattr *a)
 	parse_nested(tb, a);
 	printf(" ");
 	for (i = 1; i < sizeof(names) / sizeof(names[0]); i++)
-		printf(" %s %" PRIu64, names[i], get_u64(tb[i]));
+		if (tb[i])	/* an older module lacks 7 on */
+			printf(" %s %" PRIu64, names[i], get_u64(tb[i]));
 	printf("\n");
 }
 
-/* Edges are many attributes of one type: walk them, not the index. */
-static void ep_edges(const struct nlattr *a)
+static int32_t get_s32(const struct nlattr *a)
 {
-	const struct nlattr *e = attr_data(a), *tb[ATTR_MAX + 1];
-	size_t left = attr_len(a);
+	return (int32_t)get_u32(a);
+}
 
+/* The errnos a session fails with, by name; others by number. */
+static const char *errno_name(uint32_t err, char *buf, size_t len)
+{
+	switch (err) {
+	case 0:
+		return "none";
+	case ETIMEDOUT:
+		return "ETIMEDOUT";
+	case ECONNRESET:
+		return "ECONNRESET";
+	case ECONNREFUSED:
+		return "ECONNREFUSED";
+	}
+	snprintf(buf, len, "%" PRIu32, err);
+	return buf;
+}
+
+static const char *edge_state_name(uint32_t state)
+{
+	static const char *const names[] = {
+		[DP_EDGE_IDLE] = "idle", [DP_EDGE_HELLO] = "hello",
+		[DP_EDGE_OPEN] = "open", [DP_EDGE_FAILED] = "failed",
+	};
+
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+}
+
+/* The rest of an edge line: its session (a reliable endpoint's edges). */
+static void edge_session(const struct nlattr **tb)
+{
+	char buf[16];
+
+	printf(" state %s err %s isn %" PRIu32 " snd_una %" PRIu32 " snd_nxt %" PRIu32
+	       " unacked %" PRIu32 " credit_left %" PRId32 " cwnd %" PRIu32
+	       " rto_ms %" PRIu32 " backoff %" PRIu32,
+	       edge_state_name(get_u32(tb[DP_A_EDGE_STATE])),
+	       errno_name(get_u32(tb[DP_A_EDGE_ERR]), buf, sizeof(buf)),
+	       get_u32(tb[DP_A_EDGE_ISN]), get_u32(tb[DP_A_EDGE_SND_UNA]),
+	       get_u32(tb[DP_A_EDGE_SND_NXT]), get_u32(tb[DP_A_EDGE_UNACKED]),
+	       get_s32(tb[DP_A_EDGE_CREDIT]), get_u32(tb[DP_A_EDGE_CWND]),
+	       get_u32(tb[DP_A_EDGE_RTO_MS]), get_u32(tb[DP_A_EDGE_BACKOFF]));
+	if (tb[DP_A_EDGE_HEARD_MS])
+		printf(" heard_ms %" PRIu32, get_u32(tb[DP_A_EDGE_HEARD_MS]));
+	else
+		printf(" heard_ms -");
+}
+
+/*
+ * A raw edge's tx_seq is its messages sent; a reliable edge leaves it 0
+ * and shows its session instead (sent: snd_nxt - isn).
+ */
+static void ep_edge(const struct nlattr **tb)
+{
+	printf("  edge nid %" PRIu32 " dpid %" PRIu32, get_u32(tb[DP_A_NID]),
+	       get_u32(tb[DP_A_DPID]));
+	if (tb[DP_A_EDGE_STATE])
+		edge_session(tb);
+	else
+		printf(" tx_seq %" PRIu32, get_u32(tb[DP_A_EDGE_TX_SEQ]));
+	printf("\n");
+}
+
+static void ep_rx_peer(const struct nlattr **tb)
+{
+	printf("  rx_peer nid %" PRIu32 " dpid %" PRIu32 " isn %" PRIu32 " rcv_nxt %" PRIu32
+	       " held %" PRIu32 " credit_left %" PRId32 "\n",
+	       get_u32(tb[DP_A_NID]), get_u32(tb[DP_A_DPID]), get_u32(tb[DP_A_RX_PEER_ISN]),
+	       get_u32(tb[DP_A_RX_PEER_RCV_NXT]), get_u32(tb[DP_A_RX_PEER_HELD]),
+	       get_s32(tb[DP_A_RX_PEER_CREDIT]));
+}
+
+/* Edges and rx peers are many attributes of one type: walk them, not the index. */
+static void ep_list(const struct nlattr *a, uint16_t type, void (*show)(const struct nlattr **))
+{
+	const struct nlattr *e, *tb[ATTR_MAX + 1];
+	size_t left;
+
+	if (!a)
+		return;
+	e = attr_data(a);
+	left = attr_len(a);
 	while (left >= NLA_HDRLEN && e->nla_len >= NLA_HDRLEN && e->nla_len <= left) {
-		if ((e->nla_type & NLA_TYPE_MASK) == DP_A_EDGE) {
+		if ((e->nla_type & NLA_TYPE_MASK) == type) {
 			parse_nested(tb, e);
-			printf("  edge nid %" PRIu32 " dpid %" PRIu32 " tx_seq %" PRIu32 "\n",
-			       get_u32(tb[DP_A_NID]), get_u32(tb[DP_A_DPID]),
-			       get_u32(tb[DP_A_EDGE_TX_SEQ]));
+			show(tb);
 		}
 		if ((size_t)NLA_ALIGN(e->nla_len) >= left)
 			break;
@@ -669,14 +751,19 @@ static const char *admit_name(uint32_t admit)
 static void ep_cb(const struct nlattr **tb, void *arg)
 {
 	(void)arg;
-	printf("dpid %" PRIu32 " uid %" PRIu32 " pool %" PRIu32 " queued %" PRIu32
-	       " admit %s\n",
-	       get_u32(tb[DP_A_DPID]), get_u32(tb[DP_A_EP_UID]),
-	       get_u32(tb[DP_A_EP_POOL_SIZE]), get_u32(tb[DP_A_EP_QUEUED]),
-	       admit_name(get_u32(tb[DP_A_EP_ADMIT])));
-	ep_stats(tb[DP_A_EP_STATS]);
-	if (tb[DP_A_EP_EDGES])
-		ep_edges(tb[DP_A_EP_EDGES]);
+	/* A continuation (DP_A_EP_CONT) has only more edges and rx peers. */
+	if (!tb[DP_A_EP_CONT]) {
+		printf("dpid %" PRIu32 " uid %" PRIu32 " pool %" PRIu32 " queued %" PRIu32,
+		       get_u32(tb[DP_A_DPID]), get_u32(tb[DP_A_EP_UID]),
+		       get_u32(tb[DP_A_EP_POOL_SIZE]), get_u32(tb[DP_A_EP_QUEUED]));
+		if (tb[DP_A_EP_BIND_FLAGS])
+			printf(" mode %s",
+			       get_u32(tb[DP_A_EP_BIND_FLAGS]) & DP_BIND_RAW ? "raw" : "reliable");
+		printf(" admit %s\n", admit_name(get_u32(tb[DP_A_EP_ADMIT])));
+		ep_stats(tb[DP_A_EP_STATS]);
+	}
+	ep_list(tb[DP_A_EP_EDGES], DP_A_EDGE, ep_edge);
+	ep_list(tb[DP_A_EP_RX_PEERS], DP_A_RX_PEER, ep_rx_peer);
 }
 
 /* ------------------------------------------------------------------ */
