@@ -23,9 +23,20 @@
  *  close   an endpoint closed with messages unacknowledged counts them in
  *          the node's tx_undelivered (the runner's rmmod then checks that
  *          nothing is left behind).
+ *  state   what `dpctl ep` shows agrees with what was sent and with the
+ *          ioctl's dp_ep_stats: a raw endpoint shows as raw; a reliable
+ *          edge to a receiver that does not read is open with its credit
+ *          used up, the receiver's rx peer has the same session (isn) and
+ *          counts the same messages and credit; with the receiver cut off,
+ *          the messages written show as unacked and retransmitted; when the
+ *          receiver restarts the edge shows failed, ECONNRESET, and the
+ *          messages as tx_undelivered, then idle once the error is reported.
+ *  many    an endpoint with 1000 edges (more than one netlink message
+ *          holds): dpctl ep shows it once with every edge once.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,6 +380,349 @@ static void t_close(void)
 	close(b);
 }
 
+/* `dpctl ep` in namespace ns, into buf; 0 or -1. */
+static int dpctl_ep(const char *ns, char *buf, size_t len)
+{
+	char cmd[256];
+	size_t n;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%s netns exec %s dpctl ep", ip(), ns);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	return pclose(f) == 0 && n < len - 1 ? 0 : -1;
+}
+
+/*
+ * In dpctl ep output @out, the first line of endpoint @dpid's block that
+ * starts (after indentation) with @prefix, copied into @line; 0 or -1.
+ */
+static int ep_line(const char *out, uint32_t dpid, const char *prefix, char *line,
+		   size_t len)
+{
+	char head[32];
+	const char *p = out, *end, *t;
+	int in = 0;
+
+	snprintf(head, sizeof(head), "dpid %u ", dpid);
+	for (; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, '\n');
+		if (!strncmp(p, "dpid ", 5))
+			in = !strncmp(p, head, strlen(head));
+		for (t = p; *t == ' '; t++)
+			;
+		if (in && !strncmp(t, prefix, strlen(prefix)) && (size_t)(end - p) < len) {
+			memcpy(line, p, (size_t)(end - p));
+			line[end - p] = 0;
+			return 0;
+		}
+	}
+	line[0] = 0;
+	return -1;
+}
+
+/* The word after " name " in a "name value" line, or "". */
+static const char *word(const char *line, const char *name, char *buf, size_t len)
+{
+	char key[64];
+	const char *p;
+	size_t n;
+
+	snprintf(key, sizeof(key), " %s ", name);
+	p = strstr(line, key);
+	buf[0] = 0;
+	if (!p)
+		return buf;
+	p += strlen(key);
+	n = strcspn(p, " ");
+	if (n < len) {
+		memcpy(buf, p, n);
+		buf[n] = 0;
+	}
+	return buf;
+}
+
+/* A number after " name ", LLONG_MIN if absent. */
+static long long num(const char *line, const char *name)
+{
+	char buf[32], *end;
+	long long v;
+
+	word(line, name, buf, sizeof(buf));
+	v = strtoll(buf, &end, 10);
+	return buf[0] && !*end ? v : LLONG_MIN;
+}
+
+static int is_word(const char *line, const char *name, const char *want)
+{
+	char buf[32];
+
+	return !strcmp(word(line, name, buf, sizeof(buf)), want);
+}
+
+/* Lines of endpoint dpid in namespace ns: its own, stats, edge, rx peer. */
+struct ep_view {
+	char ep[512], stats[512], edge[512], rx[512];
+};
+
+static int view(const char *ns, uint32_t dpid, uint32_t nid, uint32_t peer,
+		struct ep_view *v)
+{
+	static char out[65536];
+	char prefix[64];
+
+	if (dpctl_ep(ns, out, sizeof(out)))
+		return -1;
+	ep_line(out, dpid, "dpid", v->ep, sizeof(v->ep));
+	ep_line(out, dpid, "tx_msgs ", v->stats, sizeof(v->stats));
+	snprintf(prefix, sizeof(prefix), "edge nid %u dpid %u ", nid, peer);
+	ep_line(out, dpid, prefix, v->edge, sizeof(v->edge));
+	snprintf(prefix, sizeof(prefix), "rx_peer nid %u dpid %u ", nid, peer);
+	ep_line(out, dpid, prefix, v->rx, sizeof(v->rx));
+	return v->ep[0] ? 0 : -1;
+}
+
+static void show(const char *what, const struct ep_view *v)
+{
+	ktap_diag("%s: %s", what, v->ep);
+	ktap_diag("%s: %s", what, v->stats);
+	if (v->edge[0])
+		ktap_diag("%s: %s", what, v->edge);
+	if (v->rx[0])
+		ktap_diag("%s: %s", what, v->rx);
+}
+
+/* Messages the edge's session has sent, from its line: snd_nxt - isn. */
+static long long sent(const char *edge)
+{
+	return (uint32_t)(num(edge, "snd_nxt") - num(edge, "isn"));
+}
+
+/* Phase 1: the receiver does not read; the pool fills. */
+static int state_fill(int a, int b)
+{
+	struct ep_view va, vb, vr;
+	struct dp_ep_stats sa, sb;
+	long long c;
+	int i, n_ok = 0;
+
+	set_nonblock(a, 1);
+	for (i = 0; i < 1000; i++) {
+		fill(7, (uint32_t)n_ok, out, LEN);
+		if (write(a, out, LEN) == LEN) {
+			n_ok++;
+			continue;
+		}
+		if (errno != EAGAIN || (n_ok && !(poll_out(a, 1000) & POLLOUT)))
+			break;
+		if (!n_ok)
+			dpt_sleep_ms(5);
+	}
+	dpt_sleep_ms(300);	/* every ACK is in */
+	dpt_stats(a, &sa);
+	dpt_stats(b, &sb);
+	if (view(dpt.nsa, 407, dpt.nidb, 507, &va) || view(dpt.nsb, 507, dpt.nida, 407, &vb) ||
+	    view(dpt.nsa, 408, dpt.nidb, 507, &vr))
+		ktap_bail("state: dpctl ep");
+	show("A", &va);
+	show("B", &vb);
+	show("raw", &vr);
+	ktap_ok(is_word(vr.ep, "queued", "0") && strstr(vr.ep, " mode raw admit any") &&
+		num(vr.edge, "tx_seq") == 0 && !strstr(vr.edge, " state "),
+		"dpctl ep: the raw endpoint is \"mode raw\", its edge has no session");
+	ktap_ok(strstr(va.ep, " mode reliable ") && strstr(vb.ep, " mode reliable "),
+		"the others are \"mode reliable\"");
+	c = num(va.edge, "credit_left");
+	ktap_ok(n_ok > 0 && is_word(va.edge, "state", "open") && is_word(va.edge, "err", "none") &&
+		sent(va.edge) == n_ok,
+		"a receiver that does not read: the edge is open, err none, %lld sent (want %d)",
+		sent(va.edge), n_ok);
+	ktap_ok(c >= 0 && c < DP_TOKEN_SPACE(LEN),
+		"its credit is used up: credit_left %lld (under one message, %u)", c,
+		DP_TOKEN_SPACE(LEN));
+	ktap_ok(num(va.edge, "unacked") == 0 && sa.tx_unacked == 0 &&
+		num(va.edge, "snd_una") == num(va.edge, "snd_nxt") &&
+		num(va.stats, "tx_unacked") == 0,
+		"the receiver is alive: all acknowledged (edge unacked %lld, ioctl tx_unacked %llu)",
+		num(va.edge, "unacked"), (unsigned long long)sa.tx_unacked);
+	ktap_ok(num(va.stats, "tx_blocked") == (long long)sa.tx_blocked && sa.tx_blocked >= 1 &&
+		num(va.stats, "tx_msgs") == (long long)sa.tx_msgs &&
+		num(va.stats, "tx_undelivered") == (long long)sa.tx_undelivered,
+		"the sender's counters are the ioctl's (tx_blocked %lld, %llu)",
+		num(va.stats, "tx_blocked"), (unsigned long long)sa.tx_blocked);
+	/* backoff: the window probes of the blocked sender back off too */
+	ktap_ok(num(va.edge, "cwnd") > 0 && num(va.edge, "rto_ms") > 0 &&
+		num(va.edge, "backoff") >= 0 && num(va.edge, "heard_ms") >= 0,
+		"cwnd %lld, rto_ms %lld, backoff %lld, heard_ms %lld", num(va.edge, "cwnd"),
+		num(va.edge, "rto_ms"), num(va.edge, "backoff"), num(va.edge, "heard_ms"));
+	ktap_ok(num(vb.ep, "queued") == n_ok && num(vb.stats, "rx_msgs") == (long long)sb.rx_msgs &&
+		sb.rx_msgs == (uint64_t)n_ok && num(vb.stats, "rx_drop_full") == 0,
+		"the receiver holds %lld (ioctl rx_msgs %llu), rx_drop_full 0",
+		num(vb.ep, "queued"), (unsigned long long)sb.rx_msgs);
+	ktap_ok(vb.rx[0] && num(vb.rx, "isn") == num(va.edge, "isn") &&
+		(uint32_t)(num(vb.rx, "rcv_nxt") - num(vb.rx, "isn")) == (uint32_t)n_ok &&
+		num(vb.rx, "held") == 0 && num(vb.rx, "credit_left") == c,
+		"its rx peer has the same session (isn), next seq isn + %d, nothing held, credit_left %lld",
+		n_ok, num(vb.rx, "credit_left"));
+	return n_ok;
+}
+
+/* Phase 2: the receiver reads, then stops hearing the sender. */
+static void state_cut(int a, int b, int n_ok)
+{
+	struct ep_view va;
+	struct dp_ep_stats sa;
+	int i, ok = 1;
+
+	for (i = 0; i < n_ok && ok; i++)
+		ok = dpt_wait_readable(b, DPT_WAIT_MS) == 1 && is(in, read(b, in, sizeof(in)), 7,
+								  (uint32_t)i);
+	/*
+	 * A blocking write: if the sender gave its credit back meanwhile, it
+	 * asks for a window first.  Once acknowledged, the session keeps its
+	 * credit for credit_idle_ms.
+	 */
+	set_nonblock(a, 0);
+	fill(7, (uint32_t)n_ok, out, LEN);
+	ok = ok && write(a, out, LEN) == LEN && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
+	     is(in, read(b, in, sizeof(in)), 7, (uint32_t)n_ok);
+	ktap_ok(ok, "the receiver reads all %d, then one more arrives", n_ok);
+	n_ok++;
+	dpt_sleep_ms(300);	/* its ACK is in */
+	if (b_hears_a(0))
+		ktap_bail("state: take A out of B's NART");
+	for (i = 0; i < 3 && ok; i++) {
+		fill(7, (uint32_t)(n_ok + i), out, LEN);
+		ok = write(a, out, LEN) == LEN;
+	}
+	dpt_sleep_ms(600);	/* retransmissions, unanswered */
+	dpt_stats(a, &sa);
+	if (view(dpt.nsa, 407, dpt.nidb, 507, &va))
+		ktap_bail("state: dpctl ep");
+	show("A cut off", &va);
+	ktap_ok(ok && is_word(va.edge, "state", "open") && num(va.edge, "unacked") == 3 &&
+		sa.tx_unacked == 3 && num(va.stats, "tx_unacked") == 3 &&
+		sent(va.edge) == n_ok + 3,
+		"3 written to a receiver cut off: edge unacked %lld, ioctl tx_unacked %llu, sent %lld",
+		num(va.edge, "unacked"), (unsigned long long)sa.tx_unacked, sent(va.edge));
+	ktap_ok(num(va.edge, "backoff") >= 1 && num(va.stats, "tx_retrans") >= 1,
+		"retransmitted with backoff %lld (tx_retrans %lld)", num(va.edge, "backoff"),
+		num(va.stats, "tx_retrans"));
+}
+
+/* Phase 3: the receiver restarts: the sender's edge fails. */
+static void state_reset(int a, int *b, uint64_t undelivered0)
+{
+	struct ep_view va, vb;
+	struct dp_ep_stats sa;
+	int t;
+
+	close(*b);
+	*b = dpt_ep(dpt.nsb, 507, DP_POOL_MIN);
+	if (*b < 0 || b_hears_a(1))
+		ktap_bail("state: rebind, restore");
+	ktap_ok(wait_err(a, 8000), "the receiver restarted: POLLERR");
+	for (t = 0; t < 40; t++) {	/* the work frees the copies after the failure */
+		if (view(dpt.nsa, 407, dpt.nidb, 507, &va))
+			ktap_bail("state: dpctl ep");
+		if (num(va.edge, "unacked") == 0)
+			break;
+		dpt_sleep_ms(50);
+	}
+	dpt_stats(a, &sa);
+	show("A reset", &va);
+	ktap_ok(is_word(va.edge, "state", "failed") && is_word(va.edge, "err", "ECONNRESET"),
+		"dpctl ep: the edge is failed, err ECONNRESET");
+	ktap_ok(num(va.edge, "unacked") == 0 && sa.tx_undelivered - undelivered0 == 3 &&
+		num(va.stats, "tx_undelivered") == (long long)sa.tx_undelivered &&
+		num(va.stats, "tx_unacked") == 0,
+		"the 3 are tx_undelivered (+%llu, dpctl %lld), unacked %lld",
+		(unsigned long long)(sa.tx_undelivered - undelivered0),
+		num(va.stats, "tx_undelivered"), num(va.edge, "unacked"));
+	if (view(dpt.nsb, 507, dpt.nida, 407, &vb))
+		ktap_bail("state: dpctl ep B");
+	ktap_ok(!vb.rx[0], "the new receiver has no session with the sender");
+	KTAP_ERRNO(write(a, out, LEN), ECONNRESET, "the next write reports ECONNRESET");
+	view(dpt.nsa, 407, dpt.nidb, 507, &va);
+	ktap_ok(is_word(va.edge, "state", "idle") && is_word(va.edge, "err", "none"),
+		"reported once: the edge is idle again, err none");
+	fill(7, 1000, out, LEN);
+	set_nonblock(a, 0);
+	ktap_ok(write(a, out, LEN) == LEN && dpt_wait_readable(*b, DPT_WAIT_MS) == 1 &&
+		is(in, read(*b, in, sizeof(in)), 7, 1000) &&
+		!view(dpt.nsa, 407, dpt.nidb, 507, &va) &&
+		!view(dpt.nsb, 507, dpt.nida, 407, &vb) && is_word(va.edge, "state", "open") &&
+		sent(va.edge) == 1 && vb.rx[0] && num(vb.rx, "isn") == num(va.edge, "isn") &&
+		(uint32_t)(num(vb.rx, "rcv_nxt") - num(vb.rx, "isn")) == 1,
+		"a new session: open, 1 sent, the new receiver's rx peer has its isn");
+}
+
+static void t_state(void)
+{
+	struct dp_ep_stats sa;
+	int a, b, r, n_ok;
+
+	b = dpt_ep(dpt.nsb, 507, DP_POOL_MIN);
+	a = dpt_ep(dpt.nsa, 407, 0);
+	r = dpt_ep_flags(dpt.nsa, 408, 0, DP_BIND_RAW);
+	if (a < 0 || b < 0 || r < 0 || dpt_connect(a, dpt.nidb, 507) ||
+	    dpt_connect(r, dpt.nidb, 507))
+		ktap_bail("state: endpoints");
+	n_ok = state_fill(a, b);
+	state_cut(a, b, n_ok);
+	dpt_stats(a, &sa);
+	state_reset(a, &b, sa.tx_undelivered);
+	close(r);
+	close(a);
+	close(b);
+}
+
+#define MANY	1000	/* edges: more than one netlink message holds */
+
+/*
+ * An endpoint with more edges than fit one dump message: dpctl ep still
+ * shows it once, with every edge once, and the endpoint after it.
+ */
+static void t_many(void)
+{
+	static unsigned char seen[MANY];
+	int a, z, i, heads = 0, edges = 0, dups = 0, after = 0, in = 0;
+	char cmd[256], line[512];
+	unsigned int nid, dpid;
+	FILE *f;
+
+	a = dpt_ep(dpt.nsa, 409, 0);
+	z = dpt_ep(dpt.nsa, 410, 0);
+	if (a < 0 || z < 0 || dpt_connect(z, dpt.nidb, 1))
+		ktap_bail("many: endpoints");
+	for (i = 0; i < MANY; i++)
+		if (dpt_connect(a, dpt.nidb, 20000 + i))
+			ktap_bail("many: connect");
+	snprintf(cmd, sizeof(cmd), "%s netns exec %s dpctl ep", ip(), dpt.nsa);
+	f = popen(cmd, "r");
+	if (!f)
+		ktap_bail("many: dpctl ep");
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "dpid ", 5)) {
+			in = !strncmp(line, "dpid 409 ", 9);
+			heads += in;
+			after += !strncmp(line, "dpid 410 ", 9);
+		} else if (in && sscanf(line, "  edge nid %u dpid %u ", &nid, &dpid) == 2 &&
+			   nid == dpt.nidb && dpid >= 20000 && dpid < 20000 + MANY) {
+			edges++;
+			dups += seen[dpid - 20000]++ > 0;
+		}
+	}
+	ktap_ok(pclose(f) == 0 && heads == 1 && edges == MANY && !dups && after == 1,
+		"dpctl ep: an endpoint with %d edges shows once (%d) with each edge once (%d, %d twice), then the next (%d)",
+		MANY, heads, edges, dups, after);
+	close(a);
+	close(z);
+}
+
 int main(void)
 {
 	ktap_start();
@@ -387,6 +741,8 @@ int main(void)
 	t_timeout();
 	t_restart();
 	t_close();
+	t_state();
+	t_many();
 	set_param("credit_idle_ms", 100);
 	ktap_finish();
 }
