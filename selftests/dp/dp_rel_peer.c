@@ -20,15 +20,18 @@
  *	write until a write fails (ETIMEDOUT, ECONNRESET ...), print
  *	"sent N err NAME" and exit 0 if it did fail with one of those.
  *   recv DPID NONCE COUNT [STALL_MS [TIMEOUT_S]]
- *	bind (pool 256 KiB), sleep STALL_MS without reading, then read
- *	COUNT messages and check them; print "got N bad B full F dup D";
- *	exit 0 if all COUNT arrived intact, in order, once, with rx_drop_full
- *	0.  Keeps serving until killed if COUNT is 0 (restart test), printing
- *	progress to stdout.
+ *	bind (pool 256 KiB), sleep STALL_MS without reading (a negative
+ *	STALL_MS: sleep -STALL_MS, then go on not reading until SIGUSR1),
+ *	then read COUNT messages, for at most TIMEOUT_S (600), and check them;
+ *	print "got N bad B full F dup D"; exit 0 if all COUNT arrived intact,
+ *	in order, once, with rx_drop_full 0.  Keeps serving until killed or
+ *	TIMEOUT_S if COUNT is 0 (restart test), printing progress to stdout.
  *   nonblock NID DPID
- *	bind, connect, write with O_NONBLOCK until EAGAIN that poll() does not
- *	end within 1 s (the receiver does not read: no credit): exit 0 if so
- *	and poll() still shows no POLLOUT.
+ *	bind, connect, write with O_NONBLOCK until the receiver's credit is
+ *	used up (the receiver does not read): EAGAIN with every message sent
+ *	acknowledged, so neither the congestion window nor a loss holds the
+ *	writes back.  Exit 0 if poll() then shows no POLLOUT and another write
+ *	still gets EAGAIN.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -172,12 +175,37 @@ static int cmd_send(uint32_t nid, uint32_t dpid, uint32_t nonce, long count, uin
 	return i == count ? 0 : 1;
 }
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, go;
 
 static void on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	go = 1;
+}
+
+/*
+ * Do not read for @stall_ms; a negative one: for -@stall_ms, then until
+ * SIGUSR1 (or SIGTERM), so the script says when its senders have seen the
+ * stall.  Its barrier gives up after 1300 s, and so does this.
+ */
+static void stall(int fd, int stall_ms)
+{
+	time_t end = time(NULL) + 1300;
+	struct dp_ep_stats st;
+
+	dpt_sleep_ms(stall_ms < 0 ? -stall_ms : stall_ms);
+	while (stall_ms < 0 && !go && !stop && time(NULL) < end)
+		dpt_sleep_ms(50);
+	dpt_stats(fd, &st);
+	printf("# after %s%d ms not reading: queued %llu rx_drop_full %llu\n",
+	       stall_ms < 0 ? "at least " : "", abs(stall_ms), (unsigned long long)st.queued,
+	       (unsigned long long)st.rx_drop_full);
 }
 
 static int cmd_recv(uint32_t dpid, uint32_t nonce, long count, int stall_ms, int tmo_s)
@@ -189,13 +217,12 @@ static int cmd_recv(uint32_t dpid, uint32_t nonce, long count, int stall_ms, int
 	ssize_t n;
 
 	signal(SIGTERM, on_term);
+	signal(SIGUSR1, on_usr1);
 	printf("ready\n");
 	fflush(stdout);
 	if (stall_ms) {
-		dpt_sleep_ms(stall_ms);
-		dpt_stats(fd, &st);
-		printf("# after %d ms not reading: queued %llu rx_drop_full %llu\n", stall_ms,
-		       (unsigned long long)st.queued, (unsigned long long)st.rx_drop_full);
+		stall(fd, stall_ms);
+		end = time(NULL) + tmo_s;	/* the time to read starts now */
 	}
 	while (!stop && (!count || got < count) && time(NULL) < end) {
 		if (dpt_wait_readable(fd, 500) != 1)
@@ -233,39 +260,67 @@ static int cmd_recv(uint32_t dpid, uint32_t nonce, long count, int stall_ms, int
 	return got == count && !bad && !other && !st.rx_drop_full ? 0 : 1;
 }
 
+/*
+ * EAGAIN, and poll() gave no POLLOUT for a while: is it the receiver's
+ * credit?  Only if nothing is in flight; while messages are unacknowledged
+ * (a loss, the timer's retransmission pending) the window opens again.
+ */
+static int credit_exhausted(int fd)
+{
+	struct dp_ep_stats st;
+
+	return !dpt_stats(fd, &st) && !st.tx_unacked;
+}
+
 static int cmd_nonblock(uint32_t nid, uint32_t dpid)
 {
-	int fd = endpoint(999, nid, dpid), fl, i, n = 0;
+	int fd = endpoint(999, nid, dpid), fl, n = 0, waits = 0, err = 0, full = 0;
 	struct pollfd p = { .events = POLLOUT };
 	uint64_t s = 5;
+	size_t len = 0;
+	ssize_t w;
 
 	fl = fcntl(fd, F_GETFL);
 	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 	p.fd = fd;
-	for (i = 0; i < 100000; i++) {
-		size_t len = make(buf, 77, (uint32_t)n, 1000, &s);
-
+	/*
+	 * Each wait is 1 s; 120 of them bound a link that lost everything.
+	 * A pool of 256 KiB holds far fewer than 100000 messages.
+	 */
+	while (waits < 120 && n < 100000) {
+		if (!len)
+			len = make(buf, 77, (uint32_t)n, 1000, &s);
 		if (write(fd, buf, len) == (ssize_t)len) {
 			n++;
+			len = 0;
 			continue;
 		}
-		if (errno != EAGAIN)
+		err = errno;
+		if (err != EAGAIN)
 			break;
 		/*
 		 * EAGAIN while the session opens, or while the congestion window
 		 * is full, passes: POLLOUT comes back.  With the receiver's
 		 * credit used up it does not.
 		 */
-		if (poll(&p, 1, 1000) != 1 || !(p.revents & POLLOUT)) {
-			errno = EAGAIN;
+		if (poll(&p, 1, 1000) == 1 && (p.revents & POLLOUT))
+			continue;
+		waits++;
+		if (credit_exhausted(fd)) {
+			full = 1;
 			break;
 		}
 	}
-	p.fd = fd;
-	printf("nonblock: %d written, then %s; poll revents 0x%x\n", n, strerrorname_np(errno),
-	       poll(&p, 1, 500) == 1 ? p.revents : 0);
+	p.revents = 0;
+	fl = poll(&p, 1, 500);
+	w = write(fd, buf, len);
+	printf("nonblock: %d written, then %s, %s; poll revents 0x%x; another write %s\n", n,
+	       err ? strerrorname_np(err) : "no error",
+	       full ? "all acknowledged" : "still unacknowledged", fl == 1 ? p.revents : 0,
+	       w < 0 ? strerrorname_np(errno) : "succeeded");
 	fflush(stdout);
-	return n > 0 && errno == EAGAIN && !(p.revents & POLLOUT) ? 0 : 1;
+	return n > 0 && full && !(fl == 1 && (p.revents & POLLOUT)) && w < 0 && errno == EAGAIN ?
+	       0 : 1;
 }
 
 int main(int argc, char **argv)

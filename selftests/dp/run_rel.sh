@@ -11,9 +11,11 @@
 #   rel_stream     $DPT_REL_N (100000) messages of random sizes under
 #                  drop=5,dup=2,reorder=5,corrupt=1: all once, in order,
 #                  intact; the relay corrupted frames and dp caught them
-#   rel_stall      the receiver does not read for 10 s: O_NONBLOCK gets
-#                  EAGAIN and no POLLOUT, a blocking sender waits
-#                  (tx_blocked), rx_drop_full stays 0, then all arrive
+#   rel_stall      the receiver does not read for 10 s, and on until both
+#                  senders are held back: O_NONBLOCK gets EAGAIN with all
+#                  acknowledged and no POLLOUT, a blocking sender waits
+#                  (tx_blocked in dpctl ep), rx_drop_full stays 0, then all
+#                  arrive
 #   rel_heal       a 5 s partition mid-stream, then heal: nothing lost
 #   rel_bound      a partition past unreach_ms (3 s here): the sender gets
 #                  ETIMEDOUT, no hang
@@ -82,11 +84,18 @@ else
 	bar stream
 fi
 
-# 3. stall: the receiver does not read for 10 s
+# 3. stall: the receiver does not read for 10 s, and on until guest 0 has
+# seen its senders held back (a slow host must not end the stall first):
+# the blocking sender waits in write (tx_blocked in dpctl ep), the
+# O_NONBLOCK one gets EAGAIN with everything acknowledged and no POLLOUT.
 if [ "$me" -eq 1 ]; then
-	$P recv 702 77 0 10000 25 >"$T/nb.log" 2>&1 &
+	$P recv 702 77 0 -1 15 >"$T/nb.log" 2>&1 &
 	nb=$!
-	timeout 300 $P recv 701 12 3000 10000 240 >>"$T/step.log" 2>&1
+	timeout 600 $P recv 701 12 3000 -10000 240 >>"$T/step.log" 2>&1 &
+	rcv=$!
+	bar pushed
+	kill -USR1 $nb $rcv
+	wait $rcv
 	st=$?
 	wait $nb
 	st2=$?
@@ -96,12 +105,24 @@ if [ "$me" -eq 1 ]; then
 	bar stall
 else
 	sleep 2
-	timeout 60 $P nonblock "$peer_nid" 702 >>"$T/step.log" 2>&1
+	timeout 600 $P send "$peer_nid" 701 12 3000 4 >"$T/send.log" 2>&1 &
+	snd=$!
+	timeout 180 $P nonblock "$peer_nid" 702 >>"$T/step.log" 2>&1
 	st=$?
-	timeout 300 $P send "$peer_nid" 701 12 3000 4 >"$T/send.log" 2>&1
+	# the blocking sender (DPID 1012) waits in write: dpctl ep says so
+	i=0
+	while [ $i -lt 240 ]; do
+		blocked=$(dpctl ep 2>/dev/null | awk '$1 == "dpid" { d = $2 } d == 1012 {
+			for (i = 1; i < NF; i++) if ($i == "tx_blocked") print $(i + 1) }')
+		[ "${blocked:-0}" -gt 0 ] && break
+		sleep 0.5
+		i=$((i + 1))
+	done
+	echo "dpctl ep: DPID 1012 tx_blocked ${blocked:-?}" >>"$T/step.log"
+	bar pushed
+	wait $snd
 	st2=$?
 	cat "$T/send.log" >>"$T/step.log"
-	blocked=$(sed -n 's/.* blocked \([0-9]*\) .*/\1/p' "$T/send.log" | tail -n 1)
 	[ "$st" -eq 0 ] && [ "$st2" -eq 0 ] && [ "${blocked:-0}" -gt 0 ]
 	res $? "rel_stall: O_NONBLOCK gets EAGAIN, no POLLOUT; a blocking sender waits (tx_blocked ${blocked:-?})"
 	bar stall
