@@ -147,8 +147,14 @@ static void t_block(void)
 		last = errno;
 		if (last != EAGAIN)
 			break;
-		/* the session opening, or the congestion window, passes */
-		if (n_ok && !(poll_out(a, 1000) & POLLOUT))
+		/*
+		 * The session opening, or the congestion window, passes; the
+		 * credit is used up once poll() waits in vain with every
+		 * message acknowledged (not a clock: a slow kernel's late
+		 * ACK must not look like it).
+		 */
+		if (n_ok && !(poll_out(a, 1000) & POLLOUT) && !dpt_stats(a, &sa) &&
+		    !sa.tx_unacked)
 			break;
 		if (!n_ok)
 			dpt_sleep_ms(5);
