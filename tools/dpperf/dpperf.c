@@ -256,7 +256,9 @@ static int xp_send(struct xp *x, const void *b, size_t len)
 			errno = ETIMEDOUT;
 			return -1;
 		}
-		if (errno != EINTR)
+		if (errno == ECONNREFUSED)
+			usleep(10000);	/* nobody there yet: do not spin */
+		else if (errno != EINTR)
 			sched_yield();
 	}
 	return 0;
@@ -806,7 +808,10 @@ static int wait_ctrl(struct xp *x, uint32_t cmd, uint32_t phase, uint32_t seq,
 
 /*
  * Send c and wait for its answer; datagrams resend every message timeout
- * until `until`.  A stream cannot resend: it would fall out of step.
+ * until `until`.  A stream cannot resend: it would fall out of step.  A
+ * send that could not go within the message timeout is tried again too:
+ * a dp session opening before the link is up (or before the server binds)
+ * holds the first write back longer than that.
  */
 static int request(struct xp *x, const struct ctrl *c, uint32_t answer, int64_t until,
 		   struct ctrl *reply)
@@ -814,8 +819,11 @@ static int request(struct xp *x, const struct ctrl *c, uint32_t answer, int64_t 
 	int64_t deadline;
 
 	do {
-		if (send_ctrl(x, c) < 0)
+		if (send_ctrl(x, c) < 0) {
+			if (errno == ETIMEDOUT && x->proto != P_TCP)
+				continue;
 			return -1;
+		}
 		deadline = x->proto == P_TCP ? until : after_ms(x->timeout_ms);
 		if (deadline > until)
 			deadline = until;

@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# dpperf over dp between the pair's two nodes (KTAP on stdout; exit 1 on
+# failure).  The client starts first and the server only some seconds
+# later, as when a benchmark starts before the link is up or before the
+# other side has bound: the client's first write waits on a session that
+# cannot open yet, longer than dpperf's message timeout, and the client
+# must keep trying until its connect timeout instead of giving up.
+cd "$(dirname "$0")" || exit 1
+. ./lib.sh
+
+n=0 fail=0
+check() {
+	desc=$1
+	shift
+	n=$((n + 1))
+	if "$@" >"$T/check.out" 2>&1; then
+		echo "ok $n $desc"
+	else
+		sed 's/^/# /' "$T/check.out"
+		echo "not ok $n $desc"
+		fail=$((fail + 1))
+	fi
+}
+
+# A summary line per test, each with failed=0.
+passed() {	# passed FILE TESTS
+	cat "$1"
+	[ "$(grep -c "^# summary proto=dp .*failed=0" "$1")" -eq "$2" ]
+}
+
+out=$T/dpperf-client.out
+"$DPT_IP" netns exec "$DPT_NSA" dpperf client --proto dp --recv block --peer "$DPT_NIDB" \
+	--test pingpong,bw --sizes 1,1000 --iters 50 --bytes 65536 \
+	--connect-timeout 60000 >"$out" 2>&1 &
+cli=$!
+sleep 5	# more than dpperf's 2 s message timeout
+ready=$T/dpperf-ready
+rm -f "$ready"
+"$DPT_IP" netns exec "$DPT_NSB" dpperf server --proto dp --recv block --peer "$DPT_NIDA" \
+	--ready "$ready" --idle 60 >"$T/dpperf-server.out" 2>&1 &
+srv=$!
+wait $cli
+cst=$?
+wait $srv
+sst=$?
+check "a dp client started 5 s before its server connects and runs (exit $cst)" \
+	test "$cst" -eq 0
+check "pingpong and bw over dp: every size measured" passed "$out" 2
+check "the server ends cleanly (exit $sst)" sh -c "cat '$T/dpperf-server.out'; test $sst -eq 0"
+echo "1..$n"
+[ $fail -eq 0 ]
