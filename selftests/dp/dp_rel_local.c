@@ -240,6 +240,23 @@ static void t_refused(void)
 	close(b);
 }
 
+/*
+ * Wait until every message fd wrote is acknowledged (not a fixed sleep:
+ * a slow kernel's delayed ACK can take longer); 1 if so within ms.
+ */
+static int wait_acked(int fd, int ms)
+{
+	struct dp_ep_stats st;
+	int t;
+
+	for (t = 0; t < ms; t += 20) {
+		if (!dpt_stats(fd, &st) && !st.tx_unacked)
+			return 1;
+		dpt_sleep_ms(20);
+	}
+	return 0;
+}
+
 /* Wait for poll() to report an error on fd (the session failed). */
 static int wait_err(int fd, int ms)
 {
@@ -265,9 +282,8 @@ static void t_timeout(void)
 	fill(4, 0, out, LEN);
 	ktap_ok(write(a, out, LEN) == LEN && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
 		is(in, read(b, in, sizeof(in)), 4, 0), "the session is open");
-	dpt_sleep_ms(200);	/* its ACK is in */
-	if (set_param("unreach_ms", 1500) || b_hears_a(0))
-		ktap_bail("timeout: set unreach_ms, take A out of B's NART");
+	if (!wait_acked(a, 10000) || set_param("unreach_ms", 1500) || b_hears_a(0))
+		ktap_bail("timeout: the first ACK, set unreach_ms, take A out of B's NART");
 	dpt_stats(a, &sa0);
 	for (i = 1; i <= 3 && ok; i++) {
 		fill(4, (uint32_t)i, out, LEN);
@@ -317,7 +333,8 @@ static void t_restart(void)
 	fill(5, 0, out, LEN);
 	ktap_ok(write(a, out, LEN) == LEN && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
 		is(in, read(b, in, sizeof(in)), 5, 0), "the session is open");
-	dpt_sleep_ms(200);
+	if (!wait_acked(a, 10000))
+		ktap_bail("restart: the first message is not acknowledged");
 	dpt_stats(a, &sa0);
 	/* Messages the receiver will never acknowledge ... */
 	if (b_hears_a(0))
@@ -364,9 +381,8 @@ static void t_close(void)
 	fill(6, 0, out, LEN);
 	ktap_ok(write(a, out, LEN) == LEN && dpt_wait_readable(b, DPT_WAIT_MS) == 1,
 		"the session is open");
-	dpt_sleep_ms(200);
-	if (b_hears_a(0))
-		ktap_bail("close: take A out of B's NART");
+	if (!wait_acked(a, 10000) || b_hears_a(0))
+		ktap_bail("close: the first ACK, take A out of B's NART");
 	/*
 	 * 4: the congestion window's floor.  On a slow kernel the first
 	 * retransmission timeout can come between these writes and shrink
@@ -522,12 +538,16 @@ static int state_fill(int a, int b)
 			n_ok++;
 			continue;
 		}
-		if (errno != EAGAIN || (n_ok && !(poll_out(a, 1000) & POLLOUT)))
+		if (errno != EAGAIN)
+			break;
+		/* the credit is used up: no POLLOUT with everything acknowledged */
+		if (n_ok && !(poll_out(a, 1000) & POLLOUT) && !dpt_stats(a, &sa) &&
+		    !sa.tx_unacked)
 			break;
 		if (!n_ok)
 			dpt_sleep_ms(5);
 	}
-	dpt_sleep_ms(300);	/* every ACK is in */
+	wait_acked(a, 10000);
 	dpt_stats(a, &sa);
 	dpt_stats(b, &sb);
 	if (view(dpt.nsa, 407, dpt.nidb, 507, &va) || view(dpt.nsb, 507, dpt.nida, 407, &vb) ||
@@ -581,6 +601,7 @@ static void state_cut(int a, int b, int n_ok)
 {
 	struct ep_view va;
 	struct dp_ep_stats sa;
+	uint64_t retrans0;
 	int i, ok = 1;
 
 	for (i = 0; i < n_ok && ok; i++)
@@ -597,14 +618,17 @@ static void state_cut(int a, int b, int n_ok)
 	     is(in, read(b, in, sizeof(in)), 7, (uint32_t)n_ok);
 	ktap_ok(ok, "the receiver reads all %d, then one more arrives", n_ok);
 	n_ok++;
-	dpt_sleep_ms(300);	/* its ACK is in */
-	if (b_hears_a(0))
-		ktap_bail("state: take A out of B's NART");
+	if (!wait_acked(a, 10000) || b_hears_a(0))
+		ktap_bail("state: its ACK, take A out of B's NART");
+	dpt_stats(a, &sa);
+	retrans0 = sa.tx_retrans;
 	for (i = 0; i < 3 && ok; i++) {
 		fill(7, (uint32_t)(n_ok + i), out, LEN);
 		ok = write(a, out, LEN) == LEN;
 	}
-	dpt_sleep_ms(600);	/* retransmissions, unanswered */
+	/* retransmissions, unanswered: the first timeout (well within unreach_ms) */
+	for (i = 0; i < 250 && !dpt_stats(a, &sa) && sa.tx_retrans == retrans0; i++)
+		dpt_sleep_ms(20);
 	dpt_stats(a, &sa);
 	if (view(dpt.nsa, 407, dpt.nidb, 507, &va))
 		ktap_bail("state: dpctl ep");
