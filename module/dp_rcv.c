@@ -306,11 +306,16 @@ static int dp_rcv_next(struct dp_endpoint *ep, struct dp_rx_peer *rp,
 	int drop = dp_rcv_one(ep, rp, h, payload);
 	u8 owe;
 
-	if (drop == DP_CTR_RX_DROP_FULL && rp->idle) {
+	if (drop == DP_CTR_RX_DROP_FULL) {
 		/*
-		 * Beyond the credit it gave back: an ACK sent before its RETURN
-		 * arrived after it and the sender took that credit again.  It is
-		 * sending, so it is not idle: grant, and try once more.
+		 * Beyond its credit: the sender gave credit back (RETURN), and
+		 * an ACK we sent before the RETURN arrived reached it after and
+		 * gave it that credit again.  Its window probe may have been
+		 * answered in between (so it is no longer idle here), and the
+		 * sender then believes in more credit than we hold for it.  It
+		 * is sending: grant, within its fair share of the unpromised
+		 * room, and try once more.  Without the room it is dropped and
+		 * comes again (retransmitted) once a reader frees some.
 		 */
 		rp->idle = false;
 		dp_rcv_grant(ep, rp, dp_rcv_smax(ep));
