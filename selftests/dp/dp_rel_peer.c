@@ -260,22 +260,13 @@ static int cmd_recv(uint32_t dpid, uint32_t nonce, long count, int stall_ms, int
 	return got == count && !bad && !other && !st.rx_drop_full ? 0 : 1;
 }
 
-/*
- * EAGAIN, and poll() gave no POLLOUT for a while: is it the receiver's
- * credit?  Only if nothing is in flight; while messages are unacknowledged
- * (a loss, the timer's retransmission pending) the window opens again.
- */
-static int credit_exhausted(int fd)
-{
-	struct dp_ep_stats st;
-
-	return !dpt_stats(fd, &st) && !st.tx_unacked;
-}
-
 static int cmd_nonblock(uint32_t nid, uint32_t dpid)
 {
-	int fd = endpoint(999, nid, dpid), fl, n = 0, waits = 0, err = 0, full = 0;
+	int fd = endpoint(999, nid, dpid), fl, n = 0, waits = 0, err = 0, full = 0, werr;
 	struct pollfd p = { .events = POLLOUT };
+	long spins = 0, polls = 0;
+	time_t end = time(NULL) + 150;
+	struct dp_ep_stats st = { 0 };
 	uint64_t s = 5;
 	size_t len = 0;
 	ssize_t w;
@@ -284,15 +275,16 @@ static int cmd_nonblock(uint32_t nid, uint32_t dpid)
 	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 	p.fd = fd;
 	/*
-	 * Each wait is 1 s; 120 of them bound a link that lost everything.
-	 * A pool of 256 KiB holds far fewer than 100000 messages.
+	 * Each wait is 1 s; 120 of them, or 150 s in all, bound a link that
+	 * lost everything.  A 256 KiB pool holds far fewer than 100000.
 	 */
-	while (waits < 120 && n < 100000) {
+	while (waits < 120 && n < 100000 && time(NULL) < end) {
 		if (!len)
 			len = make(buf, 77, (uint32_t)n, 1000, &s);
 		if (write(fd, buf, len) == (ssize_t)len) {
 			n++;
 			len = 0;
+			spins = 0;
 			continue;
 		}
 		err = errno;
@@ -303,24 +295,50 @@ static int cmd_nonblock(uint32_t nid, uint32_t dpid)
 		 * is full, passes: POLLOUT comes back.  With the receiver's
 		 * credit used up it does not.
 		 */
-		if (poll(&p, 1, 1000) == 1 && (p.revents & POLLOUT))
+		polls++;
+		if (poll(&p, 1, 1000) == 1 && (p.revents & POLLOUT)) {
+			/* POLLOUT, yet the write says EAGAIN again and again? */
+			if (++spins == 100000) {
+				dpt_stats(fd, &st);
+				printf("# poll() says POLLOUT (0x%x) but write() EAGAIN, %ld times: %d written, unacked %llu\n",
+				       p.revents, spins, n, (unsigned long long)st.tx_unacked);
+				break;
+			}
 			continue;
+		}
+		/*
+		 * No POLLOUT for a while: is it the receiver's credit?  Only
+		 * once something was sent (the session is open) and nothing is
+		 * in flight; while messages are unacknowledged (a loss, the
+		 * timer's retransmission pending) the window opens again.
+		 */
 		waits++;
-		if (credit_exhausted(fd)) {
+		if (dpt_stats(fd, &st))
+			break;
+		if (n > 0 && !st.tx_unacked) {
 			full = 1;
 			break;
 		}
+		if (waits <= 5 || waits % 10 == 0)
+			printf("# wait %d: %d written, %ld polls, unacked %llu retrans %llu\n", waits, n,
+			       polls, (unsigned long long)st.tx_unacked,
+			       (unsigned long long)st.tx_retrans);
 	}
 	p.revents = 0;
 	fl = poll(&p, 1, 500);
-	w = write(fd, buf, len);
-	printf("nonblock: %d written, then %s, %s; poll revents 0x%x; another write %s\n", n,
-	       err ? strerrorname_np(err) : "no error",
+	w = write(fd, buf, len ? len : make(buf, 77, (uint32_t)n, 1000, &s));
+	werr = w < 0 ? errno : 0;
+	printf("nonblock: %d written in %ld polls, then %s, %s; poll revents 0x%x; another write %s\n",
+	       n, polls, err ? strerrorname_np(err) : "no error",
 	       full ? "all acknowledged" : "still unacknowledged", fl == 1 ? p.revents : 0,
-	       w < 0 ? strerrorname_np(errno) : "succeeded");
+	       w < 0 ? strerrorname_np(werr) : "succeeded");
 	fflush(stdout);
-	return n > 0 && full && !(fl == 1 && (p.revents & POLLOUT)) && w < 0 && errno == EAGAIN ?
-	       0 : 1;
+	if (n > 0 && full && !(fl == 1 && (p.revents & POLLOUT)) && werr == EAGAIN)
+		return 0;
+	/* where the session stands, for the log */
+	if (system("dpctl ep | sed -n '/^dpid 999 /,/^dpid [^9]/p' | sed 's/^/# /'"))
+		printf("# dpctl ep failed\n");
+	return 1;
 }
 
 int main(int argc, char **argv)

@@ -89,6 +89,7 @@ fi
 # the blocking sender waits in write (tx_blocked in dpctl ep), the
 # O_NONBLOCK one gets EAGAIN with everything acknowledged and no POLLOUT.
 if [ "$me" -eq 1 ]; then
+	full0=$(ctr rx_drop_full)
 	$P recv 702 77 0 -1 15 >"$T/nb.log" 2>&1 &
 	nb=$!
 	timeout 600 $P recv 701 12 3000 -10000 240 >>"$T/step.log" 2>&1 &
@@ -100,8 +101,10 @@ if [ "$me" -eq 1 ]; then
 	wait $nb
 	st2=$?
 	cat "$T/nb.log" >>"$T/step.log"
-	[ "$st" -eq 0 ] && [ "$st2" -eq 0 ]
-	res $? "rel_stall: after 10 s without reading, all 3000 arrive, rx_drop_full 0"
+	full=$(( $(ctr rx_drop_full) - full0 ))
+	echo "node rx_drop_full +$full" >>"$T/step.log"
+	[ "$st" -eq 0 ] && [ "$st2" -eq 0 ] && [ "$full" -eq 0 ]
+	res $? "rel_stall: after 10 s without reading, all 3000 arrive, rx_drop_full 0 (node +$full)"
 	bar stall
 else
 	sleep 2
