@@ -285,6 +285,8 @@ enum dp_snd_state {
  * @ssthresh: slow start below, additive increase above.
  * @cwnd_acc: acknowledged messages towards the next additive step.
  * @probe: a writer waits for credit: the timer probes the window.
+ * @want: space of the message a writer last found no credit for (0 once
+ *	one is sent): the probing goes on until it fits.
  * @waiters: writers asleep waiting for credit: no credit return meanwhile.
  * @returned: the credit was given back while idle (none asked for since).
  * @peer_inc: the receiver's incarnation, learnt from the HELLO's answer.
@@ -315,6 +317,7 @@ struct dp_edge {
 	int err;
 	bool fast;
 	bool probe;
+	u32 want;
 	u32 fast_seq;
 	u32 cwnd;
 	u32 ssthresh;

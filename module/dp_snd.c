@@ -371,6 +371,7 @@ static int dp_snd_open(struct dp_edge *e)
 	e->ssthresh = DP_CWND_MAX;
 	e->cwnd_acc = 0;
 	e->probe = false;
+	e->want = 0;
 	e->returned = false;
 	dp_rtt_init(&e->rtt, DP_RTO_INIT_US, dp_rto_min_us(), dp_rto_max_us());
 	e->last_heard = jiffies;
@@ -408,14 +409,15 @@ static bool dp_snd_ready(struct dp_edge *e, u32 space)
  */
 bool dp_snd_writable(struct dp_edge *e, int *err)
 {
-	u32 max = READ_ONCE(e->peer_max);
+	u32 max = READ_ONCE(e->peer_max), want = READ_ONCE(e->want);
 
 	*err = READ_ONCE(e->state) == DP_SND_FAILED ? READ_ONCE(e->err) : 0;
 	if (READ_ONCE(e->returned) && !READ_ONCE(e->probe))
 		return true;
 	if (max > dp_max_msg(e->ep->node))
 		max = dp_max_msg(e->ep->node);
-	return dp_snd_ready(e, DP_TOKEN_SPACE(max));
+	/* ... or when the message the writer could not send now fits */
+	return dp_snd_ready(e, DP_TOKEN_SPACE(max)) || (want && dp_snd_ready(e, want));
 }
 
 enum dp_snd_step {
@@ -451,6 +453,7 @@ static enum dp_snd_step dp_snd_admit(struct dp_edge *e, struct dp_txmsg *m,
 	if (!dp_cwnd_open(e))
 		return DP_STEP_WAIT;	/* acknowledgements open it (or the timer) */
 	if (!dp_credit_allows(e->snd_space + m->space, e->credit)) {
+		e->want = m->space;
 		if (e->probe)
 			return DP_STEP_WAIT;
 		/* the timer probes again: a lost window update must not stall us */
@@ -461,6 +464,7 @@ static enum dp_snd_step dp_snd_admit(struct dp_edge *e, struct dp_txmsg *m,
 		return DP_STEP_PROBE;	/* idle (credit given back): ask now */
 	}
 	m->seq = e->snd_nxt++;
+	e->want = 0;
 	m->sent_ns = ktime_get_ns();
 	e->snd_space += m->space;
 	list_add_tail(&m->node, &e->unacked);
@@ -629,7 +633,14 @@ static bool dp_snd_update(struct dp_edge *e, const struct dp_msg_hdr *h)
 	}
 	if (dp_seq_before(e->credit, h->credit)) {
 		e->credit = h->credit;
-		e->probe = false;
+		/*
+		 * A grant too small for the message a writer waits with keeps
+		 * the probing on: otherwise the session idles, gives the bit
+		 * back, and poll() reports POLLOUT for a write that only gets
+		 * EAGAIN, again after every probe.
+		 */
+		if (dp_credit_allows(e->snd_space + e->want, e->credit))
+			e->probe = false;
 		e->returned = false;
 		wake = true;
 	}

@@ -31,6 +31,9 @@
  *          the messages written show as unacked and retransmitted; when the
  *          receiver restarts the edge shows failed, ECONNRESET, and the
  *          messages as tx_undelivered, then idle once the error is reported.
+ *  partial the receiver frees less than the message a non-blocking writer
+ *          waits with: poll() reports no POLLOUT for a write that would get
+ *          EAGAIN; once the receiver reads on, the message goes.
  *  many    an endpoint with 1000 edges (more than one netlink message
  *          holds): dpctl ep shows it once with every edge once.
  */
@@ -710,6 +713,77 @@ static void t_state(void)
 	close(b);
 }
 
+#define SMALL	64
+
+/*
+ * The receiver frees less than the message a non-blocking writer waits
+ * with: poll() must not report POLLOUT while that write still gets EAGAIN.
+ * (The small grant used to be given back once the session idled, and
+ * poll() said POLLOUT again after every probe's answer.)  Once the
+ * receiver reads on, POLLOUT comes and the write goes through.
+ */
+static void t_partial(void)
+{
+	struct dp_ep_stats sa;
+	int a, b, i, n = 0, t, lies = 0, outs = 0, sent = 0, got = 0, last = 0, idle;
+	ssize_t r;
+
+	b = dpt_ep(dpt.nsb, 508, DP_POOL_MIN);
+	a = dpt_ep(dpt.nsa, 411, 0);
+	if (a < 0 || b < 0 || dpt_connect(a, dpt.nidb, 508))
+		ktap_bail("partial: endpoints");
+	set_nonblock(a, 1);
+	/*
+	 * Small messages until the credit is used up: the same message gets
+	 * EAGAIN five times in a row with everything acknowledged (poll()
+	 * alone cannot tell: it speaks for the largest message).
+	 */
+	for (i = 0, idle = 0; i < 4000 && idle < 5; i++) {
+		fill(8, (uint32_t)n, out, SMALL);
+		if (write(a, out, SMALL) == SMALL) {
+			n++;
+			idle = 0;
+			continue;
+		}
+		last = errno;
+		if (last != EAGAIN)
+			break;
+		poll_out(a, 200);
+		if (n && !dpt_stats(a, &sa) && !sa.tx_unacked)
+			idle++;
+	}
+	ktap_ok(n > 0 && last == EAGAIN && idle == 5,
+		"%d messages of %d bytes use the receiver's credit up", n, SMALL);
+	fill(9, 0, out, LEN);
+	KTAP_ERRNO(write(a, out, LEN), EAGAIN, "a %d-byte message gets EAGAIN", LEN);
+	r = read(b, in, sizeof(in));
+	ktap_ok(r == SMALL, "the receiver reads one %d-byte message (%zd)", SMALL, r);
+	/* 3 s of poll(): every POLLOUT must let the write through */
+	for (t = 0; t < 3000 && !sent; t += 100) {
+		if (!(poll_out(a, 100) & POLLOUT))
+			continue;
+		outs++;
+		if (write(a, out, LEN) == LEN)
+			sent = 1;
+		else
+			lies++;
+	}
+	ktap_ok(!lies, "poll() said POLLOUT %d times, a write then got EAGAIN %d times", outs,
+		lies);
+	/* the receiver reads on: the big message goes */
+	for (i = 1; i < n; i++)
+		got += dpt_wait_readable(b, DPT_WAIT_MS) == 1 && read(b, in, sizeof(in)) == SMALL;
+	for (t = 0; t < 100 && !sent; t++)
+		if ((poll_out(a, 100) & POLLOUT) && write(a, out, LEN) == LEN)
+			sent = 1;
+	ktap_ok(got == n - 1 && sent && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
+		is(in, read(b, in, sizeof(in)), 9, 0),
+		"the receiver reads the other %d, then POLLOUT and the %d-byte message arrives",
+		got, LEN);
+	close(a);
+	close(b);
+}
+
 #define MANY	1000	/* edges: more than one netlink message holds */
 
 /*
@@ -772,6 +846,7 @@ int main(void)
 	t_restart();
 	t_close();
 	t_state();
+	t_partial();
 	t_many();
 	set_param("credit_idle_ms", 100);
 	ktap_finish();
