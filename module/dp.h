@@ -299,6 +299,8 @@ enum dp_snd_state {
  * @n_unacked: entries in @unacked.
  * @unacked: struct dp_txmsg list; changed under @tx_mutex and @lock.
  * @last_heard: jiffies of the last frame of this session from the peer.
+ * @wait_since: jiffies when the peer last came to owe an answer (nothing
+ *	was pending before): unreach_ms counts from the later of the two.
  * @deadline: jiffies when the timer acts next.
  * @rtt: the RTO estimator.
  * @timer: retransmission, HELLO and window-probe timer; it queues @work.
@@ -334,6 +336,7 @@ struct dp_edge {
 	u32 n_unacked;
 	struct list_head unacked;
 	unsigned long last_heard;
+	unsigned long wait_since;
 	unsigned long deadline;
 	struct dp_rtt rtt;
 	struct timer_list timer;
@@ -353,7 +356,9 @@ struct dp_edge {
  * @adv: the credit last sent to the sender.
  * @ack_due: DP_ACK_* bits: an ACK is owed.
  * @gap: a gap ACK was sent for the current gap.
- * @idle: the sender gave its credit back: no grants until it asks.
+ * @idle: the sender gave its credit back, or stayed silent past unreach_ms
+ *	(its credit was taken back): no grants until it asks.
+ * @heard: jiffies of the sender's last frame of this session.
  * @ooo: struct dp_ooo, messages that arrived after a gap, by seq.
  * @n_ooo: entries in @ooo.
  */
@@ -369,6 +374,7 @@ struct dp_rx_peer {
 	u8 ack_due;
 	bool gap;
 	bool idle;
+	unsigned long heard;
 	struct list_head ooo;
 	u32 n_ooo;
 	struct rcu_head rcu;
@@ -394,10 +400,14 @@ struct dp_ooo {
 #define DP_ACK_NOW	0x2	/* a HELLO, a duplicate, a probe, a low window */
 #define DP_ACK_GAP	0x4	/* send with DP_WF_GAP */
 
-/* A RESET owed to a sender whose frame fits no session here. */
+/*
+ * A RESET owed to a sender whose frame fits no session here: @seq echoes
+ * that frame's, so the sender can tell which of its sessions it answers.
+ */
 struct dp_reset {
 	struct dp_addr to;
 	u32 dst_inc;
+	u32 seq;
 };
 
 /**
@@ -421,13 +431,15 @@ struct dp_reset {
  * @tx_wq: writers waiting for credit; woken when an edge's credit or
  *	state changes.
  * @tx_retrans, @tx_undelivered, @tx_blocked, @rx_dup: dp_ep_stats.
- * @rx_lock: guards @rx_peers, @n_rx_peers, @outstanding, @resets,
- *	@n_resets, @rx_dead, @starved; irq-safe.
+ * @rx_lock: guards @rx_peers, @n_rx_peers, @n_active, @outstanding,
+ *	@resets, @n_resets, @rx_dead, @starved; irq-safe.
  * @rx_peers: struct dp_rx_peer by sender; RCU readers.
+ * @n_active: rx peers not idle: the pool is shared fairly among them.
  * @outstanding: credit granted and not yet used, over all rx peers.
  * @starved: a grant was cut short by a full pool: releases re-grant.
  * @rx_dead: closing: @ack_work is not queued any more.
- * @ooo_bytes: bytes held after gaps, all senders: at most the pool size.
+ * @ooo_bytes: what the messages held after gaps cost (bytes and their
+ *	headers), all senders together: at most the pool size.
  * @ack_work: sends owed ACKs, window updates and RESETs.
  * @charge: what the pool is charged to (dp_limits.c).
  * @pool: receive pool, valid once @dpid is set.
@@ -457,6 +469,7 @@ struct dp_endpoint {
 	spinlock_t rx_lock;	/* irq-safe: receiver sessions */
 	DECLARE_HASHTABLE(rx_peers, 6);
 	u32 n_rx_peers;
+	u32 n_active;
 	u32 outstanding;
 	bool starved;
 	bool rx_dead;
@@ -565,6 +578,7 @@ void dp_rcv_raw(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
 		const void *payload);
 void dp_rcv_piggyback(struct dp_endpoint *ep, struct dp_msg_hdr *h,
 		      u32 peer_inc);
+void dp_rcv_unpiggyback(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
 void dp_rcv_released(struct dp_endpoint *ep);
 u32 dp_rcv_max_msg(struct dp_endpoint *ep);
 void dp_rcv_info(struct dp_endpoint *ep, struct dp_rx_peer *rp,

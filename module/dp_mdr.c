@@ -89,7 +89,12 @@ void dp_mdr_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 {
 	struct dp_endpoint *ep = dp_cat_lookup(node, h->dst_dpid);
 
-	if (!ep) {
+	/*
+	 * An endpoint is in the CAT a moment before its bind completes (the
+	 * DPID must be claimed first); until then it has no DPID to answer
+	 * from, so its frames wait, as if it were not bound yet.
+	 */
+	if (!ep || !dp_ep_bound(ep)) {
 		dp_count(node, DP_CTR_RX_DROP_NO_EP);
 		return;
 	}

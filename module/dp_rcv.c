@@ -56,6 +56,31 @@ static u64 dp_rcv_used(struct dp_endpoint *ep)
 	return ep->pool.ring.prod - READ_ONCE(ep->pool.ring.cons);
 }
 
+/* Idle senders hold no credit and take no share of the pool. */
+static void dp_rcv_set_idle(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+			    bool idle)
+{
+	lockdep_assert_held(&ep->rx_lock);
+	if (rp->idle == idle)
+		return;
+	rp->idle = idle;
+	if (idle)
+		ep->n_active--;
+	else
+		ep->n_active++;
+}
+
+/*
+ * Silent past unreach_ms.  A live sender with anything in flight, or a
+ * writer waiting for a window, is heard at least every rto_max_ms (its
+ * retransmissions, its probes); an idle one gave its credit back.
+ */
+static bool dp_rcv_silent(const struct dp_rx_peer *rp, unsigned long now)
+{
+	return time_after(now, rp->heard +
+			  msecs_to_jiffies(READ_ONCE(dp_unreach_ms)));
+}
+
 /*
  * Raise @rp's credit towards its fair window, within the unpromised room.
  * Returns whether the sender should hear about it now: its last advertised
@@ -70,7 +95,7 @@ static bool dp_rcv_grant(struct dp_endpoint *ep, struct dp_rx_peer *rp,
 	if (rp->idle)
 		return false;
 	room = dp_credit_room(size, smax, dp_rcv_used(ep), ep->outstanding);
-	target = dp_credit_target(size, smax, ep->n_rx_peers);
+	target = dp_credit_target(size, smax, ep->n_active);
 	add = dp_credit_grant(rp->credit, rp->arrived, target, room);
 	rp->credit += add;
 	ep->outstanding += add;
@@ -108,7 +133,24 @@ static void dp_rcv_owe_reset(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 	r = &ep->resets[ep->n_resets++];
 	r->to = dp_rcv_src(h);
 	r->dst_inc = h->src_inc;
+	r->seq = h->seq;
 	dp_rcv_kick(ep, true);
+}
+
+/* What a held message costs the endpoint: its bytes and its header. */
+static u32 dp_ooo_cost(u32 len)
+{
+	return sizeof(struct dp_ooo) + len;
+}
+
+static void dp_rcv_ooo_del(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+			   struct dp_ooo *o)
+{
+	lockdep_assert_held(&ep->rx_lock);
+	ep->ooo_bytes -= dp_ooo_cost(o->h.len);
+	rp->n_ooo--;
+	list_del(&o->node);
+	kfree(o);
 }
 
 /*
@@ -122,14 +164,10 @@ static void dp_rcv_ooo_free(struct dp_endpoint *ep, struct dp_rx_peer *rp)
 	struct dp_ooo *o, *tmp;
 
 	lockdep_assert_held(&ep->rx_lock);
-	list_for_each_entry_safe(o, tmp, &rp->ooo, node) {
-		ep->ooo_bytes -= o->h.len;
-		list_del(&o->node);
-		kfree(o);
-	}
 	if (rp->n_ooo)
 		dp_count_add(ep->node, DP_CTR_RX_DROP_SEQ, rp->n_ooo);
-	rp->n_ooo = 0;
+	list_for_each_entry_safe(o, tmp, &rp->ooo, node)
+		dp_rcv_ooo_del(ep, rp, o);
 }
 
 /* Return a peer's unused credit to the pool.  Caller holds rx_lock. */
@@ -147,9 +185,56 @@ static void dp_rcv_drop_peer(struct dp_endpoint *ep, struct dp_rx_peer *rp)
 	lockdep_assert_held(&ep->rx_lock);
 	dp_rcv_forget_credit(ep, rp);
 	dp_rcv_ooo_free(ep, rp);
+	dp_rcv_set_idle(ep, rp, true);
 	hash_del_rcu(&rp->hnode);
 	ep->n_rx_peers--;
 	kfree_rcu(rp, rcu);
+}
+
+/*
+ * The table is full: forget one sender silent past unreach_ms (it died, or
+ * it idles with its credit given back), so that senders which will never
+ * speak again cannot lock newcomers out.  If it does speak again it gets a
+ * RESET, as from a receiver that restarted.  Caller holds rx_lock.
+ */
+static bool dp_rcv_evict(struct dp_endpoint *ep)
+{
+	unsigned long now = jiffies;
+	struct dp_rx_peer *rp;
+	int bkt;
+
+	lockdep_assert_held(&ep->rx_lock);
+	hash_for_each(ep->rx_peers, bkt, rp, hnode) {
+		if (dp_rcv_silent(rp, now)) {
+			dp_rcv_drop_peer(ep, rp);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Senders silent past unreach_ms keep no credit: one that died, or whose
+ * RETURN or FIN was lost, would otherwise hold its share of the pool for
+ * good.  If it speaks again, DATA beyond its credit makes a new grant
+ * (dp_rcv_next()).  Caller holds rx_lock.
+ */
+static void dp_rcv_reclaim(struct dp_endpoint *ep)
+{
+	unsigned long now = jiffies;
+	struct dp_rx_peer *rp;
+	int bkt;
+
+	lockdep_assert_held(&ep->rx_lock);
+	hash_for_each(ep->rx_peers, bkt, rp, hnode) {
+		if (rp->idle || !dp_rcv_silent(rp, now))
+			continue;
+		dp_rcv_forget_credit(ep, rp);
+		dp_rcv_ooo_free(ep, rp);
+		rp->gap = false;
+		rp->adv = rp->credit;
+		dp_rcv_set_idle(ep, rp, true);
+	}
 }
 
 /* HELLO: open (or reopen) the sender's session and answer it. */
@@ -168,13 +253,15 @@ void dp_rcv_hello(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 	}
 	if (!rp) {
 		drop = DP_CTR_RX_DROP_NOMEM;
-		if (ep->rx_dead || ep->n_rx_peers >= DP_MAX_RX_PEERS)
+		if (ep->rx_dead ||
+		    (ep->n_rx_peers >= DP_MAX_RX_PEERS && !dp_rcv_evict(ep)))
 			goto out;
 		rp = kzalloc(sizeof(*rp), GFP_ATOMIC);
 		if (!rp)
 			goto out;
 		drop = 0;
 		rp->from = from;
+		rp->idle = true;	/* not sharing the pool until just below */
 		INIT_LIST_HEAD(&rp->ooo);
 		hash_add_rcu(ep->rx_peers, &rp->hnode, dp_rcv_hash(&from));
 		ep->n_rx_peers++;
@@ -188,7 +275,8 @@ void dp_rcv_hello(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 	rp->credit = 0;
 	rp->adv = 0;
 	rp->gap = false;
-	rp->idle = false;
+	rp->heard = jiffies;
+	dp_rcv_set_idle(ep, rp, false);
 	dp_rcv_grant(ep, rp, dp_rcv_smax(ep));
 	dp_rcv_owe(ep, rp, DP_ACK_NOW);
 out:
@@ -207,7 +295,8 @@ void dp_rcv_probe(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 	spin_lock_irqsave(&ep->rx_lock, flags);
 	rp = dp_rcv_find(ep, &from);
 	if (rp && rp->peer_inc == h->src_inc && h->dst_inc == ep->inc) {
-		rp->idle = false;
+		rp->heard = jiffies;
+		dp_rcv_set_idle(ep, rp, false);
 		dp_rcv_grant(ep, rp, dp_rcv_smax(ep));
 		dp_rcv_owe(ep, rp, DP_ACK_NOW);
 	} else {
@@ -234,7 +323,8 @@ void dp_rcv_return(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 		ep->outstanding -= rp->credit - h->credit;
 		rp->credit = h->credit;
 		rp->adv = h->credit;
-		rp->idle = true;
+		rp->heard = jiffies;
+		dp_rcv_set_idle(ep, rp, true);
 		if (ep->starved)
 			dp_rcv_kick(ep, true);	/* someone was waiting for it */
 	}
@@ -251,7 +341,11 @@ void dp_rcv_refuse(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 	spin_unlock_irqrestore(&ep->rx_lock, flags);
 }
 
-/* The sender closed its session: forget it, take its credit back. */
+/*
+ * The sender closed its session: forget it, take its credit back.  The FIN
+ * names the session by its ISN: a late FIN of an older session between the
+ * same two endpoints must not end the one opened since.
+ */
 void dp_rcv_fin(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 {
 	const struct dp_addr from = dp_rcv_src(h);
@@ -262,20 +356,29 @@ void dp_rcv_fin(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 		return;
 	spin_lock_irqsave(&ep->rx_lock, flags);
 	rp = dp_rcv_find(ep, &from);
-	if (rp && rp->peer_inc == h->src_inc)
+	if (rp && rp->peer_inc == h->src_inc && rp->isn == h->seq)
 		dp_rcv_drop_peer(ep, rp);
 	spin_unlock_irqrestore(&ep->rx_lock, flags);
 }
 
-/* In-order DATA within credit: into the pool.  Returns a drop counter. */
+/* Whether in-order DATA @h is within the credit granted to its sender. */
+static bool dp_rcv_within(const struct dp_rx_peer *rp, const struct dp_msg_hdr *h)
+{
+	return dp_credit_allows(rp->arrived + DP_TOKEN_SPACE(h->len), rp->credit);
+}
+
+/*
+ * In-order DATA into the pool, or refused (counted full on the endpoint
+ * once) when it is beyond its sender's credit.  Returns a drop counter.
+ */
 static int dp_rcv_one(struct dp_endpoint *ep, struct dp_rx_peer *rp,
 		      const struct dp_msg_hdr *h, const void *payload)
 {
 	u32 space = DP_TOKEN_SPACE(h->len);
 	int drop;
 
-	if (!dp_credit_allows(rp->arrived + space, rp->credit))
-		return DP_CTR_RX_DROP_FULL;	/* a sender past its credit */
+	if (!dp_rcv_within(rp, h))
+		return dp_pool_refuse(&ep->pool);
 	drop = dp_mdr_deliver(ep, h, h->seq - rp->isn + 1, payload);
 	if (drop)
 		return drop;	/* only if the MTU grew: it comes again */
@@ -285,28 +388,35 @@ static int dp_rcv_one(struct dp_endpoint *ep, struct dp_rx_peer *rp,
 	return 0;
 }
 
-/* Deliver the held messages the gap's filling made next in line. */
+/*
+ * Deliver the held messages the gap's filling made next in line.  One that
+ * cannot be placed (beyond its credit) is dropped, not kept at the head:
+ * its sender still has it and resends it, and it then arrives in order.
+ */
 static void dp_rcv_drain(struct dp_endpoint *ep, struct dp_rx_peer *rp)
 {
 	struct dp_ooo *o, *tmp;
+	int drop;
 
 	list_for_each_entry_safe(o, tmp, &rp->ooo, node) {
-		if (o->h.seq != rp->rcv_nxt || dp_rcv_one(ep, rp, &o->h, o->data))
+		if (o->h.seq != rp->rcv_nxt)
 			break;
-		ep->ooo_bytes -= o->h.len;
-		rp->n_ooo--;
-		list_del(&o->node);
-		kfree(o);
+		drop = dp_rcv_one(ep, rp, &o->h, o->data);
+		dp_rcv_ooo_del(ep, rp, o);
+		if (drop) {
+			dp_count(ep->node, drop);
+			break;
+		}
 	}
 }
 
 static int dp_rcv_next(struct dp_endpoint *ep, struct dp_rx_peer *rp,
 		       const struct dp_msg_hdr *h, const void *payload)
 {
-	int drop = dp_rcv_one(ep, rp, h, payload);
+	int drop;
 	u8 owe;
 
-	if (drop == DP_CTR_RX_DROP_FULL) {
+	if (!dp_rcv_within(rp, h)) {
 		/*
 		 * Beyond its credit: the sender gave credit back (RETURN), and
 		 * an ACK we sent before the RETURN arrived reached it after and
@@ -314,19 +424,19 @@ static int dp_rcv_next(struct dp_endpoint *ep, struct dp_rx_peer *rp,
 		 * answered in between (so it is no longer idle here), and the
 		 * sender then believes in more credit than we hold for it.  It
 		 * is sending: grant, within its fair share of the unpromised
-		 * room, and try once more.  Without the room it is dropped and
-		 * comes again (retransmitted) once a reader frees some.
+		 * room.  Without the room it is dropped and comes again
+		 * (retransmitted) once a reader frees some.
 		 */
-		rp->idle = false;
+		dp_rcv_set_idle(ep, rp, false);
 		dp_rcv_grant(ep, rp, dp_rcv_smax(ep));
-		drop = dp_rcv_one(ep, rp, h, payload);
 	}
+	drop = dp_rcv_one(ep, rp, h, payload);
 	if (drop) {
 		dp_rcv_owe(ep, rp, DP_ACK_NOW);	/* it hears where it stands */
 		return drop;
 	}
 	dp_rcv_drain(ep, rp);
-	rp->idle = false;
+	dp_rcv_set_idle(ep, rp, false);
 	owe = dp_rcv_grant(ep, rp, dp_rcv_smax(ep)) ? DP_ACK_NOW : DP_ACK_DELAYED;
 	/* Still holding messages: the next hole is there, report it. */
 	rp->gap = rp->n_ooo;
@@ -348,7 +458,7 @@ static int dp_rcv_hold(struct dp_endpoint *ep, struct dp_rx_peer *rp,
 
 	if (rp->n_ooo >= DP_OOO_MAX ||
 	    (u32)dp_seq_diff(h->seq, rp->rcv_nxt) > DP_OOO_SPAN ||
-	    ep->ooo_bytes + h->len > ep->pool.ring.size)
+	    ep->ooo_bytes + dp_ooo_cost(h->len) > ep->pool.ring.size)
 		return DP_CTR_RX_DROP_SEQ;
 	list_for_each_entry(at, &rp->ooo, node) {
 		if (at->h.seq == h->seq)
@@ -363,7 +473,7 @@ static int dp_rcv_hold(struct dp_endpoint *ep, struct dp_rx_peer *rp,
 	memcpy(o->data, payload, h->len);
 	list_add_tail(&o->node, &at->node);	/* before @at, or at the end */
 	rp->n_ooo++;
-	ep->ooo_bytes += h->len;
+	ep->ooo_bytes += dp_ooo_cost(h->len);
 	return 0;
 }
 
@@ -385,6 +495,7 @@ void dp_rcv_data(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
 		drop = DP_CTR_RX_DROP_SEQ;
 		dp_rcv_owe_reset(ep, h);
 	} else {
+		rp->heard = jiffies;
 		switch (dp_rx_classify(rp->rcv_nxt, h->seq)) {
 		case DP_RX_DUP:
 			drop = DP_CTR_RX_DROP_DUP;
@@ -458,6 +569,21 @@ void dp_rcv_piggyback(struct dp_endpoint *ep, struct dp_msg_hdr *h,
 	spin_unlock_irqrestore(&ep->rx_lock, flags);
 }
 
+/* A DATA frame that carried an ack did not leave: the ack is owed again. */
+void dp_rcv_unpiggyback(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+{
+	const struct dp_addr to = { .nid = h->dst_nid, .dpid = h->dst_dpid };
+	struct dp_rx_peer *rp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ep->rx_lock, flags);
+	rp = dp_rcv_find(ep, &to);
+	if (rp && rp->peer_inc == h->dst_inc)
+		dp_rcv_owe(ep, rp, DP_ACK_NOW |
+			   (h->flags & DP_WF_GAP ? DP_ACK_GAP : 0));
+	spin_unlock_irqrestore(&ep->rx_lock, flags);
+}
+
 /* The reader released messages: if some sender was short, grant now. */
 void dp_rcv_released(struct dp_endpoint *ep)
 {
@@ -525,6 +651,8 @@ static bool dp_rcv_collect(struct dp_endpoint *ep, struct dp_ack_batch *b)
 	spin_lock_irq(&ep->rx_lock);
 	regrant = ep->starved;
 	ep->starved = false;
+	if (regrant)
+		dp_rcv_reclaim(ep);
 	hash_for_each(ep->rx_peers, bkt, rp, hnode) {
 		if (regrant && dp_rcv_grant(ep, rp, smax))
 			rp->ack_due |= DP_ACK_NOW;
@@ -536,6 +664,7 @@ static bool dp_rcv_collect(struct dp_endpoint *ep, struct dp_ack_batch *b)
 		struct dp_msg_hdr *h = &b->h[b->n++];
 
 		dp_tx_hdr(ep, h, DP_WT_RESET, &r->to);
+		h->seq = r->seq;
 		h->dst_inc = r->dst_inc;
 	}
 	spin_unlock_irq(&ep->rx_lock);
@@ -602,6 +731,7 @@ void dp_rcv_stop(struct dp_endpoint *ep)
 
 				dp_tx_hdr(ep, h, DP_WT_RESET, &rp->from);
 				h->flags = DP_WF_ACK;
+				h->seq = rp->rcv_nxt;	/* names the session */
 				h->ack = rp->rcv_nxt - 1;
 				h->credit = rp->credit;
 				h->dst_inc = rp->peer_inc;
