@@ -84,6 +84,8 @@ int dp_edge_connect(struct dp_endpoint *ep, const struct dp_addr *to)
 	rcu_assign_pointer(ep->cur, e);
 out:
 	mutex_unlock(&ep->lock);
+	if (!err)	/* poll()'s EPOLLOUT speaks for the current edge */
+		wake_up_interruptible_all(&ep->tx_wq);
 	return err;
 }
 

@@ -150,7 +150,10 @@ static void dp_snd_reclaim(struct dp_edge *e, bool all)
 	dp_snd_count_undelivered(e, lost);
 }
 
-/* A control frame of this edge's session (HELLO, probe, FIN). */
+/*
+ * A control frame of this edge's session, @seq naming the session: HELLO
+ * (the ISN), probe (snd_nxt), FIN (the ISN).
+ */
 static int dp_snd_ctrl(struct dp_edge *e, u8 type, u16 flags, u32 seq,
 		       u32 dst_inc)
 {
@@ -175,10 +178,14 @@ static int dp_snd_return(struct dp_edge *e, u32 space, u32 peer_inc)
 	return dp_tx_frame(e->ep->node, &h, NULL);
 }
 
-/* One DATA frame from its copy, with a piggy-backed ack if one is owed. */
+/*
+ * One DATA frame from its copy, with a piggy-backed ack if one is owed.
+ * If the frame does not leave, the ack it carried is owed again.
+ */
 static int dp_snd_xmit(struct dp_edge *e, struct dp_txmsg *m, u32 peer_inc)
 {
 	struct dp_msg_hdr h;
+	int err;
 
 	lockdep_assert_held(&e->tx_mutex);
 	dp_tx_hdr(e->ep, &h, DP_WT_DATA, &e->to);
@@ -186,7 +193,10 @@ static int dp_snd_xmit(struct dp_edge *e, struct dp_txmsg *m, u32 peer_inc)
 	h.seq = m->seq;
 	h.dst_inc = peer_inc;
 	dp_rcv_piggyback(e->ep, &h, peer_inc);
-	return dp_tx_frame(e->ep->node, &h, m->data);
+	err = dp_tx_frame(e->ep->node, &h, m->data);
+	if (err && (h.flags & DP_WF_ACK))
+		dp_rcv_unpiggyback(e->ep, &h);
+	return err;
 }
 
 /* Resend the first unacknowledged message (a hole the receiver reported). */
@@ -262,20 +272,38 @@ static enum dp_snd_action dp_snd_idle(struct dp_edge *e, unsigned long now)
 	return DP_SND_RETURN;
 }
 
+/* The peer owes the session an answer: a HELLO's, an ACK, a window. */
+static bool dp_snd_pending(const struct dp_edge *e)
+{
+	return e->state == DP_SND_HELLO || e->snd_una != e->snd_nxt || e->probe;
+}
+
+/*
+ * Silent past unreach_ms since it came to owe us something.  A peer that
+ * had nothing to answer for a while (an idle session) was not silent: the
+ * clock starts at the later of the last frame heard and the moment the
+ * wait began.  Caller holds e->lock.
+ */
+static bool dp_snd_unreachable(const struct dp_edge *e, unsigned long now)
+{
+	unsigned long since = e->last_heard;
+
+	if (time_after(e->wait_since, since))
+		since = e->wait_since;
+	return time_after(now, since + msecs_to_jiffies(READ_ONCE(dp_unreach_ms)));
+}
+
 /* What the timer or a gap report asks for now.  Caller holds e->lock. */
 static enum dp_snd_action dp_snd_due(struct dp_edge *e)
 {
 	unsigned long now = jiffies;
-	bool pending = e->state == DP_SND_HELLO || e->snd_una != e->snd_nxt ||
-		       e->probe;
 
 	lockdep_assert_held(&e->lock);
 	if (e->dead || (e->state != DP_SND_HELLO && e->state != DP_SND_OPEN))
 		return DP_SND_NONE;
-	if (!pending)
+	if (!dp_snd_pending(e))
 		return dp_snd_idle(e, now);
-	if (time_after(now, e->last_heard +
-		       msecs_to_jiffies(READ_ONCE(dp_unreach_ms)))) {
+	if (dp_snd_unreachable(e, now)) {
 		dp_snd_fail(e, -ETIMEDOUT);
 		return DP_SND_NONE;
 	}
@@ -311,7 +339,7 @@ static void dp_snd_work_fn(struct work_struct *work)
 {
 	struct dp_edge *e = container_of(work, struct dp_edge, work);
 	enum dp_snd_action act;
-	u32 peer_inc, isn, space;
+	u32 peer_inc, isn, nxt, space;
 	bool failed;
 
 	mutex_lock(&e->tx_mutex);
@@ -320,6 +348,7 @@ static void dp_snd_work_fn(struct work_struct *work)
 	act = dp_snd_due(e);
 	peer_inc = e->peer_inc;
 	isn = e->isn;
+	nxt = e->snd_nxt;
 	space = e->snd_space;
 	failed = e->state == DP_SND_FAILED;
 	spin_unlock_irq(&e->lock);
@@ -332,11 +361,15 @@ static void dp_snd_work_fn(struct work_struct *work)
 	else if (act == DP_SND_RESEND)
 		dp_snd_resend_first(e, peer_inc);
 	else if (act == DP_SND_PROBE)
-		dp_snd_ctrl(e, DP_WT_ACK, DP_WF_PROBE, 0, peer_inc);
+		dp_snd_ctrl(e, DP_WT_ACK, DP_WF_PROBE, nxt, peer_inc);
 	else if (act == DP_SND_RETURN)
 		dp_snd_return(e, space, peer_inc);
 	mutex_unlock(&e->tx_mutex);
-	if (failed)
+	/*
+	 * A failure ends the writers' wait; a credit return makes the edge
+	 * writable for poll() (the next write asks for a window at once).
+	 */
+	if (failed || act == DP_SND_RETURN)
 		wake_up_interruptible_all(&e->ep->tx_wq);
 }
 
@@ -350,13 +383,19 @@ void dp_snd_init(struct dp_edge *e)
 	e->state = DP_SND_IDLE;
 }
 
-/* IDLE -> HELLO: a new session with a random ISN.  Holds tx_mutex. */
+/*
+ * IDLE -> HELLO: a new session with a random ISN.  Holds tx_mutex.  The
+ * copies of the session before are freed first: a RESET that failed it
+ * between a send's reclaim and its admit left them on the list, and the
+ * new session must neither resend nor count them.
+ */
 static int dp_snd_open(struct dp_edge *e)
 {
 	u32 isn = get_random_u32();
 	int err;
 
 	lockdep_assert_held(&e->tx_mutex);
+	dp_snd_reclaim(e, true);
 	spin_lock_irq(&e->lock);
 	e->isn = isn;
 	e->snd_nxt = isn;
@@ -375,6 +414,7 @@ static int dp_snd_open(struct dp_edge *e)
 	e->returned = false;
 	dp_rtt_init(&e->rtt, DP_RTO_INIT_US, dp_rto_min_us(), dp_rto_max_us());
 	e->last_heard = jiffies;
+	e->wait_since = e->last_heard;
 	e->state = DP_SND_HELLO;
 	dp_snd_arm(e, jiffies + dp_snd_timeout(e));
 	spin_unlock_irq(&e->lock);
@@ -450,6 +490,9 @@ static enum dp_snd_step dp_snd_admit(struct dp_edge *e, struct dp_txmsg *m,
 		*err = -EMSGSIZE;
 		return DP_STEP_ERR;
 	}
+	/* What follows makes the peer owe an answer: its silence counts now. */
+	if (!dp_snd_pending(e))
+		e->wait_since = jiffies;
 	if (!dp_cwnd_open(e))
 		return DP_STEP_WAIT;	/* acknowledgements open it (or the timer) */
 	if (!dp_credit_allows(e->snd_space + m->space, e->credit)) {
@@ -474,7 +517,11 @@ static enum dp_snd_step dp_snd_admit(struct dp_edge *e, struct dp_txmsg *m,
 	return DP_STEP_SEND;
 }
 
-/* Undo dp_snd_admit() of the newest message: it never left. */
+/*
+ * Undo dp_snd_admit() of the newest message: it never left.  A peer that
+ * acknowledged it all the same (it cannot have had it) must not leave
+ * snd_una past snd_nxt, which would close the window for good.
+ */
 static void dp_snd_unqueue(struct dp_edge *e, struct dp_txmsg *m)
 {
 	spin_lock_irq(&e->lock);
@@ -482,6 +529,8 @@ static void dp_snd_unqueue(struct dp_edge *e, struct dp_txmsg *m)
 	e->n_unacked--;
 	e->snd_nxt--;
 	e->snd_space -= m->space;
+	if (dp_seq_before(e->snd_nxt, e->snd_una))
+		e->snd_una = e->snd_nxt;
 	spin_unlock_irq(&e->lock);
 }
 
@@ -551,7 +600,7 @@ int dp_snd_send(struct dp_endpoint *ep, struct dp_edge *e,
 	struct dp_txmsg *m = dp_snd_copy(buf, len);
 	enum dp_snd_step step;
 	bool counted = false;
-	u32 peer_inc;
+	u32 peer_inc, nxt;
 	int err = 0;
 
 	if (IS_ERR(m))
@@ -565,6 +614,7 @@ int dp_snd_send(struct dp_endpoint *ep, struct dp_edge *e,
 		spin_lock_irq(&e->lock);
 		step = dp_snd_admit(e, m, &err);
 		peer_inc = e->peer_inc;
+		nxt = e->snd_nxt;
 		spin_unlock_irq(&e->lock);
 		if (step == DP_STEP_SEND) {
 			err = dp_snd_first(e, m, peer_inc);
@@ -576,7 +626,7 @@ int dp_snd_send(struct dp_endpoint *ep, struct dp_edge *e,
 		if (step == DP_STEP_OPEN)
 			err = dp_snd_open(e);
 		if (step == DP_STEP_PROBE)
-			dp_snd_ctrl(e, DP_WT_ACK, DP_WF_PROBE, 0, peer_inc);
+			dp_snd_ctrl(e, DP_WT_ACK, DP_WF_PROBE, nxt, peer_inc);
 		mutex_unlock(&e->tx_mutex);
 		if (step == DP_STEP_ERR || err)
 			break;
@@ -609,13 +659,31 @@ static void dp_snd_rtt(struct dp_edge *e, u32 ack1)
 		e->rtt.backoff = 0;
 }
 
-/* The session's ack and credit; caller holds e->lock.  Wake writers? */
+/*
+ * Whether @seq lies in this session: from its ISN to snd_nxt, both ends
+ * included.  Frames of an older session of the same two incarnations (an
+ * ETIMEDOUT, a disconnect and connect) carry numbers from another random
+ * ISN and fall outside.  Caller holds e->lock.
+ */
+static bool dp_snd_in_session(const struct dp_edge *e, u32 seq)
+{
+	lockdep_assert_held(&e->lock);
+	return !dp_seq_before(seq, e->isn) && !dp_seq_before(e->snd_nxt, seq);
+}
+
+/*
+ * The session's ack and credit; caller holds e->lock.  Wake writers?  An
+ * ack outside the session is a stale frame: it is neither a sign of life
+ * nor a credit of this session.
+ */
 static bool dp_snd_update(struct dp_edge *e, const struct dp_msg_hdr *h)
 {
 	u32 ack1 = h->ack + 1;
 	bool wake = false;
 
 	lockdep_assert_held(&e->lock);
+	if (!dp_snd_in_session(e, ack1))
+		return false;
 	e->last_heard = jiffies;
 	if (h->type == DP_WT_ACK && h->seq)
 		e->peer_max = h->seq;
@@ -672,6 +740,8 @@ void dp_snd_ack(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 		e->state = DP_SND_OPEN;		/* the HELLO's answer */
 		e->peer_inc = h->src_inc;
 		e->credit = h->credit;
+		/* nothing in flight yet: the idle clock, not the HELLO's */
+		dp_snd_arm(e, jiffies + msecs_to_jiffies(READ_ONCE(dp_credit_idle_ms)));
 		wake = true;
 	}
 	if (e->state == DP_SND_OPEN && h->src_inc == e->peer_inc)
@@ -683,26 +753,45 @@ out:
 }
 
 /*
+ * Whether a RESET answers a frame of the current session: its seq echoes
+ * that frame's (a HELLO's ISN; a DATA's or a probe's seq; a closing
+ * receiver's next expected seq).  A RESET that answered an older session
+ * (a receiver that restarted answers each stale DATA) must not fail the
+ * one opened since.  Caller holds e->lock.
+ */
+static bool dp_snd_reset_fits(const struct dp_edge *e, const struct dp_msg_hdr *h)
+{
+	lockdep_assert_held(&e->lock);
+	if (e->dead)
+		return false;
+	if (e->state == DP_SND_HELLO)
+		return h->seq == e->isn;
+	return e->state == DP_SND_OPEN && dp_snd_in_session(e, h->seq);
+}
+
+/*
  * The receiver has no such session (it restarted, or closed): ECONNRESET;
- * or it refused our HELLO (admission): ECONNREFUSED.  RCU held.
+ * or it refused our HELLO (admission): ECONNREFUSED.  A closing receiver's
+ * RESET carries its final ack (DP_WF_ACK); a refusal carries none.  RCU
+ * held.
  */
 void dp_snd_reset(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 {
 	const struct dp_addr from = { .nid = h->src_nid, .dpid = h->src_dpid };
 	struct dp_edge *e = dp_edge_find(ep, &from);
+	bool closed = h->flags & DP_WF_ACK;
 	unsigned long flags;
 	bool wake = false;
 
 	if (!e || h->dst_inc != ep->inc)
 		return;
 	spin_lock_irqsave(&e->lock, flags);
-	/* A receiver that closes acknowledges what it got first. */
-	if (!e->dead && e->state == DP_SND_OPEN && (h->flags & DP_WF_ACK) &&
-	    h->src_inc == e->peer_inc)
-		dp_snd_update(e, h);
-	if (!e->dead && (e->state == DP_SND_HELLO || e->state == DP_SND_OPEN)) {
-		/* a HELLO is only reset when the admission rule refuses us */
-		dp_snd_fail(e, e->state == DP_SND_HELLO ? -ECONNREFUSED : -ECONNRESET);
+	if (dp_snd_reset_fits(e, h)) {
+		/* A receiver that closes acknowledges what it got first. */
+		if (e->state == DP_SND_OPEN && closed && h->src_inc == e->peer_inc)
+			dp_snd_update(e, h);
+		dp_snd_fail(e, e->state == DP_SND_HELLO && !closed ?
+			    -ECONNREFUSED : -ECONNRESET);
 		wake = true;
 	}
 	spin_unlock_irqrestore(&e->lock, flags);
@@ -717,19 +806,20 @@ void dp_snd_reset(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
  */
 void dp_snd_stop(struct dp_edge *e, bool goodbye)
 {
-	u32 peer_inc = 0;
+	u32 peer_inc = 0, isn;
 
 	lockdep_assert_held(&e->ep->lock);
 	spin_lock_irq(&e->lock);
 	e->dead = true;
 	if (e->state == DP_SND_OPEN)
 		peer_inc = e->peer_inc;
+	isn = e->isn;
 	spin_unlock_irq(&e->lock);
 	del_timer_sync(&e->timer);
 	cancel_work_sync(&e->work);
 	wake_up_interruptible_all(&e->ep->tx_wq);
 	if (goodbye && peer_inc)
-		dp_snd_ctrl(e, DP_WT_RESET, DP_WF_FIN, 0, peer_inc);
+		dp_snd_ctrl(e, DP_WT_RESET, DP_WF_FIN, isn, peer_inc);
 }
 
 /*
