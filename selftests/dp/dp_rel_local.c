@@ -36,6 +36,20 @@
  *          EAGAIN; once the receiver reads on, the message goes.
  *  many    an endpoint with 1000 edges (more than one netlink message
  *          holds): dpctl ep shows it once with every edge once.
+ *  idle    a session idle for longer than unreach_ms, then a message (or,
+ *          credit given back, a window probe) whose answers are lost for a
+ *          moment: the peer's silence counts from the write, not from the
+ *          last frame before the pause, so the session lives and delivers.
+ *  pollidle poll() waits for POLLOUT on an edge with less credit left than
+ *          the largest message; when the idle session gives its credit
+ *          back (the next write asks for a window at once), poll() wakes.
+ *  silent  a sender that vanished without a word (its FIN lost) held
+ *          credit at the receiver; silent past unreach_ms, it loses that
+ *          credit to a sender that needs it.
+ *  evict   1024 senders (the most an endpoint keeps sessions for) went
+ *          quiet: one more sender still gets a session (a silent one is
+ *          forgotten, nothing dropped for lack of room), and the forgotten
+ *          one hears ECONNRESET once on its next write, then delivers.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -43,6 +57,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ktap.h"
@@ -827,6 +842,266 @@ static void t_many(void)
 	close(z);
 }
 
+/*
+ * One idle pause past unreach_ms, then a write whose first answers are
+ * lost (B does not hear A for a moment).  @probe: the session gave its
+ * credit back while idle, so the write is a window probe (O_NONBLOCK:
+ * EAGAIN until the answer); else the credit was kept and DATA goes.
+ */
+static void idle_case(int a, int b, uint32_t tag, int probe)
+{
+	struct dp_ep_stats sa0, sa;
+	int ok, t, got = 0;
+	short ev = 0;
+	ssize_t r;
+
+	fill(tag, 0, out, LEN);
+	if (write(a, out, LEN) != LEN || !wait_acked(a, 10000) ||
+	    dpt_wait_readable(b, DPT_WAIT_MS) != 1 || !is(in, read(b, in, sizeof(in)), tag, 0))
+		ktap_bail("idle: the first message");
+	dpt_stats(a, &sa0);
+	dpt_sleep_ms(4000);		/* idle, past the 3 s bound */
+	if (b_hears_a(0))
+		ktap_bail("idle: take A out of B's NART");
+	fill(tag, 1, out, LEN);
+	if (probe) {
+		set_nonblock(a, 1);
+		KTAP_ERRNO(write(a, out, LEN), EAGAIN,
+			   "credit given back while idle: the write asks for a window (EAGAIN)");
+	} else {
+		ktap_ok(write(a, out, LEN) == LEN, "the credit kept: the write is accepted");
+	}
+	dpt_sleep_ms(300);		/* its (re)transmissions go unanswered */
+	if (b_hears_a(1))
+		ktap_bail("idle: put A back");
+	for (t = 0, ok = !probe; probe && t < 100 && !ok; t++) {
+		ev = poll_out(a, 100);
+		if (ev & POLLERR)
+			break;
+		ok = (ev & POLLOUT) && write(a, out, LEN) == LEN;
+	}
+	ok = ok && wait_acked(a, 10000);
+	dpt_stats(a, &sa);
+	ktap_ok(ok && !(poll_out(a, 0) & POLLERR) && sa.tx_undelivered == sa0.tx_undelivered,
+		"%s: acknowledged, no error, tx_undelivered +%llu",
+		probe ? "the probe answered after the gap, the message goes" :
+			"the message is retransmitted after the gap",
+		(unsigned long long)(sa.tx_undelivered - sa0.tx_undelivered));
+	got = dpt_wait_readable(b, DPT_WAIT_MS) == 1 && is(in, read(b, in, sizeof(in)), tag, 1);
+	set_nonblock(b, 1);
+	r = read(b, in, sizeof(in));
+	set_nonblock(b, 0);
+	ktap_ok(got && r < 0 && errno == EAGAIN, "B gets the message once");
+	set_nonblock(a, 0);
+}
+
+/* The peer's silence counts from the write after an idle pause. */
+static void t_idle(void)
+{
+	int a, b;
+
+	b = dpt_ep(dpt.nsb, 509, 0);
+	a = dpt_ep(dpt.nsa, 412, 0);
+	if (a < 0 || b < 0 || dpt_connect(a, dpt.nidb, 509) || set_param("unreach_ms", 3000))
+		ktap_bail("idle: endpoints");
+	idle_case(a, b, 10, 0);
+	if (set_param("credit_idle_ms", 100))
+		ktap_bail("idle: credit_idle_ms");
+	idle_case(a, b, 11, 1);
+	set_param("credit_idle_ms", 600000);
+	set_param("unreach_ms", 10000);
+	close(a);
+	close(b);
+}
+
+/*
+ * poll() sleeping for POLLOUT on an edge whose credit left is below the
+ * largest message must wake when the idle session gives its credit back.
+ */
+static void t_pollidle(void)
+{
+	int a, b, i, n, st, ok = 1;
+	pid_t pid;
+	short ev = 0;
+
+	b = dpt_ep(dpt.nsb, 510, DP_POOL_MIN);
+	a = dpt_ep(dpt.nsa, 413, 0);
+	if (a < 0 || b < 0 || dpt_connect(a, dpt.nidb, 510) || set_param("credit_idle_ms", 1500))
+		ktap_bail("pollidle: endpoints");
+	/*
+	 * Messages (B does not read) until, with every one acknowledged, the
+	 * credit left is under the largest message: poll() says no POLLOUT.
+	 */
+	for (n = 0; n < 100 && ok; n++) {
+		ok = wait_acked(a, 10000);
+		ev = poll_out(a, 0);
+		if (!(ev & POLLOUT))
+			break;
+		fill(12, (uint32_t)n, out, LEN);
+		ok = ok && write(a, out, LEN) == LEN;
+	}
+	ktap_ok(ok && n > 0 && !(ev & POLLOUT),
+		"%d messages to a 16 KiB pool, all acknowledged: no POLLOUT (%#x)", n, ev);
+	/*
+	 * poll() without a timeout, in a child: it must be woken (a poll()
+	 * with a timeout would see POLLOUT at its end even if nobody woke it).
+	 */
+	pid = dpt_fork();
+	if (pid == 0)
+		_exit(poll_out(a, -1) & POLLOUT ? 0 : 1);
+	st = dpt_wait_child(pid, 30000);
+	ktap_ok(st == 0,
+		"idle 1.5 s, the session gives its credit back: poll() is woken with POLLOUT (%d)",
+		st);
+	for (i = 0; i < n && ok; i++)
+		ok = dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
+		     is(in, read(b, in, sizeof(in)), 12, (uint32_t)i);
+	fill(12, (uint32_t)n, out, LEN);
+	ktap_ok(ok && write(a, out, LEN) == LEN && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
+		is(in, read(b, in, sizeof(in)), 12, (uint32_t)n),
+		"B reads the %d; the next write asks for a window and delivers", n);
+	set_param("credit_idle_ms", 600000);
+	close(a);
+	close(b);
+}
+
+/* B's rx_peer line for sender dpid on node A: its credit_left. */
+static long long rx_credit(uint32_t bdpid, uint32_t adpid)
+{
+	struct ep_view v;
+
+	if (view(dpt.nsb, bdpid, dpt.nida, adpid, &v) || !v.rx[0])
+		return LLONG_MIN;
+	return num(v.rx, "credit_left");
+}
+
+/*
+ * A sender that vanished without a word (B did not hear its FIN) held
+ * credit; silent past unreach_ms, it loses it to a sender that needs it.
+ */
+static void t_silent(void)
+{
+	long long held, left;
+	int a1, a2, b, i, n, tries, ok = 1;
+
+	b = dpt_ep(dpt.nsb, 511, 65536);
+	a1 = dpt_ep(dpt.nsa, 414, 0);
+	a2 = dpt_ep(dpt.nsa, 415, 0);
+	if (a1 < 0 || a2 < 0 || b < 0 || dpt_connect(a1, dpt.nidb, 511) ||
+	    dpt_connect(a2, dpt.nidb, 511) || set_param("unreach_ms", 1500))
+		ktap_bail("silent: endpoints");
+	fill(13, 0, out, LEN);
+	if (write(a1, out, LEN) != LEN || !wait_acked(a1, 10000) ||
+	    dpt_wait_readable(b, DPT_WAIT_MS) != 1 || read(b, in, sizeof(in)) != LEN)
+		ktap_bail("silent: a1's first message");
+	if (b_hears_a(0))
+		ktap_bail("silent: take A out of B's NART");
+	close(a1);			/* its FIN is lost */
+	if (b_hears_a(1))
+		ktap_bail("silent: put A back");
+	held = rx_credit(511, 414);
+	ktap_ok(held > 0, "the vanished sender's session still holds %lld bytes of credit", held);
+	dpt_sleep_ms(2000);		/* silent past the bound */
+	/*
+	 * a2 uses its share up (B does not read): B is short and re-grants.
+	 * Until the silent one's credit is taken back, 30 do not fit.
+	 */
+	set_nonblock(a2, 1);
+	for (i = 0, tries = 0; i < 30 && tries < 50;) {
+		fill(14, (uint32_t)i, out, LEN);
+		if (write(a2, out, LEN) == LEN) {
+			i++;
+			continue;
+		}
+		if (errno != EAGAIN)
+			break;
+		tries++;
+		poll_out(a2, 200);
+	}
+	n = i;
+	ok = n == 30 && wait_acked(a2, 10000);
+	for (i = 0, left = held; i < 50 && left != 0; i++) {
+		dpt_sleep_ms(100);
+		left = rx_credit(511, 414);
+	}
+	ktap_ok(ok && left == 0,
+		"another sender writes 30 (%d): the silent one's credit is taken back (%lld left)",
+		n, left);
+	for (i = 0; i < 30 && ok; i++)
+		ok = dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
+		     is(in, read(b, in, sizeof(in)), 14, (uint32_t)i);
+	ktap_ok(ok, "the other sender's 30 arrive in order (%d)", i);
+	set_param("unreach_ms", 10000);
+	close(a2);
+	close(b);
+}
+
+#define RX_PEERS	1024	/* DP_MAX_RX_PEERS: sessions one endpoint keeps */
+
+/*
+ * Every one of RX_PEERS senders wrote a byte and went quiet: one more
+ * sender still gets a session, and the one forgotten for it learns so
+ * (ECONNRESET) on its next write, once.
+ */
+static void t_evict(void)
+{
+	static int fd[RX_PEERS + 1];
+	struct rlimit rl = { 4096, 4096 };
+	uint64_t nomem0 = dpt_ctr(dpt.nsb, DP_CTR_RX_DROP_NOMEM);
+	int b, i, n = 0, got = 0, resets = 0, other = 0;
+	char c = 'x';
+
+	if (setrlimit(RLIMIT_NOFILE, &rl) || set_param("uid_max_endpoints", 0) ||
+	    set_param("unreach_ms", 1500) || set_param("credit_idle_ms", 100))
+		ktap_bail("evict: limits");
+	b = dpt_ep(dpt.nsb, 512, 0);
+	if (b < 0)
+		ktap_bail("evict: receiver");
+	for (i = 0; i <= RX_PEERS; i++) {
+		fd[i] = dpt_ep(dpt.nsa, 30000 + (uint32_t)i, DP_POOL_MIN);
+		if (fd[i] < 0 || dpt_connect(fd[i], dpt.nidb, 512))
+			ktap_bail("evict: a sender");
+	}
+	for (i = 0; i < RX_PEERS; i++) {
+		n += write(fd[i], &c, 1) == 1;
+		while (dpt_wait_readable(b, 0) == 1 && read(b, in, sizeof(in)) == 1)
+			got++;
+	}
+	while (got < n && dpt_wait_readable(b, DPT_WAIT_MS) == 1 && read(b, in, sizeof(in)) == 1)
+		got++;
+	ktap_ok(n == RX_PEERS && got == n, "%d senders each deliver a byte (%d arrive)", n, got);
+	dpt_sleep_ms(2500);		/* all silent past the 1.5 s bound */
+	ktap_ok(write(fd[RX_PEERS], &c, 1) == 1 && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
+		read(b, in, sizeof(in)) == 1, "sender %d gets a session and delivers",
+		RX_PEERS + 1);
+	ktap_ok(dpt_ctr(dpt.nsb, DP_CTR_RX_DROP_NOMEM) == nomem0,
+		"no HELLO dropped for lack of room (rx_drop_nomem)");
+	for (i = 0, got = 0; i < RX_PEERS; i++) {
+		if (write(fd[i], &c, 1) != 1) {
+			if (errno == ECONNRESET)
+				resets++;
+			else
+				other++;
+			if (write(fd[i], &c, 1) != 1)
+				other++;
+		}
+		while (dpt_wait_readable(b, 0) == 1 && read(b, in, sizeof(in)) == 1)
+			got++;
+	}
+	while (got < RX_PEERS && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
+	       read(b, in, sizeof(in)) == 1)
+		got++;
+	ktap_ok(resets == 1 && !other && got == RX_PEERS,
+		"the old senders write again: %d ECONNRESET (want 1, the one forgotten), %d other errors, %d arrive",
+		resets, other, got);
+	for (i = 0; i <= RX_PEERS; i++)
+		close(fd[i]);
+	close(b);
+	set_param("uid_max_endpoints", 1024);
+	set_param("unreach_ms", 10000);
+	set_param("credit_idle_ms", 600000);
+}
+
 int main(void)
 {
 	ktap_start();
@@ -848,6 +1123,10 @@ int main(void)
 	t_state();
 	t_partial();
 	t_many();
+	t_idle();
+	t_pollidle();
+	t_silent();
+	t_evict();
 	set_param("credit_idle_ms", 100);
 	ktap_finish();
 }

@@ -20,7 +20,7 @@ poll           120 pair   ./dp_poll
 pool_readonly  120 pair   ./dp_pool_ro
 order          300 pair   ./dp_order
 pool_full      120 pair   ./dp_full
-rel_local      300 pair   ./dp_rel_local
+rel_local      600 pair   ./dp_rel_local
 dpperf_late    180 pair   sh ./t_dpperf.sh
 errno          180 pair   ./dp_errno
 raw_frames     120 pair   ./dp_raw
