@@ -200,11 +200,14 @@ static u32 dp_ep_release_n(struct dp_endpoint *ep, u32 n)
 	return done;
 }
 
+/* fsync(2) and fdatasync(2) release the head message. */
 static int dp_ep_fsync(struct file *file, loff_t start, loff_t end,
 		       int datasync)
 {
 	struct dp_endpoint *ep = file->private_data;
 
+	if (!(file->f_mode & FMODE_READ))
+		return -EBADF;
 	if (!dp_ep_bound(ep))
 		return -EBADFD;
 	dp_ep_release_n(ep, 1);
@@ -409,12 +412,34 @@ static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
 	return -ENOTTY;
 }
 
+/*
+ * The open mode an ioctl needs, as read(2) and write(2) do: sending and
+ * changing edges are writing, releasing messages is reading.  Binding,
+ * info and statistics need neither (an O_RDONLY fd is a receive-only
+ * endpoint).
+ */
+static fmode_t dp_ioctl_mode(unsigned int cmd)
+{
+	switch (cmd) {
+	case DP_IOC_CONNECT:
+	case DP_IOC_DISCONNECT:
+	case DP_IOC_SEND:
+		return FMODE_WRITE;
+	case DP_IOC_RELEASE:
+		return FMODE_READ;
+	}
+	return 0;
+}
+
 static long dp_ep_ioctl(struct file *file, unsigned int cmd, unsigned long a)
 {
 	struct dp_endpoint *ep = file->private_data;
 	void __user *arg = (void __user *)a;
+	fmode_t need = dp_ioctl_mode(cmd);
 	struct dp_bind b;
 
+	if ((file->f_mode & need) != need)
+		return -EBADF;
 	switch (cmd) {
 	case DP_IOC_BIND:
 		if (copy_from_user(&b, arg, sizeof(b)))
