@@ -5,7 +5,8 @@
  * mmap(PROT_WRITE) and MAP_PRIVATE fail, offset and length are checked, a
  * forked child does not inherit the mapping, mremap cannot grow it, and the
  * debugger paths that write through read-only mappings (/proc/self/mem,
- * ptrace PTRACE_POKEDATA, process_vm_writev) fail too.
+ * ptrace PTRACE_POKEDATA, process_vm_writev) fail too.  msync() of the
+ * mapping releases nothing (fsync(2) still releases a message).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -149,6 +150,29 @@ static void forced_writes(int fd, const struct dp_token *t)
 	ktap_ok(!memcmp(before, t, sizeof(before)), "the pool is unchanged");
 }
 
+/* Messages queued on fd, or -1. */
+static long long queued(int fd)
+{
+	struct dp_ep_stats st;
+
+	return dpt_stats(fd, &st) ? -1 : (long long)st.queued;
+}
+
+/*
+ * msync() of the mapping syncs a byte range through the same file
+ * operation as fsync(2), which releases a message: it must not.
+ */
+static void msync_keeps(int fd, uint8_t *m, size_t len, long pg)
+{
+	uint64_t cons = ((const struct dp_pool_ctrl *)m)->cons;
+
+	KTAP_SUCCESS(msync(m, len, MS_SYNC), "msync(MS_SYNC) of the whole mapping returns 0");
+	KTAP_SUCCESS(msync(m + pg, (size_t)pg, MS_SYNC), "msync(MS_SYNC) of one data page returns 0");
+	KTAP_SUCCESS(msync(m, len, MS_ASYNC | MS_INVALIDATE), "msync(MS_ASYNC|MS_INVALIDATE) returns 0");
+	ktap_ok(queued(fd) == 1 && ((const struct dp_pool_ctrl *)m)->cons == cons,
+		"... and none of them released the message (queued %lld)", queued(fd));
+}
+
 int main(void)
 {
 	struct dp_info info;
@@ -189,6 +213,7 @@ int main(void)
 		"the message is visible at the head");
 	ktap_ok(pool.ctrl->prod - pool.ctrl->cons == DP_TOKEN_SPACE(sizeof(msg)),
 		"prod - cons = DP_TOKEN_SPACE(len)");
+	msync_keeps(b, m, info.map_size, pg);
 
 	sig = store_signal(m);
 	ktap_ok(sig == SIGSEGV, "store to the control page: SIGSEGV (signal %d)", sig);
@@ -244,6 +269,8 @@ int main(void)
 	if (p != MAP_FAILED)
 		munmap(p, info.map_size);
 
+	ktap_ok(queued(b) == 1 && !fsync(b) && queued(b) == 0,
+		"fsync releases the message msync left");
 	u = dpt_open();
 	KTAP_ERRNO(mmap(NULL, DP_POOL_CTRL_SIZE, PROT_READ, MAP_SHARED, u, 0), EBADFD,
 		   "mmap of an unbound endpoint: EBADFD");
