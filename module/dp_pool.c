@@ -138,8 +138,9 @@ u32 dp_pool_queued(const struct dp_pool *pool)
 }
 
 /*
- * Map the pool read-only: a writable or private mapping is refused, and
- * VM_MAYWRITE is cleared so mprotect(PROT_WRITE) fails later.  A shared
+ * Map the pool read-only: a writable, executable or private mapping is
+ * refused, and VM_MAYWRITE and VM_MAYEXEC are cleared so mprotect() cannot
+ * add either later (the pool holds bytes others sent: never code).  A shared
  * mapping that can never be writable is not a COW mapping, so FOLL_FORCE
  * writes (/proc/PID/mem, ptrace POKEDATA) are refused by GUP as well.  The
  * mapping is not inherited across fork and cannot grow.  Called with the
@@ -154,10 +155,10 @@ int dp_pool_mmap(struct dp_pool *pool, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
-	if (vma->vm_flags & VM_WRITE)
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EACCES;
 	dp_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
-			VM_MAYWRITE);
+			VM_MAYWRITE | VM_MAYEXEC);
 	for (off = 0; off < len; off += PAGE_SIZE) {
 		err = vm_insert_page(vma, vma->vm_start + off,
 				     vmalloc_to_page((u8 *)pool->mem + off));

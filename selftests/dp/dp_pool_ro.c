@@ -2,8 +2,9 @@
 /*
  * The token buffer pool is read-only to its owner and private to it: the
  * layout is as documented, a store raises SIGSEGV, mprotect(PROT_WRITE),
- * mmap(PROT_WRITE) and MAP_PRIVATE fail, offset and length are checked, a
- * forked child does not inherit the mapping, mremap cannot grow it, and the
+ * mmap(PROT_WRITE) and MAP_PRIVATE fail, PROT_EXEC is refused to mmap and
+ * mprotect alike, offset and length are checked, a forked child does not
+ * inherit the mapping, mremap cannot grow it, and the
  * debugger paths that write through read-only mappings (/proc/self/mem,
  * ptrace PTRACE_POKEDATA, process_vm_writev) fail too.  msync() of the
  * mapping releases nothing (fsync(2) still releases a message).
@@ -227,6 +228,8 @@ int main(void)
 	KTAP_ERRNO(mprotect(m, info.map_size, PROT_READ | PROT_WRITE), EACCES,
 		   "mprotect(PROT_WRITE): EACCES");
 	KTAP_ERRNO(mprotect(m + pg, pg, PROT_WRITE), EACCES, "mprotect of one data page: EACCES");
+	KTAP_ERRNO(mprotect(m, info.map_size, PROT_READ | PROT_EXEC), EACCES,
+		   "mprotect(PROT_READ|PROT_EXEC): EACCES");
 	KTAP_SUCCESS(mprotect(m, info.map_size, PROT_READ), "mprotect(PROT_READ) is allowed");
 	sig = store_signal(m + DP_POOL_CTRL_SIZE);
 	ktap_ok(sig == SIGSEGV, "still SIGSEGV on store after the failed mprotect");
@@ -240,6 +243,8 @@ int main(void)
 
 	KTAP_ERRNO(mmap(NULL, info.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, b, 0), EACCES,
 		   "mmap PROT_WRITE: EACCES");
+	KTAP_ERRNO(mmap(NULL, info.map_size, PROT_READ | PROT_EXEC, MAP_SHARED, b, 0), EACCES,
+		   "mmap PROT_EXEC: EACCES");
 	KTAP_ERRNO(mmap(NULL, info.map_size, PROT_READ, MAP_PRIVATE, b, 0), EINVAL,
 		   "mmap MAP_PRIVATE: EINVAL");
 	KTAP_ERRNO(mmap(NULL, info.map_size, PROT_READ, MAP_SHARED, b, pg), EINVAL,
