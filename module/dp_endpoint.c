@@ -134,7 +134,10 @@ static int dp_ep_wait(struct dp_endpoint *ep, bool nonblock)
 	return wait_event_interruptible(ep->pool.wq, !dp_pool_empty(&ep->pool));
 }
 
-/* Copy the head message out and release it.  Caller holds rd_lock. */
+/*
+ * Copy the head message out and release it; -EAGAIN if there is none
+ * (another reader took it first).  Caller holds rd_lock.
+ */
 static ssize_t dp_ep_take(struct dp_endpoint *ep, char __user *buf,
 			  size_t count)
 {
@@ -146,7 +149,7 @@ static ssize_t dp_ep_take(struct dp_endpoint *ep, char __user *buf,
 	t = dp_ring_head(&ep->pool.ring);
 	spin_unlock_irq(&ep->pool.lock);
 	if (!t)
-		return 0;
+		return -EAGAIN;
 	/* Only releases move the head, and we hold rd_lock: t stays put. */
 	len = t->len;
 	if (len > count)
@@ -174,7 +177,7 @@ static ssize_t dp_ep_read(struct file *file, char __user *buf, size_t count,
 			return -ERESTARTSYS;
 		ret = dp_ep_take(ep, buf, count);
 		mutex_unlock(&ep->rd_lock);
-	} while (ret == 0);	/* another reader took it first */
+	} while (ret == -EAGAIN);	/* another reader took it first */
 	return ret;
 }
 
