@@ -21,10 +21,16 @@ static size_t dp_pool_ctrl_size(void)
 	return max_t(size_t, PAGE_SIZE, DP_POOL_CTRL_SIZE);
 }
 
-/* Bytes of the mapping, and what the owner is charged for. */
+/*
+ * Bytes of the mapping, and what the owner is charged for: whole pages,
+ * since mmap() maps nothing smaller.  With 4 KiB pages that is exactly the
+ * control page and the data area; with 64 KiB pages a 16 or 32 KiB data
+ * area ends inside a page, and without the rounding a mapping of it would
+ * be refused as longer than the pool.
+ */
 size_t dp_pool_map_size(u32 data_size)
 {
-	return dp_pool_ctrl_size() + data_size;
+	return PAGE_ALIGN(dp_pool_ctrl_size() + data_size);
 }
 
 int dp_pool_init(struct dp_pool *pool, u32 data_size, u32 nid, u32 dpid)
