@@ -210,7 +210,9 @@ int dp_pool_mmap(struct dp_pool *pool, struct vm_area_struct *vma);
  * struct dp_charge - what a bound endpoint costs its owner; undone at release.
  * @user: charged @pages in locked_vm (RLIMIT_MEMLOCK); NULL with CAP_IPC_LOCK.
  * @mm: the binder's mm, charged @pages in pinned_vm; held by mmgrab().
- * @uid: charged one endpoint and @bytes in dp's per-uid table.
+ * @uid: charged one endpoint and @bytes in dp's per-uid table: the euid.
+ * @outer: charged the same, when not @uid: the owner of the binder's
+ *	outermost user namespace (its subordinate uids count against it).
  * @bytes: pool bytes, control page included, plus the edges; under dp_uq_lock.
  * @pages: the pool's pages.
  * @charged: set by dp_limits_charge(), cleared by dp_limits_uncharge().
@@ -219,6 +221,7 @@ struct dp_charge {
 	struct user_struct *user;
 	struct mm_struct *mm;
 	kuid_t uid;
+	kuid_t outer;
 	size_t bytes;
 	unsigned long pages;
 	bool charged;

@@ -134,7 +134,10 @@ static int dp_ep_wait(struct dp_endpoint *ep, bool nonblock)
 	return wait_event_interruptible(ep->pool.wq, !dp_pool_empty(&ep->pool));
 }
 
-/* Copy the head message out and release it.  Caller holds rd_lock. */
+/*
+ * Copy the head message out and release it; -EAGAIN if there is none
+ * (another reader took it first).  Caller holds rd_lock.
+ */
 static ssize_t dp_ep_take(struct dp_endpoint *ep, char __user *buf,
 			  size_t count)
 {
@@ -146,7 +149,7 @@ static ssize_t dp_ep_take(struct dp_endpoint *ep, char __user *buf,
 	t = dp_ring_head(&ep->pool.ring);
 	spin_unlock_irq(&ep->pool.lock);
 	if (!t)
-		return 0;
+		return -EAGAIN;
 	/* Only releases move the head, and we hold rd_lock: t stays put. */
 	len = t->len;
 	if (len > count)
@@ -174,7 +177,7 @@ static ssize_t dp_ep_read(struct file *file, char __user *buf, size_t count,
 			return -ERESTARTSYS;
 		ret = dp_ep_take(ep, buf, count);
 		mutex_unlock(&ep->rd_lock);
-	} while (ret == 0);	/* another reader took it first */
+	} while (ret == -EAGAIN);	/* another reader took it first */
 	return ret;
 }
 
@@ -200,11 +203,21 @@ static u32 dp_ep_release_n(struct dp_endpoint *ep, u32 n)
 	return done;
 }
 
+/*
+ * fsync(2) and fdatasync(2) release the head message.  They reach us with
+ * the whole file's range; msync(MS_SYNC) on the pool mapping passes the
+ * mapped byte range instead, and must not consume anything: the pool is
+ * never dirty, so there is nothing to sync and it returns 0.
+ */
 static int dp_ep_fsync(struct file *file, loff_t start, loff_t end,
 		       int datasync)
 {
 	struct dp_endpoint *ep = file->private_data;
 
+	if (start != 0 || end != LLONG_MAX)
+		return 0;
+	if (!(file->f_mode & FMODE_READ))
+		return -EBADF;
 	if (!dp_ep_bound(ep))
 		return -EBADFD;
 	dp_ep_release_n(ep, 1);
@@ -409,12 +422,34 @@ static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
 	return -ENOTTY;
 }
 
+/*
+ * The open mode an ioctl needs, as read(2) and write(2) do: sending and
+ * changing edges are writing, releasing messages is reading.  Binding,
+ * info and statistics need neither (an O_RDONLY fd is a receive-only
+ * endpoint).
+ */
+static fmode_t dp_ioctl_mode(unsigned int cmd)
+{
+	switch (cmd) {
+	case DP_IOC_CONNECT:
+	case DP_IOC_DISCONNECT:
+	case DP_IOC_SEND:
+		return FMODE_WRITE;
+	case DP_IOC_RELEASE:
+		return FMODE_READ;
+	}
+	return 0;
+}
+
 static long dp_ep_ioctl(struct file *file, unsigned int cmd, unsigned long a)
 {
 	struct dp_endpoint *ep = file->private_data;
 	void __user *arg = (void __user *)a;
+	fmode_t need = dp_ioctl_mode(cmd);
 	struct dp_bind b;
 
+	if ((file->f_mode & need) != need)
+		return -EBADF;
 	switch (cmd) {
 	case DP_IOC_BIND:
 		if (copy_from_user(&b, arg, sizeof(b)))

@@ -84,34 +84,52 @@ nospace:
 	return -EMSGSIZE;
 }
 
+/*
+ * GENL_UNS_ADMIN_PERM was checked in the namespace's user namespace, which
+ * an unprivileged user may own; a PCI device belongs to the whole machine,
+ * so taking one needs CAP_NET_ADMIN in the initial one.
+ */
+static int dp_genl_may_attach(struct sk_buff *skb, const char *backend)
+{
+	if (dp_backend_machine_wide(backend) &&
+	    !netlink_capable(skb, CAP_NET_ADMIN))
+		return -EPERM;
+	return 0;
+}
+
+/*
+ * Everything is checked before anything changes, so a refused request
+ * (bad NID, no permission for the backend, no such device) leaves the
+ * node as it was: the NID is set only once the attachment, if asked for,
+ * has succeeded.
+ */
 static int dp_genl_node_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct dp_node *node = dp_genl_node(info);
 	char ifname[IFNAMSIZ], backend[16] = "netdev";
-	int err = 0;
+	u32 nid = DP_NID_NONE;
+	int err;
 
 	if (info->attrs[DP_A_NID]) {
-		err = dp_node_set_nid(node, nla_get_u32(info->attrs[DP_A_NID]));
+		nid = nla_get_u32(info->attrs[DP_A_NID]);
+		if (nid == DP_NID_NONE)
+			return -EINVAL;
+	}
+	if (info->attrs[DP_A_IFNAME]) {
+		nla_strscpy(ifname, info->attrs[DP_A_IFNAME], sizeof(ifname));
+		if (info->attrs[DP_A_BACKEND])
+			nla_strscpy(backend, info->attrs[DP_A_BACKEND],
+				    sizeof(backend));
+		err = dp_genl_may_attach(skb, backend);
+		if (err)
+			return err;
+		rtnl_lock();
+		err = dp_node_attach(node, backend, ifname);
+		rtnl_unlock();
 		if (err)
 			return err;
 	}
-	if (!info->attrs[DP_A_IFNAME])
-		return 0;
-	nla_strscpy(ifname, info->attrs[DP_A_IFNAME], sizeof(ifname));
-	if (info->attrs[DP_A_BACKEND])
-		nla_strscpy(backend, info->attrs[DP_A_BACKEND], sizeof(backend));
-	/*
-	 * GENL_UNS_ADMIN_PERM was checked in the namespace's user namespace,
-	 * which an unprivileged user may own; a PCI device belongs to the
-	 * whole machine, so taking one needs CAP_NET_ADMIN in the initial one.
-	 */
-	if (dp_backend_machine_wide(backend) &&
-	    !netlink_capable(skb, CAP_NET_ADMIN))
-		return -EPERM;
-	rtnl_lock();
-	err = dp_node_attach(node, backend, ifname);
-	rtnl_unlock();
-	return err;
+	return nid ? dp_node_set_nid(node, nid) : 0;
 }
 
 static int dp_genl_node_detach(struct sk_buff *skb, struct genl_info *info)

@@ -7,12 +7,17 @@
  *
  * A bound endpoint is charged three ways, all undone at release:
  *  - dp's own per-uid table (uid_max_endpoints, uid_max_pool_mb), keyed by
- *    the global kuid so that new user or network namespaces do not reset it;
+ *    the global kuid, charged to the binder's euid and also to the owner of
+ *    its outermost user namespace (dp_outer_owner()), so that neither new
+ *    network namespaces nor the subordinate uids of a user namespace reset
+ *    a user's caps;
  *  - RLIMIT_MEMLOCK on user->locked_vm, as io_uring and AF_XDP do, unless
  *    the binder has CAP_IPC_LOCK;
  *  - the binder's mm->pinned_vm, so the pool shows as VmPin in
  *    /proc/PID/status (as io_uring and perf do).
  * The pool pages themselves are __GFP_ACCOUNT (dp_pool.c): memcg sees them.
+ * RLIMIT_MEMLOCK stays per user_struct, so each subordinate uid has its own;
+ * dp's caps are what bound a user across them.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -54,6 +59,9 @@ struct dp_uquota {
 	unsigned int eps;
 	u64 bytes;
 };
+
+/* A charge counts against the binder's euid and its outer owner. */
+#define DP_CHARGE_UIDS	2
 
 static DEFINE_HASHTABLE(dp_uq, 6);
 static DEFINE_MUTEX(dp_uq_lock);	/* dp_uq and every entry */
@@ -99,6 +107,35 @@ static void dp_uq_put_if_idle(struct dp_uquota *q)
 	kfree(q);
 }
 
+/*
+ * The owner of the outermost user namespace @cred lives in below the
+ * initial one, or @cred's euid in the initial namespace.  Like the
+ * kernel's hierarchical ucounts: whatever a user does as the subordinate
+ * uids of namespaces it created counts against that user.  The chain is
+ * pinned by @cred's reference on its namespace.
+ */
+static kuid_t dp_outer_owner(const struct cred *cred)
+{
+	const struct user_namespace *ns = cred->user_ns;
+
+	if (ns == &init_user_ns)
+		return cred->euid;
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
+}
+
+/* The uids a charge counts against: its own, and the outer owner if other. */
+static unsigned int dp_charge_uids(const struct dp_charge *c,
+				   kuid_t uids[DP_CHARGE_UIDS])
+{
+	uids[0] = c->uid;
+	if (uid_eq(c->outer, c->uid))
+		return 1;
+	uids[1] = c->outer;
+	return 2;
+}
+
 /* dp's own memory cap: EDQUOT. */
 static int dp_uq_check_bytes(const struct dp_uquota *q, size_t bytes)
 {
@@ -108,15 +145,67 @@ static int dp_uq_check_bytes(const struct dp_uquota *q, size_t bytes)
 	return max_bytes && q->bytes + bytes > max_bytes ? -EDQUOT : 0;
 }
 
-/* dp's own caps: EMFILE for endpoints, EDQUOT for memory. */
-static int dp_uq_check(const struct dp_uquota *q, size_t bytes)
+/* dp's own endpoint cap: EMFILE. */
+static int dp_uq_check_eps(const struct dp_uquota *q)
 {
 	unsigned int max_eps = READ_ONCE(dp_uid_max_eps);
 
 	lockdep_assert_held(&dp_uq_lock);
-	if (max_eps && q->eps >= max_eps)
-		return -EMFILE;
-	return dp_uq_check_bytes(q, bytes);
+	return max_eps && q->eps >= max_eps ? -EMFILE : 0;
+}
+
+/* dp's own caps for every uid charged: EMFILE first, then EDQUOT. */
+static int dp_uq_check(struct dp_uquota *const *q, unsigned int n, size_t bytes)
+{
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = dp_uq_check_eps(q[i]);
+	for (i = 0; i < n && !err; i++)
+		err = dp_uq_check_bytes(q[i], bytes);
+	return err;
+}
+
+/* The table entries of @uids, made if missing; -ENOMEM leaves none made. */
+static int dp_uq_get_all(const kuid_t *uids, unsigned int n,
+			 struct dp_uquota **q)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&dp_uq_lock);
+	for (i = 0; i < n; i++) {
+		q[i] = dp_uq_get(uids[i]);
+		if (!q[i])
+			goto undo;
+	}
+	return 0;
+undo:
+	while (i--)
+		dp_uq_put_if_idle(q[i]);
+	return -ENOMEM;
+}
+
+/*
+ * The existing table entries of @c's uids; false (with a warning: the
+ * books disagree) if one is missing or does not hold @eps endpoints and
+ * @bytes.
+ */
+static bool dp_uq_find_all(const struct dp_charge *c, unsigned int eps,
+			   size_t bytes, struct dp_uquota **q, unsigned int *n)
+{
+	kuid_t uids[DP_CHARGE_UIDS];
+	unsigned int i;
+
+	lockdep_assert_held(&dp_uq_lock);
+	*n = dp_charge_uids(c, uids);
+	for (i = 0; i < *n; i++) {
+		q[i] = dp_uq_find(uids[i]);
+		if (WARN_ON_ONCE(!q[i] || q[i]->eps < eps ||
+				 q[i]->bytes < bytes))
+			return false;
+	}
+	return true;
 }
 
 /* RLIMIT_MEMLOCK against user->locked_vm, the way io_uring counts it. */
@@ -134,6 +223,43 @@ static int dp_memlock_charge(struct user_struct *user, unsigned long pages)
 }
 
 /*
+ * dp's per-uid table: one endpoint and @bytes more for each of @c's uids,
+ * then RLIMIT_MEMLOCK (@user set to the user charged, or left NULL).
+ */
+static int dp_uq_charge(struct dp_charge *c, size_t bytes,
+			unsigned long pages, struct user_struct **user,
+			const struct cred *cred)
+{
+	struct dp_uquota *q[DP_CHARGE_UIDS];
+	kuid_t uids[DP_CHARGE_UIDS];
+	unsigned int n, i;
+	int err;
+
+	mutex_lock(&dp_uq_lock);
+	n = dp_charge_uids(c, uids);
+	err = dp_uq_get_all(uids, n, q);
+	if (err)
+		goto out;
+	err = dp_uq_check(q, n, bytes);
+	if (!err && !capable(CAP_IPC_LOCK)) {
+		err = dp_memlock_charge(cred->user, pages);
+		if (!err)
+			*user = cred->user;
+	}
+	for (i = 0; i < n; i++) {
+		if (err) {	/* drop the entries made for nothing */
+			dp_uq_put_if_idle(q[i]);
+		} else {
+			q[i]->eps++;
+			q[i]->bytes += bytes;
+		}
+	}
+out:
+	mutex_unlock(&dp_uq_lock);
+	return err;
+}
+
+/*
  * Charge a pool of @bytes to the current task, whose credentials @cred
  * (current_cred()) become the endpoint's owner.  Process context.
  */
@@ -141,30 +267,13 @@ int dp_limits_charge(struct dp_charge *c, const struct cred *cred, size_t bytes)
 {
 	unsigned long pages = PAGE_ALIGN(bytes) >> PAGE_SHIFT;
 	struct user_struct *user = NULL;
-	struct dp_uquota *q;
 	int err;
 
-	mutex_lock(&dp_uq_lock);
-	q = dp_uq_get(cred->euid);
-	if (!q) {
-		mutex_unlock(&dp_uq_lock);
-		return -ENOMEM;
-	}
-	err = dp_uq_check(q, bytes);
-	if (!err && !capable(CAP_IPC_LOCK)) {
-		user = cred->user;
-		err = dp_memlock_charge(user, pages);
-	}
-	if (err) {
-		dp_uq_put_if_idle(q);
-		mutex_unlock(&dp_uq_lock);
-		return err;
-	}
-	q->eps++;
-	q->bytes += bytes;
-	mutex_unlock(&dp_uq_lock);
-
 	c->uid = cred->euid;
+	c->outer = dp_outer_owner(cred);
+	err = dp_uq_charge(c, bytes, pages, &user, cred);
+	if (err)
+		return err;
 	c->bytes = bytes;
 	c->pages = pages;
 	c->user = user ? get_uid(user) : NULL;
@@ -178,7 +287,8 @@ int dp_limits_charge(struct dp_charge *c, const struct cred *cred, size_t bytes)
 /* Undo dp_limits_charge(); a no-op for an endpoint that was never bound. */
 void dp_limits_uncharge(struct dp_charge *c)
 {
-	struct dp_uquota *q;
+	struct dp_uquota *q[DP_CHARGE_UIDS];
+	unsigned int n, i;
 
 	if (!c->charged)
 		return;
@@ -190,44 +300,63 @@ void dp_limits_uncharge(struct dp_charge *c)
 		free_uid(c->user);
 	}
 	mutex_lock(&dp_uq_lock);
-	q = dp_uq_find(c->uid);
-	if (!WARN_ON_ONCE(!q || !q->eps || q->bytes < c->bytes)) {
-		q->eps--;
-		q->bytes -= c->bytes;
-		dp_uq_put_if_idle(q);
+	if (dp_uq_find_all(c, 1, c->bytes, q, &n)) {
+		for (i = 0; i < n; i++) {
+			q[i]->eps--;
+			q[i]->bytes -= c->bytes;
+			dp_uq_put_if_idle(q[i]);
+		}
 	}
 	mutex_unlock(&dp_uq_lock);
 }
 
+/* dp_limits_grow() under dp_uq_lock: all of @c's uids, or none. */
+static int dp_uq_grow(struct dp_charge *c, size_t bytes)
+{
+	struct dp_uquota *q[DP_CHARGE_UIDS];
+	unsigned int n, i;
+	int err;
+
+	lockdep_assert_held(&dp_uq_lock);
+	if (WARN_ON_ONCE(!c->charged) || !dp_uq_find_all(c, 1, 0, q, &n))
+		return -EBADFD;
+	for (i = 0; i < n; i++) {
+		err = dp_uq_check_bytes(q[i], bytes);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < n; i++)
+		q[i]->bytes += bytes;
+	c->bytes += bytes;
+	return 0;
+}
+
 /*
  * Charge @bytes more to a bound endpoint's owner (an edge): EDQUOT past
- * uid_max_pool_mb.  Edges are kernel memory a user makes as pools are, so
- * they count against the same cap (and memcg: they are __GFP_ACCOUNT).
+ * uid_max_pool_mb, for its uid or its outer owner.  Edges are kernel
+ * memory a user makes as pools are, so they count against the same cap
+ * (and memcg: they are __GFP_ACCOUNT).
  */
 int dp_limits_grow(struct dp_charge *c, size_t bytes)
 {
-	struct dp_uquota *q;
 	int err;
 
 	mutex_lock(&dp_uq_lock);
-	q = dp_uq_find(c->uid);
-	err = WARN_ON_ONCE(!c->charged || !q) ? -EBADFD : dp_uq_check_bytes(q, bytes);
-	if (!err) {
-		q->bytes += bytes;
-		c->bytes += bytes;
-	}
+	err = dp_uq_grow(c, bytes);
 	mutex_unlock(&dp_uq_lock);
 	return err;
 }
 
 void dp_limits_shrink(struct dp_charge *c, size_t bytes)
 {
-	struct dp_uquota *q;
+	struct dp_uquota *q[DP_CHARGE_UIDS];
+	unsigned int n, i;
 
 	mutex_lock(&dp_uq_lock);
-	q = dp_uq_find(c->uid);
-	if (!WARN_ON_ONCE(!c->charged || !q || c->bytes < bytes || q->bytes < bytes)) {
-		q->bytes -= bytes;
+	if (!WARN_ON_ONCE(!c->charged || c->bytes < bytes) &&
+	    dp_uq_find_all(c, 1, bytes, q, &n)) {
+		for (i = 0; i < n; i++)
+			q[i]->bytes -= bytes;
 		c->bytes -= bytes;
 	}
 	mutex_unlock(&dp_uq_lock);

@@ -65,6 +65,24 @@ int dp_nart_del(struct dp_nart_tbl *t, u32 nid)
 	return 0;
 }
 
+/*
+ * Entries the table replacing @old must hold after one update: none after
+ * a flush, @old's count for a delete or for a set of a NID it already has,
+ * one more only for a set that inserts.  Sized by the operation, so a full
+ * table can still be flushed, pruned and re-addressed.
+ */
+u32 dp_nart_need(const struct dp_nart_tbl *old,
+		 const struct dp_nart_entry *set, bool flush)
+{
+	u32 n = old ? old->n : 0;
+
+	if (flush)
+		return 0;
+	if (set && !dp_nart_find(old, set->nid))
+		return n + 1;
+	return n;
+}
+
 void dp_nart_copy(struct dp_nart_tbl *dst, const struct dp_nart_tbl *src)
 {
 	dst->n = src ? src->n : 0;

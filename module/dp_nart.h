@@ -29,6 +29,12 @@ const struct dp_nart_entry *dp_nart_find(const struct dp_nart_tbl *t, u32 nid);
 int dp_nart_set(struct dp_nart_tbl *t, const struct dp_nart_entry *e);
 /* -ENOENT if nid is absent. */
 int dp_nart_del(struct dp_nart_tbl *t, u32 nid);
+/*
+ * Capacity the table replacing @old needs for one update: a flush, a set of
+ * @set (NULL: a delete); may exceed DP_NART_MAX (the caller says ENOSPC).
+ */
+u32 dp_nart_need(const struct dp_nart_tbl *old,
+		 const struct dp_nart_entry *set, bool flush);
 /* Copy src into dst, which must have cap >= src->n. */
 void dp_nart_copy(struct dp_nart_tbl *dst, const struct dp_nart_tbl *src);
 

@@ -185,7 +185,7 @@ int dp_nart_update(struct dp_node *node, const struct dp_nart_entry *set,
 	mutex_lock(&node->cfg_lock);
 	old = rcu_dereference_protected(node->nart,
 					lockdep_is_held(&node->cfg_lock));
-	cap = (old ? old->n : 0) + 1;
+	cap = dp_nart_need(old, set, flush);
 	if (cap > DP_NART_MAX) {
 		err = -ENOSPC;
 		goto out;

@@ -21,10 +21,16 @@ static size_t dp_pool_ctrl_size(void)
 	return max_t(size_t, PAGE_SIZE, DP_POOL_CTRL_SIZE);
 }
 
-/* Bytes of the mapping, and what the owner is charged for. */
+/*
+ * Bytes of the mapping, and what the owner is charged for: whole pages,
+ * since mmap() maps nothing smaller.  With 4 KiB pages that is exactly the
+ * control page and the data area; with 64 KiB pages a 16 or 32 KiB data
+ * area ends inside a page, and without the rounding a mapping of it would
+ * be refused as longer than the pool.
+ */
 size_t dp_pool_map_size(u32 data_size)
 {
-	return dp_pool_ctrl_size() + data_size;
+	return PAGE_ALIGN(dp_pool_ctrl_size() + data_size);
 }
 
 int dp_pool_init(struct dp_pool *pool, u32 data_size, u32 nid, u32 dpid)
@@ -138,8 +144,9 @@ u32 dp_pool_queued(const struct dp_pool *pool)
 }
 
 /*
- * Map the pool read-only: a writable or private mapping is refused, and
- * VM_MAYWRITE is cleared so mprotect(PROT_WRITE) fails later.  A shared
+ * Map the pool read-only: a writable, executable or private mapping is
+ * refused, and VM_MAYWRITE and VM_MAYEXEC are cleared so mprotect() cannot
+ * add either later (the pool holds bytes others sent: never code).  A shared
  * mapping that can never be writable is not a COW mapping, so FOLL_FORCE
  * writes (/proc/PID/mem, ptrace POKEDATA) are refused by GUP as well.  The
  * mapping is not inherited across fork and cannot grow.  Called with the
@@ -154,10 +161,10 @@ int dp_pool_mmap(struct dp_pool *pool, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
-	if (vma->vm_flags & VM_WRITE)
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EACCES;
 	dp_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
-			VM_MAYWRITE);
+			VM_MAYWRITE | VM_MAYEXEC);
 	for (off = 0; off < len; off += PAGE_SIZE) {
 		err = vm_insert_page(vma, vma->vm_start + off,
 				     vmalloc_to_page((u8 *)pool->mem + off));

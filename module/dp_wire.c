@@ -48,6 +48,25 @@ static bool dp_wire_type_known(u8 type)
 	return type >= DP_WT_DATA && type <= DP_WT_RESET;
 }
 
+/*
+ * DATA carries one message of at least one byte (a write of 0 bytes sends
+ * nothing, so only a forger makes an empty one, and readers could not tell
+ * it from no message); control frames carry none.  Trailing bytes beyond
+ * @room are link padding; missing bytes are a bad frame.
+ */
+static bool dp_wire_len_ok(u8 type, u16 len, size_t room)
+{
+	if (len > room)
+		return false;
+	return type == DP_WT_DATA ? len != 0 : len == 0;
+}
+
+/* A raw sender numbers its DATA from 1 and skips 0 on wrapping (dp_tx.c). */
+static bool dp_wire_seq_ok(const struct dp_msg_hdr *h)
+{
+	return h->type != DP_WT_DATA || !(h->flags & DP_WF_RAW) || h->seq;
+}
+
 int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h)
 {
 	struct dp_wire_hdr w;
@@ -63,8 +82,7 @@ int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h)
 		return DP_CTR_RX_DROP_TYPE;
 	h->type = w.type;
 	h->len = be16_to_cpu(w.len);
-	/* Trailing bytes are link padding; missing bytes are a bad frame. */
-	if (h->len > frame_len - sizeof(w) || (h->len && w.type != DP_WT_DATA))
+	if (!dp_wire_len_ok(w.type, h->len, frame_len - sizeof(w)))
 		return DP_CTR_RX_DROP_LEN;
 	if (be32_to_cpu(w.csum) != dp_wire_csum(&w, msg, h->len))
 		return DP_CTR_RX_DROP_CSUM;
@@ -81,5 +99,7 @@ int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h)
 	h->credit = be32_to_cpu(w.credit);
 	h->src_inc = be32_to_cpu(w.src_inc);
 	h->dst_inc = be32_to_cpu(w.dst_inc);
+	if (!dp_wire_seq_ok(h))
+		return DP_CTR_RX_DROP_SEQ;
 	return 0;
 }

@@ -33,8 +33,9 @@ void dp_wire_seal(struct dp_wire_hdr *w, const void *msg, size_t len);
 
 /*
  * Parse a received frame payload of frame_len bytes.  Returns 0 and fills
- * *h, or the enum dp_counter of the drop reason (always > 0).  The message
- * bytes are at frame + DP_WIRE_HDR_LEN.
+ * *h, or the enum dp_counter of the drop reason (always > 0), in the order
+ * of docs/wire.md; after its step 5, raw DATA with seq 0 is dropped as
+ * DP_CTR_RX_DROP_SEQ.  The message bytes are at frame + DP_WIRE_HDR_LEN.
  */
 int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h);
 

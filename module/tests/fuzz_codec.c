@@ -164,12 +164,14 @@ static int expected_reason(const uint8_t *f, size_t n, size_t flip)
 	if (f[1] < DP_WT_DATA || f[1] > DP_WT_RESET)
 		return DP_CTR_RX_DROP_TYPE;
 	len = (u16)(f[2] << 8 | f[3]);
-	if (len > n - DP_WIRE_HDR_LEN || (len && f[1] != DP_WT_DATA))
+	if (len > n - DP_WIRE_HDR_LEN || (f[1] == DP_WT_DATA ? !len : len != 0))
 		return DP_CTR_RX_DROP_LEN;
 	if (flip < DP_WIRE_HDR_LEN + (size_t)len)
 		return DP_CTR_RX_DROP_CSUM;
 	if (!be32(f + 8) || !be32(f + 12) || !be32(f + 16) || !be32(f + 20))
 		return DP_CTR_RX_DROP_BAD_ADDR;
+	if (f[1] == DP_WT_DATA && (f[5] & DP_WF_RAW) && !be32(f + 28))
+		return DP_CTR_RX_DROP_SEQ;
 	return 0;
 }
 
@@ -395,11 +397,14 @@ static int op_read(struct state *s)
 	return 0;
 }
 
-/* A burst of well-formed messages of one length (operands: count, len). */
+/*
+ * A burst of well-formed messages of one length (operands: count, len):
+ * 1 byte up to one more than the ring takes (DATA is never empty).
+ */
 static int op_burst(struct state *s, struct in *in)
 {
 	u32 max = dp_ring_max_msg(&s->r) + 1;
-	u32 n = in8(in) % 64 + 1, len = in16(in) % (max < 65535 ? max + 1 : 65536);
+	u32 n = in8(in) % 64 + 1, len = in16(in) % (max < 65535 ? max : 65535) + 1;
 	struct dp_msg_hdr h = {
 		.type = DP_WT_DATA, .len = (u16)len, .dst_nid = 1, .src_nid = 2,
 		.dst_dpid = 3, .src_dpid = 4, .src_uid = 1000,

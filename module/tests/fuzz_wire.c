@@ -85,12 +85,14 @@ static int expected_reason(const uint8_t *f, size_t n)
 	if (f[1] < DP_WT_DATA || f[1] > DP_WT_RESET)
 		return DP_CTR_RX_DROP_TYPE;
 	len = msg_len(f);
-	if (len > n - DP_WIRE_HDR_LEN || (len && f[1] != DP_WT_DATA))
+	if (len > n - DP_WIRE_HDR_LEN || (f[1] == DP_WT_DATA ? !len : len != 0))
 		return DP_CTR_RX_DROP_LEN;
 	if (be32(f + 48) != crc32c_ref(f, f + DP_WIRE_HDR_LEN, len))
 		return DP_CTR_RX_DROP_CSUM;
 	if (!be32(f + 8) || !be32(f + 12) || !be32(f + 16) || !be32(f + 20))
 		return DP_CTR_RX_DROP_BAD_ADDR;
+	if (f[1] == DP_WT_DATA && (f[5] & DP_WF_RAW) && !be32(f + 28))
+		return DP_CTR_RX_DROP_SEQ;
 	return 0;
 }
 

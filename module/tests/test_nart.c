@@ -240,6 +240,88 @@ static void t_nart_random(void)
 	free(t);
 }
 
+/* Sizes for each kind of update, from an empty and a small table. */
+static void t_nart_need(void)
+{
+	struct dp_nart_tbl *t = tbl_new(4);
+	struct dp_nart_entry e = mac(7, 1), other = mac(8, 1);
+
+	CHECK_EQ(dp_nart_need(NULL, NULL, true), 0);
+	CHECK_EQ(dp_nart_need(NULL, NULL, false), 0);
+	CHECK_EQ(dp_nart_need(NULL, &e, false), 1);
+	dp_nart_set(t, &e);
+	CHECK_EQ(dp_nart_need(t, NULL, true), 0);		/* flush */
+	CHECK_EQ(dp_nart_need(t, &e, true), 0);		/* flush wins */
+	CHECK_EQ(dp_nart_need(t, NULL, false), 1);		/* delete */
+	CHECK_EQ(dp_nart_need(t, &e, false), 1);		/* replace */
+	CHECK_EQ(dp_nart_need(t, &other, false), 2);	/* insert */
+	free(t);
+}
+
+/*
+ * One update as dp_nart_update() does it: a new table of the needed
+ * capacity (ENOSPC past DP_NART_MAX), the old entries, then the change.
+ */
+static int update(struct dp_nart_tbl **cur, const struct dp_nart_entry *set, u32 del_nid,
+		  bool flush)
+{
+	u32 cap = dp_nart_need(*cur, set, flush);
+	struct dp_nart_tbl *t;
+	int err = 0;
+
+	if (cap > DP_NART_MAX)
+		return -ENOSPC;
+	t = tbl_new(cap);
+	if (!flush)
+		dp_nart_copy(t, *cur);
+	if (set)
+		err = dp_nart_set(t, set);
+	else if (del_nid)
+		err = dp_nart_del(t, del_nid);
+	if (err) {
+		free(t);
+		return err;
+	}
+	free(*cur);
+	*cur = t;
+	return 0;
+}
+
+/* A table holding DP_NART_MAX entries refuses only an insert. */
+static void t_nart_full(void)
+{
+	struct dp_nart_tbl *t = tbl_new(DP_NART_MAX);
+	struct dp_nart_entry e;
+	u32 nid;
+
+	for (nid = 1; nid <= DP_NART_MAX; nid++) {
+		e = mac(nid * 2, (u8)nid);
+		CHECK_EQ(dp_nart_set(t, &e), 0);
+	}
+	CHECK_EQ(t->n, DP_NART_MAX);
+	CHECK_EQ(dp_nart_need(t, NULL, false), DP_NART_MAX);
+	e = mac(3, 0);
+	CHECK_EQ(update(&t, &e, 0, false), -ENOSPC);		/* insert */
+	CHECK(!dp_nart_find(t, 3), "3 inserted");
+	e = mac(4, 0x44);
+	CHECK_EQ(update(&t, &e, 0, false), 0);			/* replace */
+	CHECK(dp_nart_find(t, 4) && dp_nart_find(t, 4)->addr[5] == 0x44, "4 not replaced");
+	CHECK_EQ(t->n, DP_NART_MAX);
+	CHECK_EQ(update(&t, NULL, 4, false), 0);		/* delete */
+	CHECK_EQ(t->n, DP_NART_MAX - 1);
+	CHECK(!dp_nart_find(t, 4), "4 not deleted");
+	CHECK_EQ(update(&t, NULL, 4, false), -ENOENT);
+	e = mac(3, 3);
+	CHECK_EQ(update(&t, &e, 0, false), 0);			/* room again */
+	CHECK_EQ(t->n, DP_NART_MAX);
+	check_sorted(t);
+	CHECK_EQ(update(&t, NULL, 0, true), 0);			/* flush */
+	CHECK_EQ(t->n, 0);
+	CHECK_EQ(t->cap, 0);
+	CHECK(!dp_nart_find(t, 2), "found after flush");
+	free(t);
+}
+
 const struct unit_test nart_tests[] = {
 	{ "nart: table size", t_nart_bytes },
 	{ "nart: set and find, sorted order", t_nart_set_find },
@@ -249,5 +331,7 @@ const struct unit_test nart_tests[] = {
 	{ "nart: invalid entries EINVAL", t_nart_invalid },
 	{ "nart: copy", t_nart_copy },
 	{ "nart: 100000 random set/del vs reference", t_nart_random },
+	{ "nart: an update's table is sized for its operation", t_nart_need },
+	{ "nart: a full table can be flushed, pruned, re-addressed", t_nart_full },
 	{ NULL, NULL },
 };

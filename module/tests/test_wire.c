@@ -71,7 +71,8 @@ static void raw_hdr(uint8_t *p, uint8_t ver, uint8_t type, uint16_t len,
 static void random_msg_hdr(struct dp_msg_hdr *h, uint64_t *s)
 {
 	h->type = DP_WT_DATA + (u8)(unit_rand(s) % 4);
-	h->len = h->type == DP_WT_DATA ? (u16)unit_rand(s) : 0;
+	/* a valid header: DATA carries 1..65535 bytes, control frames none */
+	h->len = h->type == DP_WT_DATA ? (u16)(unit_rand(s) % 65535 + 1) : 0;
 	h->flags = (u16)unit_rand(s);
 	h->dst_nid = (u32)unit_rand(s) | 1;
 	h->src_nid = (u32)unit_rand(s) | 1;
@@ -79,6 +80,8 @@ static void random_msg_hdr(struct dp_msg_hdr *h, uint64_t *s)
 	h->src_dpid = (u32)unit_rand(s) | 1;
 	h->src_uid = (u32)unit_rand(s);
 	h->seq = (u32)unit_rand(s);
+	if (h->type == DP_WT_DATA && (h->flags & DP_WF_RAW) && !h->seq)
+		h->seq = 1;	/* raw DATA is never seq 0 */
 	h->ack = (u32)unit_rand(s);
 	h->credit = (u32)unit_rand(s);
 	h->src_inc = (u32)unit_rand(s);
@@ -196,7 +199,7 @@ static void t_wire_roundtrip(void)
 		random_msg_hdr(&h, &s);
 		if (i < 4) {
 			h.type = DP_WT_DATA;
-			h.len = (u16[]){ 0, 1, 1500, 65535 }[i];
+			h.len = (u16[]){ 1, 2, 1500, 65535 }[i];
 		}
 		for (k = 0; k < h.len; k++)
 			frame[HDR + k] = (uint8_t)unit_rand(&s);
@@ -260,7 +263,7 @@ static void t_wire_drop_short(void)
 	struct dp_msg_hdr o;
 	size_t n;
 
-	raw_hdr(f, 2, 1, 0, 1, 2, 3, 4);
+	raw_hdr(f, 2, DP_WT_ACK, 0, 1, 2, 3, 4);
 	for (n = 0; n < HDR; n++)
 		CHECK(dp_wire_decode(f, n, &o) == DP_CTR_RX_DROP_SHORT, "len %zu", n);
 	CHECK_EQ(dp_wire_decode(f, HDR, &o), 0);
@@ -283,7 +286,7 @@ static void t_wire_drop_version(void)
 static void t_wire_drop_type(void)
 {
 	static const uint8_t bad[] = { 0, 5, 6, 0x80, 0xff };
-	uint8_t f[HDR];
+	uint8_t f[HDR + 1] = { 0 };
 	struct dp_msg_hdr o;
 	unsigned int i;
 
@@ -293,8 +296,9 @@ static void t_wire_drop_type(void)
 		      "type %u", bad[i]);
 	}
 	for (i = DP_WT_DATA; i <= DP_WT_RESET; i++) {
-		raw_hdr(f, 2, (uint8_t)i, 0, 1, 2, 3, 4);
-		CHECK(dp_wire_decode(f, sizeof(f), &o) == 0, "type %u", i);
+		/* DATA with one message byte, which then lies in the frame */
+		raw_hdr(f, 2, (uint8_t)i, i == DP_WT_DATA, 1, 2, 3, 4);
+		CHECK(dp_wire_decode(f, sizeof(f) - (i != DP_WT_DATA), &o) == 0, "type %u", i);
 		CHECK_EQ(o.type, i);
 	}
 }
@@ -305,8 +309,10 @@ static void t_wire_drop_len(void)
 	struct dp_msg_hdr o;
 	unsigned int len, t;
 
-	/* Frame carries 100 message bytes: len 0..100 fine, above is bad. */
-	for (len = 0; len <= 100; len++) {
+	/* Frame carries 100 message bytes: len 1..100 fine, 0 and above are bad. */
+	raw_hdr(f, 2, 1, 0, 1, 2, 3, 4);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
+	for (len = 1; len <= 100; len++) {
 		raw_hdr(f, 2, 1, (uint16_t)len, 1, 2, 3, 4);
 		CHECK(dp_wire_decode(f, sizeof(f), &o) == 0, "len %u", len);
 	}
@@ -316,9 +322,14 @@ static void t_wire_drop_len(void)
 	}
 	put16(f + 2, 65535);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
-	/* Header only, one byte claimed. */
+	/* Header only, one byte claimed; DATA claiming none. */
 	raw_hdr(f, 2, 1, 0, 1, 2, 3, 4);
 	put16(f + 2, 1);
+	CHECK_EQ(dp_wire_decode(f, HDR, &o), DP_CTR_RX_DROP_LEN);
+	raw_hdr(f, 2, 1, 0, 1, 2, 3, 4);
+	CHECK_EQ(dp_wire_decode(f, HDR, &o), DP_CTR_RX_DROP_LEN);
+	put16(f + 4, DP_WF_RAW);
+	seal_raw(f);
 	CHECK_EQ(dp_wire_decode(f, HDR, &o), DP_CTR_RX_DROP_LEN);
 	/* Control frames carry no message. */
 	for (t = DP_WT_ACK; t <= DP_WT_RESET; t++) {
@@ -363,7 +374,7 @@ static void t_wire_drop_csum(void)
 
 static void t_wire_drop_bad_addr(void)
 {
-	uint8_t f[HDR];
+	uint8_t f[HDR + 1] = { 0 };
 	struct dp_msg_hdr o;
 	int which;
 
@@ -371,12 +382,15 @@ static void t_wire_drop_bad_addr(void)
 		uint32_t v[4] = { 11, 12, 200, 300 };
 
 		v[which] = 0;
-		raw_hdr(f, 2, 1, 0, v[0], v[1], v[2], v[3]);
+		raw_hdr(f, 2, 1, 1, v[0], v[1], v[2], v[3]);
 		CHECK(dp_wire_decode(f, sizeof(f), &o) == DP_CTR_RX_DROP_BAD_ADDR,
 		      "zero field %d", which);
 	}
-	/* uid 0 (root), seq 0, incarnations 0 and any ack are not addresses. */
-	raw_hdr(f, 2, 1, 0, 11, 12, 200, 300);
+	/*
+	 * uid 0 (root), seq 0 of a reliable session (its numbers start at
+	 * random and wrap), incarnations 0 and any ack are not addresses.
+	 */
+	raw_hdr(f, 2, 1, 1, 11, 12, 200, 300);
 	put32(f + 24, 0);
 	put32(f + 28, 0);
 	put32(f + 32, 0xffffffff);
@@ -389,6 +403,42 @@ static void t_wire_drop_bad_addr(void)
 	CHECK_EQ(o.dst_inc, 0);
 }
 
+/*
+ * Raw DATA with seq 0: no raw sender makes one (dp_tx.c skips 0), so it is
+ * a forgery, dropped as a sequence error after the address checks.
+ */
+static void t_wire_drop_raw_seq0(void)
+{
+	uint8_t f[HDR + 1] = { 0 };
+	struct dp_msg_hdr o;
+	unsigned int t;
+
+	raw_hdr(f, 2, 1, 1, 11, 12, 200, 300);
+	put16(f + 4, DP_WF_RAW);
+	put32(f + 28, 0);
+	seal_raw(f);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_SEQ);
+	put32(f + 8, 0);	/* a zero address is the earlier reason */
+	seal_raw(f);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_BAD_ADDR);
+	put32(f + 8, 11);
+	put32(f + 28, 1);
+	seal_raw(f);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
+	CHECK_EQ(o.seq, 1);
+	put32(f + 28, 0xffffffff);
+	seal_raw(f);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
+	/* Control frames with the RAW bit and seq 0 are not raw DATA. */
+	for (t = DP_WT_ACK; t <= DP_WT_RESET; t++) {
+		raw_hdr(f, 2, (uint8_t)t, 0, 11, 12, 200, 300);
+		put16(f + 4, DP_WF_RAW | DP_WF_ACK);
+		put32(f + 28, 0);
+		seal_raw(f);
+		CHECK(dp_wire_decode(f, HDR, &o) == 0, "type %u", t);
+	}
+}
+
 static void t_wire_padding(void)
 {
 	/* A 1-byte message padded to a 60-byte frame: 14 Ethernet + 46. */
@@ -399,7 +449,10 @@ static void t_wire_padding(void)
 	raw_hdr(f, 2, 1, 1, 1, 2, 3, 4);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 	CHECK_EQ(o.len, 1);
+	/* Padding is no message: an empty DATA stays empty, and is refused. */
 	raw_hdr(f, 2, 1, 0, 1, 2, 3, 4);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
+	raw_hdr(f, 2, DP_WT_ACK, 0, 1, 2, 3, 4);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 	CHECK_EQ(o.len, 0);
 	raw_hdr(f, 2, 1, 20, 1, 2, 3, 4);
@@ -463,9 +516,10 @@ const struct unit_test wire_tests[] = {
 	{ "wire: drop short (0..51 bytes)", t_wire_drop_short },
 	{ "wire: drop version (v1 included)", t_wire_drop_version },
 	{ "wire: drop type", t_wire_drop_type },
-	{ "wire: drop len beyond frame, len on a control frame", t_wire_drop_len },
+	{ "wire: drop len beyond frame, len on a control frame, DATA len 0", t_wire_drop_len },
 	{ "wire: every single-bit flip is caught", t_wire_drop_csum },
 	{ "wire: drop zero NID/DPID", t_wire_drop_bad_addr },
+	{ "wire: drop raw DATA with seq 0", t_wire_drop_raw_seq0 },
 	{ "wire: trailing padding accepted", t_wire_padding },
 	{ "wire: unaligned buffers", t_wire_unaligned },
 	{ "wire: exact-size frames never over-read", t_wire_exact_frame_heap },

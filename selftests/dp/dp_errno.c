@@ -6,8 +6,9 @@
  * (ENOTCONN), too large (EMSGSIZE), node without NID (EADDRNOTAVAIL), without
  * NIC (ENETDOWN), NID not in the NART (EHOSTUNREACH), edge limit (ENOSPC),
  * short read buffers (EMSGSIZE, message stays), a NART address of the wrong
- * length (EHOSTUNREACH), INFO and STATS at their older, shorter sizes -- and
- * that unaligned user pointers work.
+ * length (EHOSTUNREACH), INFO and STATS at their older, shorter sizes, an
+ * open mode without the right to send or to release (EBADF) -- and that
+ * unaligned user pointers work.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -293,6 +294,50 @@ static void test_nart_alen(int a)
 	dpt_connect(a, dpt.nidb, DPID_B);
 }
 
+/*
+ * The open mode, as for read(2) and write(2): an O_RDONLY endpoint only
+ * receives (CONNECT, DISCONNECT, SEND: EBADF), an O_WRONLY one only sends
+ * (RELEASE, fsync: EBADF); BIND, INFO and STATS work on either.
+ */
+static void test_modes(void)
+{
+	struct dp_addr to_r = { .nid = dpt.nida, .dpid = 500 };
+	struct dp_send s = { .to = to_r, .buf = (uintptr_t)"m", .len = 1 };
+	struct dp_ep_stats st;
+	struct dp_info info;
+	uint32_t n = 1;
+	char c;
+	int r = open("/dev/dp", O_RDONLY | O_CLOEXEC), w = open("/dev/dp", O_WRONLY | O_CLOEXEC);
+
+	if (!ktap_ok(r >= 0 && w >= 0, "open /dev/dp O_RDONLY and O_WRONLY"))
+		return;
+	KTAP_ERRNO(ioctl(r, DP_IOC_CONNECT, &to_r), EBADF,
+		   "O_RDONLY, unbound: CONNECT EBADF (the mode is checked first)");
+	KTAP_SUCCESS(dpt_bind(r, 500, 0), "BIND on an O_RDONLY fd (a receive-only endpoint)");
+	KTAP_SUCCESS(dpt_bind(w, 501, 0), "BIND on an O_WRONLY fd");
+	KTAP_ERRNO(ioctl(r, DP_IOC_CONNECT, &to_r), EBADF, "O_RDONLY: CONNECT EBADF");
+	KTAP_ERRNO(ioctl(r, DP_IOC_DISCONNECT, &to_r), EBADF, "O_RDONLY: DISCONNECT EBADF");
+	KTAP_ERRNO(ioctl(r, DP_IOC_SEND, &s), EBADF, "O_RDONLY: SEND EBADF");
+	KTAP_ERRNO(write(r, "m", 1), EBADF, "O_RDONLY: write EBADF");
+	KTAP_ERRNO(ioctl(w, DP_IOC_RELEASE, &n), EBADF, "O_WRONLY: RELEASE EBADF");
+	KTAP_ERRNO(fsync(w), EBADF, "O_WRONLY: fsync EBADF");
+	KTAP_ERRNO(fdatasync(w), EBADF, "O_WRONLY: fdatasync EBADF");
+	KTAP_ERRNO(read(w, &c, 1), EBADF, "O_WRONLY: read EBADF");
+	KTAP_ERRNO(mmap(NULL, 4096, PROT_READ, MAP_SHARED, w, 0), EACCES, "O_WRONLY: mmap EACCES");
+	ktap_ok(!dpt_info(r, &info) && !dpt_info(w, &info) && !dpt_stats(r, &st) &&
+		!dpt_stats(w, &st), "INFO and STATS work on both");
+	/* The one-way pair works: w sends, r receives and releases. */
+	KTAP_SUCCESS(ioctl(w, DP_IOC_CONNECT, &to_r), "O_WRONLY: CONNECT to the O_RDONLY endpoint");
+	ktap_ok(write(w, "m", 1) == 1 && dpt_wait_readable(r, DPT_WAIT_MS) == 1,
+		"O_WRONLY: write, and the O_RDONLY endpoint receives");
+	ktap_ok(ioctl(r, DP_IOC_RELEASE, &n) == 1 && !dpt_stats(r, &st) && st.queued == 0,
+		"O_RDONLY: RELEASE releases it");
+	ktap_ok(write(w, "n", 1) == 1 && dpt_wait_readable(r, DPT_WAIT_MS) == 1 && !fsync(r) &&
+		!dpt_stats(r, &st) && st.queued == 0, "O_RDONLY: fsync releases the next");
+	close(r);
+	close(w);
+}
+
 /* Nodes without NID and without NIC (namespaces made by the runner). */
 static void test_nodes(void)
 {
@@ -345,6 +390,7 @@ int main(void)
 	test_nart_alen(a);
 	close(a);
 	close(b);
+	test_modes();
 	test_nodes();
 	ktap_finish();
 }

@@ -1411,7 +1411,7 @@ static void strict_fault(struct thr *t)
 	EXPECT_ERR(ioctl(t->priv, cmd, p), EFAULT, "ioctl on a bad pointer");
 }
 
-/* The private pool maps read-only, shared, from offset 0, no larger than it is. */
+/* The private pool maps read-only (never executable), shared, from offset 0, no larger. */
 static void strict_mmap(struct thr *t, const struct dp_info *info)
 {
 	struct rng *r = &t->rng;
@@ -1419,13 +1419,12 @@ static void strict_mmap(struct thr *t, const struct dp_info *info)
 	size_t len = pick_map_len(r, info->map_size);
 	off_t off = one_in(r, 3) ? pick_map_off(r, info->map_size) : 0;
 	int bad = (flags & MAP_PRIVATE) || off || len == 0 ||
-		  len > info->map_size || (prot & PROT_WRITE);
+		  len > info->map_size || (prot & (PROT_WRITE | PROT_EXEC));
 	uint8_t *a;
 
 	pthread_mutex_lock(&P.map_lock);
 	a = mmap(NULL, len, prot, flags, t->priv, off);
-	/* PROT_EXEC is the mount's business (noexec), not dp's */
-	if (a == MAP_FAILED && !bad && !(prot & PROT_EXEC))
+	if (a == MAP_FAILED && !bad)
 		violation("mmap(len %zu, prot %d) of a %u-byte pool failed: %s", len, prot,
 			  info->map_size, strerror(errno));
 	if (a != MAP_FAILED) {
@@ -1436,6 +1435,8 @@ static void strict_mmap(struct thr *t, const struct dp_info *info)
 			check_new_map(a, len, prot, flags, off);
 		if (mprotect(a, len, PROT_READ | PROT_WRITE) == 0)
 			violation("mprotect(PROT_WRITE) of a pool mapping succeeded");
+		if (mprotect(a, len, PROT_READ | PROT_EXEC) == 0)
+			violation("mprotect(PROT_EXEC) of a pool mapping succeeded");
 		munmap(a, len);
 	}
 	pthread_mutex_unlock(&P.map_lock);

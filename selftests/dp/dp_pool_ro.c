@@ -2,10 +2,12 @@
 /*
  * The token buffer pool is read-only to its owner and private to it: the
  * layout is as documented, a store raises SIGSEGV, mprotect(PROT_WRITE),
- * mmap(PROT_WRITE) and MAP_PRIVATE fail, offset and length are checked, a
- * forked child does not inherit the mapping, mremap cannot grow it, and the
+ * mmap(PROT_WRITE) and MAP_PRIVATE fail, PROT_EXEC is refused to mmap and
+ * mprotect alike, offset and length are checked, a forked child does not
+ * inherit the mapping, mremap cannot grow it, and the
  * debugger paths that write through read-only mappings (/proc/self/mem,
- * ptrace PTRACE_POKEDATA, process_vm_writev) fail too.
+ * ptrace PTRACE_POKEDATA, process_vm_writev) fail too.  msync() of the
+ * mapping releases nothing (fsync(2) still releases a message).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -149,6 +151,29 @@ static void forced_writes(int fd, const struct dp_token *t)
 	ktap_ok(!memcmp(before, t, sizeof(before)), "the pool is unchanged");
 }
 
+/* Messages queued on fd, or -1. */
+static long long queued(int fd)
+{
+	struct dp_ep_stats st;
+
+	return dpt_stats(fd, &st) ? -1 : (long long)st.queued;
+}
+
+/*
+ * msync() of the mapping syncs a byte range through the same file
+ * operation as fsync(2), which releases a message: it must not.
+ */
+static void msync_keeps(int fd, uint8_t *m, size_t len, long pg)
+{
+	uint64_t cons = ((const struct dp_pool_ctrl *)m)->cons;
+
+	KTAP_SUCCESS(msync(m, len, MS_SYNC), "msync(MS_SYNC) of the whole mapping returns 0");
+	KTAP_SUCCESS(msync(m + pg, (size_t)pg, MS_SYNC), "msync(MS_SYNC) of one data page returns 0");
+	KTAP_SUCCESS(msync(m, len, MS_ASYNC | MS_INVALIDATE), "msync(MS_ASYNC|MS_INVALIDATE) returns 0");
+	ktap_ok(queued(fd) == 1 && ((const struct dp_pool_ctrl *)m)->cons == cons,
+		"... and none of them released the message (queued %lld)", queued(fd));
+}
+
 int main(void)
 {
 	struct dp_info info;
@@ -189,6 +214,7 @@ int main(void)
 		"the message is visible at the head");
 	ktap_ok(pool.ctrl->prod - pool.ctrl->cons == DP_TOKEN_SPACE(sizeof(msg)),
 		"prod - cons = DP_TOKEN_SPACE(len)");
+	msync_keeps(b, m, info.map_size, pg);
 
 	sig = store_signal(m);
 	ktap_ok(sig == SIGSEGV, "store to the control page: SIGSEGV (signal %d)", sig);
@@ -202,6 +228,8 @@ int main(void)
 	KTAP_ERRNO(mprotect(m, info.map_size, PROT_READ | PROT_WRITE), EACCES,
 		   "mprotect(PROT_WRITE): EACCES");
 	KTAP_ERRNO(mprotect(m + pg, pg, PROT_WRITE), EACCES, "mprotect of one data page: EACCES");
+	KTAP_ERRNO(mprotect(m, info.map_size, PROT_READ | PROT_EXEC), EACCES,
+		   "mprotect(PROT_READ|PROT_EXEC): EACCES");
 	KTAP_SUCCESS(mprotect(m, info.map_size, PROT_READ), "mprotect(PROT_READ) is allowed");
 	sig = store_signal(m + DP_POOL_CTRL_SIZE);
 	ktap_ok(sig == SIGSEGV, "still SIGSEGV on store after the failed mprotect");
@@ -215,6 +243,8 @@ int main(void)
 
 	KTAP_ERRNO(mmap(NULL, info.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, b, 0), EACCES,
 		   "mmap PROT_WRITE: EACCES");
+	KTAP_ERRNO(mmap(NULL, info.map_size, PROT_READ | PROT_EXEC, MAP_SHARED, b, 0), EACCES,
+		   "mmap PROT_EXEC: EACCES");
 	KTAP_ERRNO(mmap(NULL, info.map_size, PROT_READ, MAP_PRIVATE, b, 0), EINVAL,
 		   "mmap MAP_PRIVATE: EINVAL");
 	KTAP_ERRNO(mmap(NULL, info.map_size, PROT_READ, MAP_SHARED, b, pg), EINVAL,
@@ -244,6 +274,8 @@ int main(void)
 	if (p != MAP_FAILED)
 		munmap(p, info.map_size);
 
+	ktap_ok(queued(b) == 1 && !fsync(b) && queued(b) == 0,
+		"fsync releases the message msync left");
 	u = dpt_open();
 	KTAP_ERRNO(mmap(NULL, DP_POOL_CTRL_SIZE, PROT_READ, MAP_SHARED, u, 0), EBADFD,
 		   "mmap of an unbound endpoint: EBADFD");

@@ -12,7 +12,8 @@
  *    permitted" for each and nothing changes (a counter survives the
  *    refused reset), uid 1001 with CAP_NET_ADMIN may; the root of a user
  *    namespace administers its own node but cannot take a machine-wide
- *    device (a tulip) for it.
+ *    device (a tulip) for it, and a request refused so does not change
+ *    the NID it also asked for.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -121,6 +122,11 @@ static void userns(void)
 			 "echo \"$out\" >&2; [ $rc -ne 0 ] && "
 			 "echo \"$out\" | grep -q 'Operation not permitted'") == 0,
 		"... but cannot take a tulip (a machine's device) for it: EPERM");
+	ktap_ok(dpt_a_sh(&erin, "out=$(dpctl node set nid 6 dev tulip0 backend tulip 2>&1); "
+			 "rc=$?; echo \"$out\" >&2; [ $rc -ne 0 ] && "
+			 "echo \"$out\" | grep -q 'Operation not permitted' && "
+			 "dpctl node | grep -qx 'nid 5'") == 0,
+		"... and a refused request changes nothing: NID 6 with the tulip leaves NID 5");
 	dpt_agent_stop(&dave);
 	dpt_agent_stop(&erin);
 }

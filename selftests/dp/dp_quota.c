@@ -11,7 +11,11 @@
  *    it, and all of it returns to the baseline after close;
  *  - the pool's pages are charged to the binder's memory cgroup (cgroup v2
  *    memory.current) and uncharged after close;
- *  - the default pool cap is a quarter of RAM.
+ *  - the default pool cap is a quarter of RAM;
+ *  - the subordinate uids of a user namespace count against its owner: a
+ *    process of uid 1001 in a namespace root mapped several uids into
+ *    binds as those uids, and together they hit uid 1001's caps (EMFILE,
+ *    EDQUOT), for uid 1001's own processes too; all is back after close.
  * The limits are module parameters, set through sysfs here; the module is
  * reloaded after the test, so they return to their defaults.
  */
@@ -19,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -103,12 +108,12 @@ static void endpoints(void)
  * little that is left with edges; EDQUOT comes well before the 1024-edge
  * limit of an endpoint, and a disconnect makes room for one more.
  */
-static void edges(int e)
+static void edges(struct dpt_agent *ag, int e, uint32_t dpid)
 {
 	int small[32], n, i, err = 0;
 
 	for (n = 0; n < 32; n++) {
-		small[n] = dpt_a_bind(&alice, 3240 + n, SMALL, 0);
+		small[n] = dpt_a_bind(ag, dpid + (uint32_t)n, SMALL, 0);
 		if (small[n] < 0) {
 			err = errno;
 			break;
@@ -117,15 +122,15 @@ static void edges(int e)
 	ktap_ok(err == EDQUOT && n > 0, "%d more 20 KiB pools fill the rest: then EDQUOT (%s)", n,
 		strerror(err));
 	for (i = 0, err = 0; i < 1024; i++)
-		if (dpt_a_connect(&alice, e, 5000 + i, 1)) {
+		if (dpt_a_connect(ag, e, 5000 + i, 1)) {
 			err = errno;
 			break;
 		}
 	ktap_ok(err == EDQUOT && i > 0 && i < 1024,
 		"edges count too: EDQUOT after %d edges (%s)", i, strerror(err));
-	ktap_ok(i > 0 && !dpt_a_disconnect(&alice, e, 5000, 1) &&
-		!dpt_a_connect(&alice, e, 6000, 1), "a disconnect makes room for another edge");
-	close_all(&alice, small, n);
+	ktap_ok(i > 0 && !dpt_a_disconnect(ag, e, 5000, 1) &&
+		!dpt_a_connect(ag, e, 6000, 1), "a disconnect makes room for another edge");
+	close_all(ag, small, n);
 }
 
 static void pool_memory(void)
@@ -147,13 +152,153 @@ static void pool_memory(void)
 	KTAP_SUCCESS(s[4], "uid %d is not affected", UID_B);
 	if (s[4] >= 0)
 		dpt_a_close(&bob, s[4]);
-	edges(s[0]);
+	edges(&alice, s[0], 3240);
 	close_all(&alice, s, 4);
 	for (i = 0; i < 3; i++)
 		s[i] = dpt_a_bind(&alice, 3211 + i, POOL, 0);
 	ktap_ok(s[0] >= 0 && s[1] >= 0 && s[2] >= 0, "after close, 3 x %u KiB fit again", MAP_KB);
 	close_all(&alice, s, 3);
 	KTAP_SUCCESS(param_set("uid_max_pool_mb", def), "uid_max_pool_mb restored");
+}
+
+#define SUBUID		200000	/* outer uids of the namespace's 0..SUBUIDS-1 */
+#define SUBUIDS		8
+
+static void allow_userns(void)
+{
+	int fd = open("/proc/sys/kernel/unprivileged_userns_clone", O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (write(fd, "1\n", 2) != 2)
+			ktap_diag("unprivileged_userns_clone: %s", strerror(errno));
+		close(fd);
+	}
+}
+
+/* As root: map the agent's user namespace's ids 0.. to SUBUID.. (uid and gid). */
+static int map_subids(pid_t pid)
+{
+	static const char *const files[] = { "uid_map", "gid_map" };
+	char path[64], map[64];
+	unsigned int i;
+	int fd, n, r;
+
+	n = snprintf(map, sizeof(map), "0 %u %u\n", SUBUID, SUBUIDS);
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, files[i]);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		r = write(fd, map, (size_t)n) == n ? 0 : -1;
+		close(fd);
+		if (r)
+			return -1;
+	}
+	return 0;
+}
+
+/* As uid (in the agent's namespace), bind n endpoints into slot[]: how many. */
+static int bind_as(struct dpt_agent *ag, uid_t uid, uint32_t dpid, uint32_t pool, int *slot,
+		   int n)
+{
+	int i;
+
+	if (dpt_a_seteuid(ag, uid)) {
+		ktap_diag("%s: seteuid(%u): %s", ag->name, (unsigned int)uid, strerror(errno));
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		slot[i] = dpt_a_bind(ag, dpid + (uint32_t)i, pool, 0);
+		if (slot[i] < 0)
+			break;
+	}
+	return i;
+}
+
+/* Endpoints: 2 + 2 of the namespace's uids 1 and 2 fill uid 1001's cap of 4. */
+static void subuid_endpoints(struct dpt_agent *sub)
+{
+	long def = param_get("uid_max_endpoints");
+	int s[8], a[5], n, o, i, e;
+
+	KTAP_SUCCESS(param_set("uid_max_endpoints", 4), "uid_max_endpoints set to 4");
+	n = bind_as(sub, 1, 3401, SMALL, s, 2);
+	n += bind_as(sub, 2, 3403, SMALL, s + n, 2);
+	ktap_ok(n == 4, "its uids 1 and 2 (%u, %u) bind 2 endpoints each (%d)", SUBUID + 1,
+		SUBUID + 2, n);
+	o = bind_as(sub, 3, 3405, SMALL, s + n, 1);
+	e = errno;
+	n += o;
+	ktap_ok(o == 0 && e == EMFILE,
+		"its uid 3 (%u), holding none itself: EMFILE, uid %d's cap is reached (%s)",
+		SUBUID + 3, UID_A, o ? "bound" : strerror(e));
+	KTAP_ERRNO(o = dpt_a_bind(&alice, 3406, SMALL, 0), EMFILE,
+		   "uid %d's own process outside the namespace: EMFILE", UID_A);
+	close_all(&alice, &o, 1);	/* should it have bound, for the tests after */
+	o = dpt_a_bind(&bob, 3407, SMALL, 0);
+	KTAP_SUCCESS(o, "uid %d is not affected", UID_B);
+	if (o >= 0)
+		dpt_a_close(&bob, o);
+	close_all(sub, s, n);
+	for (i = 0; i < 5; i++)
+		a[i] = dpt_a_bind(&alice, 3411 + i, SMALL, 0);
+	ktap_ok(a[0] >= 0 && a[1] >= 0 && a[2] >= 0 && a[3] >= 0 && a[4] < 0 && errno == EMFILE,
+		"after close, uid %d binds 4 again and the 5th gets EMFILE", UID_A);
+	close_all(&alice, a, 5);
+	ktap_ok(bind_as(sub, 3, 3405, SMALL, s, 4) == 4,
+		"and the namespace's uid 3 binds 4 alone");
+	close_all(sub, s, 4);
+	KTAP_SUCCESS(param_set("uid_max_endpoints", def), "uid_max_endpoints restored");
+}
+
+/* Pool memory: 3 x 260 KiB over uids 1 and 2, then the 4th is over 1 MiB. */
+static void subuid_memory(struct dpt_agent *sub)
+{
+	long def = param_get("uid_max_pool_mb");
+	int s[4], n, o, e;
+
+	KTAP_SUCCESS(param_set("uid_max_pool_mb", 1), "uid_max_pool_mb set to 1");
+	n = bind_as(sub, 1, 3421, POOL, s, 2);
+	n += bind_as(sub, 2, 3423, POOL, s + n, 1);
+	ktap_ok(n == 3, "its uids 1 and 2 bind 3 x %u KiB (%d)", MAP_KB, n);
+	o = bind_as(sub, 2, 3424, POOL, s + n, 1);
+	e = errno;
+	n += o;
+	ktap_ok(o == 0 && e == EDQUOT, "a 4th (1040 KiB for uid %d): EDQUOT (%s)", UID_A,
+		o ? "bound" : strerror(e));
+	KTAP_ERRNO(o = dpt_a_bind(&alice, 3425, POOL, 0), EDQUOT,
+		   "uid %d's own process: EDQUOT too", UID_A);
+	close_all(&alice, &o, 1);
+	edges(sub, s[0], 3440);	/* its uid 2's pools, its uid 1's edges */
+	close_all(sub, s, n);
+	n = bind_as(sub, 3, 3421, POOL, s, 3);
+	ktap_ok(n == 3, "after close, 3 x %u KiB fit again (%d)", MAP_KB, n);
+	close_all(sub, s, n);
+	KTAP_SUCCESS(param_set("uid_max_pool_mb", def), "uid_max_pool_mb restored");
+}
+
+/*
+ * Subordinate uids: uid 1001 makes a user namespace, root maps 8 uids into
+ * it (SUBUID..), and the agent binds as several of them.
+ */
+static void subuids(void)
+{
+	struct dpt_agent sub;
+
+	allow_userns();
+	if (dpt_agent_start(&sub, "sub", dpt.nsa, UID_A, 0)) {
+		ktap_ok(0, "start the subordinate-uid agent");
+		return;
+	}
+	if (!KTAP_SUCCESS(dpt_a_unshare_user(&sub), "uid %d makes a user namespace", UID_A) ||
+	    !KTAP_SUCCESS(map_subids(sub.pid), "root maps its uids and gids 0..%d to %u..%u",
+			  SUBUIDS - 1, SUBUID, SUBUID + SUBUIDS - 1)) {
+		dpt_agent_stop(&sub);
+		return;
+	}
+	subuid_endpoints(&sub);
+	subuid_memory(&sub);
+	dpt_agent_stop(&sub);
 }
 
 /* uid_max_pool_mb defaults to a quarter of RAM (MemTotal), in MiB. */
@@ -344,6 +489,7 @@ int main(void)
 	pool_default();
 	endpoints();
 	pool_memory();
+	subuids();
 	memlock();
 	memcg();
 	dpt_agent_stop(&alice);

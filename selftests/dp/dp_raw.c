@@ -4,8 +4,9 @@
  * socket on a Linux netdev on A's wire (B's veth end, or over the tulip
  * backend a third NIC on the hub: DPT_RAWNS/DPT_RAWIF), EtherType DP_ETH_P,
  * to A's MAC.  Each
- * malformed frame must raise exactly one node counter of A by exactly one
- * (and no other drop counter, and no delivery); a well-formed forged frame
+ * malformed frame (an empty DATA and a raw DATA numbered 0 among them)
+ * must raise exactly one node counter of A by exactly one (and no other
+ * drop counter, and no delivery); a well-formed forged frame
  * with B's real source MAC is delivered with the header's source fields.
  */
 #define _GNU_SOURCE
@@ -99,6 +100,14 @@ static int xmit(const uint8_t *src_mac, const void *payload, size_t plen)
 	return sendto(raw_fd, &f, n, 0, (struct sockaddr *)&sll, sizeof(sll)) == (ssize_t)n ? 0 : -1;
 }
 
+/* Header w and a one-byte message into p: the frame's length. */
+static size_t one_byte(uint8_t *p, const struct dp_wire_hdr *w)
+{
+	memcpy(p, w, sizeof(*w));
+	p[sizeof(*w)] = 0x5a;
+	return sizeof(*w) + 1;
+}
+
 /*
  * Send one frame and expect counter ctr of node A to rise by one, every
  * other counter from RX_MSGS on to stay.
@@ -189,22 +198,33 @@ int main(void)
 	keep_csum = 1;
 	expect_drop("one message bit flipped", DP_CTR_RX_DROP_CSUM, dpt.macb, p, sizeof(w) + 10);
 	keep_csum = 0;
-	hdr(&w, 2, 1, 0, 0, dpt.nidb, DPID_A, 5);
-	expect_drop("dst NID 0", DP_CTR_RX_DROP_BAD_ADDR, dpt.macb, &w, sizeof(w));
-	hdr(&w, 2, 1, 0, dpt.nida, 0, DPID_A, 5);
-	expect_drop("src NID 0", DP_CTR_RX_DROP_BAD_ADDR, dpt.macb, &w, sizeof(w));
-	hdr(&w, 2, 1, 0, dpt.nida, dpt.nidb, 0, 5);
-	expect_drop("dst DPID 0", DP_CTR_RX_DROP_BAD_ADDR, dpt.macb, &w, sizeof(w));
-	hdr(&w, 2, 1, 0, dpt.nida, dpt.nidb, DPID_A, 0);
-	expect_drop("src DPID 0", DP_CTR_RX_DROP_BAD_ADDR, dpt.macb, &w, sizeof(w));
-	hdr(&w, 2, 1, 0, dpt.nida + 1000, dpt.nidb, DPID_A, 5);
-	expect_drop("dst NID not this node", DP_CTR_RX_DROP_NOT_NODE, dpt.macb, &w, sizeof(w));
-	hdr(&w, 2, 1, 0, dpt.nida, 7777, DPID_A, 5);
-	expect_drop("src NID not in the NART", DP_CTR_RX_DROP_UNKNOWN_SRC, dpt.macb, &w, sizeof(w));
+	/* DATA carries at least one byte: no sender makes an empty one. */
 	hdr(&w, 2, 1, 0, dpt.nida, dpt.nidb, DPID_A, 5);
-	expect_drop("src NID of B from another MAC", DP_CTR_RX_DROP_SPOOFED, spoof_mac, &w, sizeof(w));
-	hdr(&w, 2, 1, 0, dpt.nida, dpt.nidb, 999, 5);
-	expect_drop("no endpoint on dst DPID", DP_CTR_RX_DROP_NO_EP, dpt.macb, &w, sizeof(w));
+	expect_drop("DATA with len 0", DP_CTR_RX_DROP_LEN, dpt.macb, &w, sizeof(w));
+	hdr(&w, 2, 1, 1, 0, dpt.nidb, DPID_A, 5);
+	expect_drop("dst NID 0", DP_CTR_RX_DROP_BAD_ADDR, dpt.macb, p, one_byte(p, &w));
+	hdr(&w, 2, 1, 1, dpt.nida, 0, DPID_A, 5);
+	expect_drop("src NID 0", DP_CTR_RX_DROP_BAD_ADDR, dpt.macb, p, one_byte(p, &w));
+	hdr(&w, 2, 1, 1, dpt.nida, dpt.nidb, 0, 5);
+	expect_drop("dst DPID 0", DP_CTR_RX_DROP_BAD_ADDR, dpt.macb, p, one_byte(p, &w));
+	hdr(&w, 2, 1, 1, dpt.nida, dpt.nidb, DPID_A, 0);
+	expect_drop("src DPID 0", DP_CTR_RX_DROP_BAD_ADDR, dpt.macb, p, one_byte(p, &w));
+	/* A raw sender numbers from 1 and skips 0 when it wraps. */
+	hdr(&w, 2, 1, 1, dpt.nida, dpt.nidb, DPID_A, 5);
+	w.seq = 0;
+	expect_drop("raw DATA with seq 0", DP_CTR_RX_DROP_SEQ, dpt.macb, p, one_byte(p, &w));
+	hdr(&w, 2, 1, 1, dpt.nida + 1000, dpt.nidb, DPID_A, 5);
+	expect_drop("dst NID not this node", DP_CTR_RX_DROP_NOT_NODE, dpt.macb, p,
+		    one_byte(p, &w));
+	hdr(&w, 2, 1, 1, dpt.nida, 7777, DPID_A, 5);
+	expect_drop("src NID not in the NART", DP_CTR_RX_DROP_UNKNOWN_SRC, dpt.macb, p,
+		    one_byte(p, &w));
+	hdr(&w, 2, 1, 1, dpt.nida, dpt.nidb, DPID_A, 5);
+	expect_drop("src NID of B from another MAC", DP_CTR_RX_DROP_SPOOFED, spoof_mac, p,
+		    one_byte(p, &w));
+	hdr(&w, 2, 1, 1, dpt.nida, dpt.nidb, 999, 5);
+	expect_drop("no endpoint on dst DPID", DP_CTR_RX_DROP_NO_EP, dpt.macb, p,
+		    one_byte(p, &w));
 	dpt_stats(a, &st);
 	ktap_ok(st.rx_msgs == 0 && st.queued == 0, "nothing was delivered to the endpoint");
 

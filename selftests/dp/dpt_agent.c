@@ -28,7 +28,7 @@ enum {
 	OP_BIND = 1, OP_CONNECT, OP_DISCONNECT, OP_WRITE, OP_INFO, OP_STATS,
 	OP_WAIT, OP_HEAD, OP_RELEASE, OP_CLOSE, OP_MMAP, OP_OPEN, OP_GETFD,
 	OP_PTRACE, OP_FDNUM, OP_GIVE, OP_TAKE, OP_MEMLOCK, OP_VMPIN, OP_USERNS,
-	OP_SH, OP_FLOOD, OP_ECHO, OP_PING,
+	OP_SH, OP_FLOOD, OP_ECHO, OP_PING, OP_UNSHARE_USER, OP_SETEUID,
 };
 
 #define SLOTS		64
@@ -364,6 +364,24 @@ static long op_userns(const struct req *q)
 	return write_file("/proc/self/gid_map", map);
 }
 
+/*
+ * Act as uid inside a user namespace whose maps the test wrote: become its
+ * root first (all three uids, so seteuid() can come back to it), then only
+ * the effective uid changes: bound endpoints stay open, and the next bind
+ * is charged to uid.  A change of credentials clears the death signal.
+ */
+static long op_seteuid(const struct req *q)
+{
+	if (getuid() != 0 && setresuid(0, 0, 0))
+		return -1;
+	if (geteuid() != 0 && seteuid(0))
+		return -1;
+	if (q->a && seteuid((uid_t)q->a))
+		return -1;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	return 0;
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
@@ -492,6 +510,8 @@ static long agent_do(int sock, const struct req *q, struct rep *r, int fd_in)
 	}
 	case OP_VMPIN: return op_vmpin();
 	case OP_USERNS: return op_userns(q);
+	case OP_UNSHARE_USER: return unshare(CLONE_NEWUSER);
+	case OP_SETEUID: return op_seteuid(q);
 	case OP_SH: {
 		int st = system(q->s);
 
@@ -831,6 +851,20 @@ long dpt_a_vmpin(struct dpt_agent *ag)
 int dpt_a_userns(struct dpt_agent *ag, int netns)
 {
 	struct req q = { .op = OP_USERNS, .a = (uint32_t)!!netns };
+
+	return (int)call(ag, &q, NULL, 0);
+}
+
+int dpt_a_unshare_user(struct dpt_agent *ag)
+{
+	struct req q = { .op = OP_UNSHARE_USER };
+
+	return (int)call(ag, &q, NULL, 0);
+}
+
+int dpt_a_seteuid(struct dpt_agent *ag, uid_t uid)
+{
+	struct req q = { .op = OP_SETEUID, .a = (uint32_t)uid };
 
 	return (int)call(ag, &q, NULL, 0);
 }

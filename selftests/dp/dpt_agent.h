@@ -82,6 +82,14 @@ long dpt_a_vmpin(struct dpt_agent *ag);
  * (a node the agent's namespace owns).
  */
 int dpt_a_userns(struct dpt_agent *ag, int netns);
+/*
+ * A new user namespace with no maps yet: the test (root) writes the
+ * agent's /proc/PID/uid_map and gid_map, which may map many uids.  Then
+ * dpt_a_seteuid() makes the agent act as one of them (uid in the
+ * namespace; its later binds are that uid's), keeping its endpoints.
+ */
+int dpt_a_unshare_user(struct dpt_agent *ag);
+int dpt_a_seteuid(struct dpt_agent *ag, uid_t uid);
 /* Run a shell command in the agent; its exit status. */
 int dpt_a_sh(struct dpt_agent *ag, const char *cmd);
 

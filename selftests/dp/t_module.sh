@@ -5,7 +5,8 @@
 #   t_module.sh busy   rmmod refused while a /dev/dp fd, a bound endpoint or
 #                      a mapped pool is held; succeeds once it is gone
 #   t_module.sh admin  node and NART changes need CAP_NET_ADMIN; a failed
-#                      re-attach leaves the node on its old device
+#                      re-attach leaves the node on its old device, and
+#                      its NID as it was
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
 
@@ -104,6 +105,9 @@ admin)
 	check "attaching a missing device fails" not in_a dpctl node set dev nosuch0
 	check "... and the node stays on $DPT_IFA" \
 		sh -c "'$DPT_IP' netns exec dpA dpctl node | grep -qx 'ifname $DPT_IFA'"
+	check "a new NID with a missing device fails" not in_a dpctl node set nid 99 dev nosuch0
+	check "... and changes nothing: NID $DPT_NIDA on $DPT_IFA" \
+		sh -c "'$DPT_IP' netns exec dpA dpctl node >'$T/node' && grep -qx 'nid $DPT_NIDA' '$T/node' && grep -qx 'ifname $DPT_IFA' '$T/node'"
 	check "uid 1001 cannot add a NART entry" not as_alice dpctl nart add 99 52:54:00:00:00:99
 	check "uid 1001 cannot flush the NART" not as_alice dpctl nart flush
 	check "uid 1001 cannot set the NID" not as_alice dpctl node set nid 99
