@@ -187,6 +187,7 @@ static void t_wire_encode_bytes(void)
 static void t_wire_roundtrip(void)
 {
 	uint64_t s = 0x1234567;
+	static const u16 edge_lens[] = { 1, 2, 1500, 65535 };
 	static uint8_t frame[HDR + 65535 + 64];
 	int i;
 
@@ -199,7 +200,7 @@ static void t_wire_roundtrip(void)
 		random_msg_hdr(&h, &s);
 		if (i < 4) {
 			h.type = DP_WT_DATA;
-			h.len = (u16[]){ 1, 2, 1500, 65535 }[i];
+			h.len = edge_lens[i];
 		}
 		for (k = 0; k < h.len; k++)
 			frame[HDR + k] = (uint8_t)unit_rand(&s);
