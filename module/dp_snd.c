@@ -568,10 +568,14 @@ static struct dp_txmsg *dp_snd_copy(const void __user *buf, size_t len)
 }
 
 /*
- * Wait for credit (or an error to report) with no lock held.  While a
- * writer waits the session keeps its credit (no return on idle).
+ * Wait for credit (or an error to report) with no lock held, or for the
+ * session to leave @state, the state dp_snd_admit() saw: a writer that
+ * waited through the HELLO must look again once the session is open (with
+ * too little credit it probes; the ready test alone would wait for a
+ * window nobody asks for).  While a writer waits the session keeps its
+ * credit (no return on idle).
  */
-static int dp_snd_wait(struct dp_edge *e, u32 space, bool nonblock,
+static int dp_snd_wait(struct dp_edge *e, u32 space, u8 state, bool nonblock,
 		       bool *counted)
 {
 	struct dp_endpoint *ep = e->ep;
@@ -586,7 +590,8 @@ static int dp_snd_wait(struct dp_edge *e, u32 space, bool nonblock,
 	spin_lock_irq(&e->lock);
 	e->waiters++;
 	spin_unlock_irq(&e->lock);
-	err = wait_event_interruptible(ep->tx_wq, dp_snd_ready(e, space));
+	err = wait_event_interruptible(ep->tx_wq, dp_snd_ready(e, space) ||
+				       READ_ONCE(e->state) != state);
 	spin_lock_irq(&e->lock);
 	e->waiters--;
 	spin_unlock_irq(&e->lock);
@@ -602,6 +607,7 @@ int dp_snd_send(struct dp_endpoint *ep, struct dp_edge *e,
 	bool counted = false;
 	u32 peer_inc, nxt;
 	int err = 0;
+	u8 state;
 
 	if (IS_ERR(m))
 		return PTR_ERR(m);
@@ -615,6 +621,7 @@ int dp_snd_send(struct dp_endpoint *ep, struct dp_edge *e,
 		step = dp_snd_admit(e, m, &err);
 		peer_inc = e->peer_inc;
 		nxt = e->snd_nxt;
+		state = e->state;
 		spin_unlock_irq(&e->lock);
 		if (step == DP_STEP_SEND) {
 			err = dp_snd_first(e, m, peer_inc);
@@ -631,7 +638,7 @@ int dp_snd_send(struct dp_endpoint *ep, struct dp_edge *e,
 		if (step == DP_STEP_ERR || err)
 			break;
 		if (step == DP_STEP_WAIT || step == DP_STEP_PROBE) {
-			err = dp_snd_wait(e, m->space, nonblock, &counted);
+			err = dp_snd_wait(e, m->space, state, nonblock, &counted);
 			if (err)
 				break;
 		}
@@ -711,6 +718,16 @@ static bool dp_snd_update(struct dp_edge *e, const struct dp_msg_hdr *h)
 			e->probe = false;
 		e->returned = false;
 		wake = true;
+		/*
+		 * Credit that comes when nothing is pending (a re-grant after
+		 * the last message was acknowledged, when the receiver had no
+		 * room then) is given back like the rest if it stays unused:
+		 * nothing else would arm the idle clock, and the credit would
+		 * stay with this sender for good.
+		 */
+		if (!dp_snd_pending(e))
+			dp_snd_arm(e, jiffies +
+				   msecs_to_jiffies(READ_ONCE(dp_credit_idle_ms)));
 	}
 	if ((h->flags & DP_WF_GAP) && e->snd_una != e->snd_nxt) {
 		e->fast = true;
