@@ -47,14 +47,16 @@
  *          credit at the receiver; silent past unreach_ms, it loses that
  *          credit to a sender that needs it.
  *  evict   1024 senders (the most an endpoint keeps sessions for) went
- *          quiet: one more sender still gets a session (a silent one is
- *          forgotten, nothing dropped for lack of room), and the forgotten
- *          one hears ECONNRESET once on its next write, then delivers.
+ *          quiet: one more sender still gets a session (one silent sender
+ *          is forgotten, dpctl ep shows which; nothing dropped for lack of
+ *          room), and the forgotten one hears ECONNRESET once on its next
+ *          write, then delivers.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -1038,6 +1040,93 @@ static void t_silent(void)
 
 #define RX_PEERS	1024	/* DP_MAX_RX_PEERS: sessions one endpoint keeps */
 
+static void on_alarm(int sig)
+{
+	(void)sig;	/* only to interrupt a write */
+}
+
+/*
+ * One byte on fd, a blocking write bounded by a 20 s alarm (a write that
+ * never gets a window fails the test, it does not hang it): 1, or 0 with
+ * errno (EINTR if the alarm ended it).
+ */
+static int send_byte(int fd)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	char c = 'x';
+	ssize_t r;
+
+	sigaction(SIGALRM, &sa, NULL);
+	set_nonblock(fd, 0);
+	alarm(20);
+	r = write(fd, &c, 1);
+	alarm(0);
+	return r == 1;
+}
+
+/* Read what B has (one-byte messages); with @ms, wait that long for more. */
+static int drain_bytes(int b, int want, int ms)
+{
+	int got = 0;
+
+	while (got < want && dpt_wait_readable(b, got < want && ms ? ms : 0) == 1 &&
+	       read(b, in, sizeof(in)) == 1)
+		got++;
+	return got;
+}
+
+/*
+ * The sender DPIDs B's endpoint @bdpid has a session with, from dpctl ep,
+ * marked in @seen (index dpid - 30000, up to RX_PEERS + 1); how many.
+ */
+static int rx_peers_of(uint32_t bdpid, unsigned char *seen)
+{
+	char cmd[256], line[512], head[32];
+	unsigned int nid, dpid;
+	int in_ep = 0, n = 0;
+	FILE *f;
+
+	memset(seen, 0, RX_PEERS + 1);
+	snprintf(cmd, sizeof(cmd), "%s netns exec %s dpctl ep", ip(), dpt.nsb);
+	snprintf(head, sizeof(head), "dpid %u ", bdpid);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "dpid ", 5))
+			in_ep = !strncmp(line, head, strlen(head));
+		else if (in_ep && sscanf(line, "  rx_peer nid %u dpid %u ", &nid, &dpid) == 2 &&
+			 nid == dpt.nida && dpid >= 30000 && dpid <= 30000 + RX_PEERS) {
+			seen[dpid - 30000] = 1;
+			n++;
+		}
+	}
+	return pclose(f) == 0 ? n : -1;
+}
+
+/* What both ends say of sender @dpid's session with B's endpoint 512. */
+static void evict_diag(uint32_t dpid)
+{
+	static char out[1 << 20];
+	char line[1024], pfx[64];
+
+	if (!dpctl_ep(dpt.nsa, out, sizeof(out))) {
+		snprintf(pfx, sizeof(pfx), "edge nid %u dpid 512 ", dpt.nidb);
+		ep_line(out, dpid, pfx, line, sizeof(line));
+		ktap_diag("sender %u: %s", dpid, line);
+	}
+	if (!dpctl_ep(dpt.nsb, out, sizeof(out))) {
+		ep_line(out, 512, "dpid", line, sizeof(line));
+		ktap_diag("B: %s", line);
+		snprintf(pfx, sizeof(pfx), "rx_peer nid %u dpid %u ", dpt.nida, dpid);
+		ep_line(out, 512, pfx, line, sizeof(line));
+		ktap_diag("B: %s", line);
+	}
+	ktap_diag("B: rx_drop_nomem %llu rx_drop_full %llu",
+		  (unsigned long long)dpt_ctr(dpt.nsb, DP_CTR_RX_DROP_NOMEM),
+		  (unsigned long long)dpt_ctr(dpt.nsb, DP_CTR_RX_DROP_FULL));
+}
+
 /*
  * Every one of RX_PEERS senders wrote a byte and went quiet: one more
  * sender still gets a session, and the one forgotten for it learns so
@@ -1045,11 +1134,11 @@ static void t_silent(void)
  */
 static void t_evict(void)
 {
+	static unsigned char seen[RX_PEERS + 1];
 	static int fd[RX_PEERS + 1];
 	struct rlimit rl = { 4096, 4096 };
 	uint64_t nomem0 = dpt_ctr(dpt.nsb, DP_CTR_RX_DROP_NOMEM);
-	int b, i, n = 0, got = 0, resets = 0, other = 0;
-	char c = 'x';
+	int b, i, n = 0, got = 0, gone = -1, missing = 0, peers, err = 0;
 
 	if (setrlimit(RLIMIT_NOFILE, &rl) || set_param("uid_max_endpoints", 0) ||
 	    set_param("unreach_ms", 1500) || set_param("credit_idle_ms", 100))
@@ -1062,38 +1151,40 @@ static void t_evict(void)
 		if (fd[i] < 0 || dpt_connect(fd[i], dpt.nidb, 512))
 			ktap_bail("evict: a sender");
 	}
-	for (i = 0; i < RX_PEERS; i++) {
-		n += write(fd[i], &c, 1) == 1;
-		while (dpt_wait_readable(b, 0) == 1 && read(b, in, sizeof(in)) == 1)
-			got++;
+	for (i = 0; i < RX_PEERS && !err; i++) {
+		if (send_byte(fd[i]))
+			n++;
+		else
+			err = errno;
+		got += drain_bytes(b, RX_PEERS, 0);
 	}
-	while (got < n && dpt_wait_readable(b, DPT_WAIT_MS) == 1 && read(b, in, sizeof(in)) == 1)
-		got++;
-	ktap_ok(n == RX_PEERS && got == n, "%d senders each deliver a byte (%d arrive)", n, got);
+	if (err)
+		evict_diag(30000 + (uint32_t)i - 1);
+	got += drain_bytes(b, n - got, DPT_WAIT_MS);
+	ktap_ok(n == RX_PEERS && got == n, "%d senders each deliver a byte (%d arrive; %s)", n,
+		got, err ? strerror(err) : "no error");
 	dpt_sleep_ms(2500);		/* all silent past the 1.5 s bound */
-	ktap_ok(write(fd[RX_PEERS], &c, 1) == 1 && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
-		read(b, in, sizeof(in)) == 1, "sender %d gets a session and delivers",
-		RX_PEERS + 1);
+	ktap_ok(send_byte(fd[RX_PEERS]) && drain_bytes(b, 1, DPT_WAIT_MS) == 1,
+		"sender %d gets a session and delivers", RX_PEERS + 1);
 	ktap_ok(dpt_ctr(dpt.nsb, DP_CTR_RX_DROP_NOMEM) == nomem0,
 		"no HELLO dropped for lack of room (rx_drop_nomem)");
-	for (i = 0, got = 0; i < RX_PEERS; i++) {
-		if (write(fd[i], &c, 1) != 1) {
-			if (errno == ECONNRESET)
-				resets++;
-			else
-				other++;
-			if (write(fd[i], &c, 1) != 1)
-				other++;
+	peers = rx_peers_of(512, seen);
+	for (i = 0; i < RX_PEERS; i++) {
+		if (!seen[i]) {
+			missing++;
+			gone = i;
 		}
-		while (dpt_wait_readable(b, 0) == 1 && read(b, in, sizeof(in)) == 1)
-			got++;
 	}
-	while (got < RX_PEERS && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
-	       read(b, in, sizeof(in)) == 1)
-		got++;
-	ktap_ok(resets == 1 && !other && got == RX_PEERS,
-		"the old senders write again: %d ECONNRESET (want 1, the one forgotten), %d other errors, %d arrive",
-		resets, other, got);
+	ktap_ok(peers == RX_PEERS && missing == 1 && seen[RX_PEERS],
+		"B keeps %d sessions: the newcomer's, and all old senders' but %d", peers,
+		missing);
+	if (gone < 0)
+		ktap_bail("evict: no sender was forgotten");
+	i = send_byte(fd[gone]);
+	ktap_ok(!i && errno == ECONNRESET, "the forgotten sender's next write: ECONNRESET (%s)",
+		i ? "sent" : strerror(errno));
+	ktap_ok(send_byte(fd[gone]) && drain_bytes(b, 1, DPT_WAIT_MS) == 1,
+		"its write after that opens a new session and delivers");
 	for (i = 0; i <= RX_PEERS; i++)
 		close(fd[i]);
 	close(b);
