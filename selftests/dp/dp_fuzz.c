@@ -890,14 +890,17 @@ static void op_misc(struct thr *t)
 /* ---- mappings ------------------------------------------------------------- */
 
 /*
- * Every change of this process's address space happens under map_lock, and
- * the fuzzing threads allocate no memory after start: a range the table
- * forgets is never touched again except by guarded reads.
+ * Every change of this process's address space happens under map_lock (the
+ * threads and their stacks are made with it held), and the fuzzing threads
+ * allocate no memory after start: a range the table forgets is never
+ * touched again except by guarded reads.
  *
- * No two entries overlap.  An entry may track a hole (a failed
- * mremap(MREMAP_FIXED) unmaps its target first), and a later mapping can
- * land there; without this rule an entry marked as a pool could then be
- * unmapped or replaced through the other one and read later as a pool.
+ * No two entries overlap, and no entry tracks a hole: a failed
+ * mremap(MREMAP_FIXED) may have unmapped its target first, so the target is
+ * forgotten, never tracked.  A hole in the table would be munmapped,
+ * mprotected or replaced later, and whatever landed there meanwhile (a
+ * thread's stack, a libc arena) with it: the fuzzer itself then died of
+ * SIGSEGV with no word of where.
  */
 static void map_forget(int i)
 {
@@ -1091,11 +1094,14 @@ static void op_remap(struct thr *t)
 		if (dst == MAP_FAILED)
 			break;
 		a = mremap(m.addr, m.len, m.len, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+		/*
+		 * On failure the source is forgotten too (whether it is still
+		 * whole is not ours to know), and dst may be a hole: both stay
+		 * as they are, untouched.
+		 */
 		map_forget(i);
 		if (a != MAP_FAILED)
 			map_add(a, m.len, m.dp);
-		else
-			map_add(dst, m.len, 0);	/* still ours, or a hole: never written */
 		break;
 	case 3:		/* move, leaving the old range mapped and empty */
 		a = mremap(m.addr, m.len, m.len, MREMAP_MAYMOVE | MREMAP_DONTUNMAP);
@@ -1652,6 +1658,7 @@ static void __attribute__((noreturn)) fuzz_proc(int idx, uint64_t seed)
 		violation("fuzz process %d: setup failed: %s", idx, strerror(errno));
 		_exit(1);
 	}
+	pthread_mutex_lock(&P.map_lock);	/* the stacks are mapped under it */
 	for (i = 0; i < NTHREADS; i++) {
 		thr[i].rng.s = seed + 0x1000193u * (uint64_t)(i + 1);
 		thr[i].idx = i;
@@ -1662,6 +1669,7 @@ static void __attribute__((noreturn)) fuzz_proc(int idx, uint64_t seed)
 		pthread_create(&P.tid[i], NULL, fuzz_thread, &thr[i]);
 	}
 	pthread_create(&it, NULL, interrupter, &iseed);
+	pthread_mutex_unlock(&P.map_lock);
 	pthread_join(it, NULL);
 	for (i = 0; i < NTHREADS; i++)
 		pthread_join(P.tid[i], NULL);
