@@ -273,6 +273,25 @@ class Barriers:
                     pass
 
 
+def tcg_accel(a):
+    """The -accel value: TCG, with one host thread for all of a guest's vCPUs
+    when the guests' vCPUs outnumber the host's CPUs (--tcg-thread auto).
+
+    QEMU's multi-threaded TCG (7.2, Debian 12) now and then ran stale or
+    garbled code in a guest with 2 vCPUs while the host was oversubscribed:
+    an int3 oops in sched_clock_tick 14 ms after the kernel patched that
+    static branch at boot, and a double fault with a garbage EFLAGS in
+    __kmalloc_node_track_caller, neither near dp.  Threads beyond the
+    host's CPUs buy no speed, so those runs use one thread per guest, where
+    QEMU switches vCPUs itself and code changes are seen at once.  -icount
+    needs one thread anyway."""
+    mode = a.tcg_thread
+    if mode == "auto":
+        busy = a.smp > 1 and a.guests * a.smp > (os.cpu_count() or 1)
+        mode = "single" if busy or a.mode == "icount" else "multi"
+    return f"tcg,thread={mode}"
+
+
 def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
     nics = 2 if a.mode == "icount" else a.nics
     mods = [m for m in (a.nic_driver, "e1000" if a.tap else "none") if m != "none"]
@@ -288,7 +307,7 @@ def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
         "dpg.backend=tulip" if a.nic == "tulip" and a.nic_driver == "none" else "",
         f"dpg.tap={TAP_MAC}" if a.tap else "",
         a.append or ""]).split()
-    cmd = ["qemu-system-x86_64", "-machine", "pc", "-accel", "tcg",
+    cmd = ["qemu-system-x86_64", "-machine", "pc", "-accel", tcg_accel(a),
            "-cpu", "max", "-m", str(a.mem), "-smp", str(a.smp),
            "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
            "-kernel", kernel, "-initrd", initramfs, "-append", " ".join(append),
@@ -517,6 +536,10 @@ def main():
                          "named dptap in the guest: selftests forge frames through it "
                          "(on by default in mode tulip)")
     ap.add_argument("--smp", type=int, default=1)
+    ap.add_argument("--tcg-thread", choices=["auto", "single", "multi"], default="auto",
+                    help="QEMU's TCG threads: one per vCPU (multi) or one per guest "
+                         "(single); auto: single when the guests' vCPUs outnumber the "
+                         "host's CPUs")
     ap.add_argument("--mem", type=int, default=512, help="MiB per guest")
     ap.add_argument("--append", help="extra kernel command line")
     ap.add_argument("--cmd", help="mode run: shell command for every guest")

@@ -68,6 +68,22 @@ def test_kernel_bad():
         check(f"judge: harmless line {line[:40]!r}", not cluster.KERNEL_BAD.search(line))
 
 
+def test_tcg_accel():
+    """One TCG thread per guest once the vCPUs outnumber the host's CPUs."""
+    import argparse
+    import cluster
+    cpus = os.cpu_count() or 1
+
+    def accel(guests, smp, mode="check", thread="auto"):
+        return cluster.tcg_accel(argparse.Namespace(guests=guests, smp=smp, mode=mode,
+                                                    tcg_thread=thread))
+    check("tcg: oversubscribed guests get one thread each",
+          accel(cpus, 2) == "tcg,thread=single")
+    check("tcg: one vCPU per guest keeps multi", accel(cpus + 1, 1) == "tcg,thread=multi")
+    check("tcg: icount is single", accel(1, 1, "icount") == "tcg,thread=single")
+    check("tcg: an explicit choice wins", accel(cpus, 2, thread="multi") == "tcg,thread=multi")
+
+
 def frame(dst, src, tag):
     return bytes(dst) + bytes(src) + b"\x88\xb5" + tag.ljust(46, b"\0")
 
@@ -241,6 +257,7 @@ def test_relay(exe):
 def main():
     test_ktap()
     test_kernel_bad()
+    test_tcg_accel()
     test_switch(sys.argv[1])
     test_relay(sys.argv[1])
     print("KTAP version 1")
