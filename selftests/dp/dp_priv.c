@@ -54,17 +54,6 @@ static int try_bind(struct dpt_agent *ag, uint32_t dpid)
 	return s < 0 ? -1 : 0;
 }
 
-static void allow_userns(void)
-{
-	int fd = open("/proc/sys/kernel/unprivileged_userns_clone", O_WRONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		if (write(fd, "1\n", 2) != 2)
-			ktap_diag("unprivileged_userns_clone: %s", strerror(errno));
-		close(fd);
-	}
-}
-
 static void dpids(void)
 {
 	struct dp_info info;
@@ -104,7 +93,7 @@ static void userns(void)
 {
 	struct dpt_agent dave, erin;
 
-	allow_userns();
+	dpt_allow_userns();
 	if (dpt_agent_start(&dave, "dave", dpt.nsa, UID_A, 0) ||
 	    dpt_agent_start(&erin, "erin", dpt.nsa, UID_A, 0)) {
 		ktap_ok(0, "start the user namespace agents");

@@ -164,17 +164,6 @@ static void pool_memory(void)
 #define SUBUID		200000	/* outer uids of the namespace's 0..SUBUIDS-1 */
 #define SUBUIDS		8
 
-static void allow_userns(void)
-{
-	int fd = open("/proc/sys/kernel/unprivileged_userns_clone", O_WRONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		if (write(fd, "1\n", 2) != 2)
-			ktap_diag("unprivileged_userns_clone: %s", strerror(errno));
-		close(fd);
-	}
-}
-
 /* As root: map the agent's user namespace's ids 0.. to SUBUID.. (uid and gid). */
 static int map_subids(pid_t pid)
 {
@@ -285,7 +274,7 @@ static void subuids(void)
 {
 	struct dpt_agent sub;
 
-	allow_userns();
+	dpt_allow_userns();
 	if (dpt_agent_start(&sub, "sub", dpt.nsa, UID_A, 0)) {
 		ktap_ok(0, "start the subordinate-uid agent");
 		return;

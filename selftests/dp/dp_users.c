@@ -146,18 +146,6 @@ static void holder_dies(void)
 		dpt_a_close(&bob, b);
 }
 
-/* Let unprivileged users create user namespaces (a Debian knob). */
-static void allow_userns(void)
-{
-	int fd = open("/proc/sys/kernel/unprivileged_userns_clone", O_WRONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		if (write(fd, "1\n", 2) != 2)
-			ktap_diag("unprivileged_userns_clone: %s", strerror(errno));
-		close(fd);
-	}
-}
-
 /* The uid across user namespaces. */
 static void namespaces(int r, int a, int b)
 {
@@ -165,7 +153,7 @@ static void namespaces(int r, int a, int b)
 	struct dp_info info;
 	int d, e;
 
-	allow_userns();
+	dpt_allow_userns();
 	if (dpt_agent_start(&dave, "dave", dpt.nsa, UID_B, 0) ||
 	    dpt_agent_start(&erin, "erin", dpt.nsb, UID_A, 0)) {
 		ktap_ok(0, "start the agents in user namespaces");

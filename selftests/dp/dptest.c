@@ -90,6 +90,17 @@ int dpt_ns(const char *name)
 	return r;
 }
 
+void dpt_allow_userns(void)
+{
+	int fd = open("/proc/sys/kernel/unprivileged_userns_clone", O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (write(fd, "1\n", 2) != 2)
+			ktap_diag("unprivileged_userns_clone: %s", strerror(errno));
+		close(fd);
+	}
+}
+
 int dpt_open(void)
 {
 	return open(DP_DEVICE_PATH, O_RDWR | O_CLOEXEC);

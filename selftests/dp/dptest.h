@@ -36,6 +36,8 @@ extern struct dpt_env dpt;
 int dpt_init(void);
 /* Enter a named network namespace ("" or NULL: stay); 0 or -1. */
 int dpt_ns(const char *name);
+/* Let unprivileged users create user namespaces (a Debian knob; best effort). */
+void dpt_allow_userns(void);
 
 /* open("/dev/dp"); -1 on error. */
 int dpt_open(void);
