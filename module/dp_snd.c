@@ -48,6 +48,12 @@ static void dp_snd_arm(struct dp_edge *e, unsigned long when)
 		mod_timer(&e->timer, when);
 }
 
+/* When an idle session gives its unused credit back, from now. */
+static unsigned long dp_snd_idle_at(void)
+{
+	return jiffies + msecs_to_jiffies(READ_ONCE(dp_credit_idle_ms));
+}
+
 /* Have the work run soon.  Caller holds e->lock. */
 static void dp_snd_kick(struct dp_edge *e)
 {
@@ -686,7 +692,7 @@ static bool dp_snd_in_session(const struct dp_edge *e, u32 seq)
 static bool dp_snd_update(struct dp_edge *e, const struct dp_msg_hdr *h)
 {
 	u32 ack1 = h->ack + 1;
-	bool wake = false;
+	bool acked = false, granted = false, pending;
 
 	lockdep_assert_held(&e->lock);
 	if (!dp_snd_in_session(e, ack1))
@@ -698,13 +704,7 @@ static bool dp_snd_update(struct dp_edge *e, const struct dp_msg_hdr *h)
 		dp_snd_rtt(e, ack1);
 		dp_cwnd_acked(e, ack1 - e->snd_una);
 		e->snd_una = ack1;
-		wake = true;	/* the window moved */
-		/* progress: restart the clock; or, all acknowledged, the idle one */
-		if (e->snd_una != e->snd_nxt || e->probe)
-			dp_snd_arm(e, jiffies + dp_snd_timeout(e));
-		else
-			dp_snd_arm(e, jiffies +
-				   msecs_to_jiffies(READ_ONCE(dp_credit_idle_ms)));
+		acked = true;	/* the window moved */
 	}
 	if (dp_seq_before(e->credit, h->credit)) {
 		e->credit = h->credit;
@@ -717,23 +717,25 @@ static bool dp_snd_update(struct dp_edge *e, const struct dp_msg_hdr *h)
 		if (dp_credit_allows(e->snd_space + e->want, e->credit))
 			e->probe = false;
 		e->returned = false;
-		wake = true;
-		/*
-		 * Credit that comes when nothing is pending (a re-grant after
-		 * the last message was acknowledged, when the receiver had no
-		 * room then) is given back like the rest if it stays unused:
-		 * nothing else would arm the idle clock, and the credit would
-		 * stay with this sender for good.
-		 */
-		if (!dp_snd_pending(e))
-			dp_snd_arm(e, jiffies +
-				   msecs_to_jiffies(READ_ONCE(dp_credit_idle_ms)));
+		granted = true;
 	}
+	/*
+	 * Progress restarts the clock: the RTO's while something is still
+	 * owed, else the idle one.  Credit alone restarts only the idle clock
+	 * (with data in flight it must not put a retransmission off): a
+	 * re-grant after the last message was acknowledged, unused, is given
+	 * back like the rest, or it would stay with this sender for good.
+	 */
+	pending = dp_snd_pending(e);
+	if (acked && pending)
+		dp_snd_arm(e, jiffies + dp_snd_timeout(e));
+	else if ((acked || granted) && !pending)
+		dp_snd_arm(e, dp_snd_idle_at());
 	if ((h->flags & DP_WF_GAP) && e->snd_una != e->snd_nxt) {
 		e->fast = true;
 		dp_snd_kick(e);
 	}
-	return wake;
+	return acked || granted;
 }
 
 /*
@@ -758,7 +760,7 @@ void dp_snd_ack(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 		e->peer_inc = h->src_inc;
 		e->credit = h->credit;
 		/* nothing in flight yet: the idle clock, not the HELLO's */
-		dp_snd_arm(e, jiffies + msecs_to_jiffies(READ_ONCE(dp_credit_idle_ms)));
+		dp_snd_arm(e, dp_snd_idle_at());
 		wake = true;
 	}
 	if (e->state == DP_SND_OPEN && h->src_inc == e->peer_inc)
