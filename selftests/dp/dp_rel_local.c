@@ -90,6 +90,13 @@ static int is(const uint8_t *m, ssize_t n, uint32_t tag, uint32_t i)
 	return !memcmp(m, want, LEN);
 }
 
+/* The next message on @b, within DPT_WAIT_MS, is message @i of @tag. */
+static int recv_is(int b, uint32_t tag, uint32_t i)
+{
+	return dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
+	       is(in, read(b, in, sizeof(in)), tag, i);
+}
+
 static char task_state(pid_t pid)
 {
 	char path[64], buf[512], *p;
@@ -190,8 +197,7 @@ static void t_block(void)
 	ok = 1;
 	for (i = 0; i < 100 && ok; i++) {
 		fill(2, (uint32_t)i, out, LEN);
-		ok = write(a2, out, LEN) == LEN && dpt_wait_readable(b2, DPT_WAIT_MS) == 1 &&
-		     is(in, read(b2, in, sizeof(in)), 2, (uint32_t)i);
+		ok = write(a2, out, LEN) == LEN && recv_is(b2, 2, (uint32_t)i);
 	}
 	ktap_ok(ok, "meanwhile 100 messages on another edge arrive in order (%d)", i);
 
@@ -254,8 +260,7 @@ static void t_refused(void)
 	ktap_ok(sb.rx_drop_admit >= 1 && sb.rx_msgs == 0, "counted in rx_drop_admit (%llu)",
 		(unsigned long long)sb.rx_drop_admit);
 	dpt_connect(b, dpt.nida, 402);
-	ktap_ok(write(a, out, LEN) == LEN && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
-		is(in, read(b, in, sizeof(in)), 3, 0), "once connected back, it is admitted");
+	ktap_ok(write(a, out, LEN) == LEN && recv_is(b, 3, 0), "once connected back, it is admitted");
 	close(a);
 	close(b);
 }
@@ -300,8 +305,7 @@ static void t_timeout(void)
 	if (a < 0 || b < 0 || dpt_connect(a, dpt.nidb, 504))
 		ktap_bail("timeout: endpoints");
 	fill(4, 0, out, LEN);
-	ktap_ok(write(a, out, LEN) == LEN && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
-		is(in, read(b, in, sizeof(in)), 4, 0), "the session is open");
+	ktap_ok(write(a, out, LEN) == LEN && recv_is(b, 4, 0), "the session is open");
 	if (!wait_acked(a, 10000) || set_param("unreach_ms", 1500) || b_hears_a(0))
 		ktap_bail("timeout: the first ACK, set unreach_ms, take A out of B's NART");
 	dpt_stats(a, &sa0);
@@ -330,8 +334,7 @@ static void t_timeout(void)
 	if (b_hears_a(1) || set_param("unreach_ms", 10000))
 		ktap_bail("timeout: restore");
 	fill(4, 9, out, LEN);
-	ktap_ok(write(a, out, LEN) == LEN && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
-		is(in, read(b, in, sizeof(in)), 4, 9), "reachable again: a new session delivers");
+	ktap_ok(write(a, out, LEN) == LEN && recv_is(b, 4, 9), "reachable again: a new session delivers");
 	set_nonblock(b, 1);
 	KTAP_ERRNO(read(b, in, sizeof(in)), EAGAIN, "and none of the 3 given up");
 	close(a);
@@ -351,8 +354,7 @@ static void t_restart(void)
 	if (a < 0 || b < 0 || dpt_connect(a, dpt.nidb, 505))
 		ktap_bail("restart: endpoints");
 	fill(5, 0, out, LEN);
-	ktap_ok(write(a, out, LEN) == LEN && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
-		is(in, read(b, in, sizeof(in)), 5, 0), "the session is open");
+	ktap_ok(write(a, out, LEN) == LEN && recv_is(b, 5, 0), "the session is open");
 	if (!wait_acked(a, 10000))
 		ktap_bail("restart: the first message is not acknowledged");
 	dpt_stats(a, &sa0);
@@ -421,6 +423,9 @@ static void t_close(void)
 		ktap_bail("close: restore");
 	close(b);
 }
+
+/* dpctl ep's output, for one reader at a time (1025 endpoints fit). */
+static char ep_out[1 << 20];
 
 /* `dpctl ep` in namespace ns, into buf; 0 or -1. */
 static int dpctl_ep(const char *ns, char *buf, size_t len)
@@ -513,17 +518,16 @@ struct ep_view {
 static int view(const char *ns, uint32_t dpid, uint32_t nid, uint32_t peer,
 		struct ep_view *v)
 {
-	static char out[65536];
 	char prefix[64];
 
-	if (dpctl_ep(ns, out, sizeof(out)))
+	if (dpctl_ep(ns, ep_out, sizeof(ep_out)))
 		return -1;
-	ep_line(out, dpid, "dpid", v->ep, sizeof(v->ep));
-	ep_line(out, dpid, "tx_msgs ", v->stats, sizeof(v->stats));
+	ep_line(ep_out, dpid, "dpid", v->ep, sizeof(v->ep));
+	ep_line(ep_out, dpid, "tx_msgs ", v->stats, sizeof(v->stats));
 	snprintf(prefix, sizeof(prefix), "edge nid %u dpid %u ", nid, peer);
-	ep_line(out, dpid, prefix, v->edge, sizeof(v->edge));
+	ep_line(ep_out, dpid, prefix, v->edge, sizeof(v->edge));
 	snprintf(prefix, sizeof(prefix), "rx_peer nid %u dpid %u ", nid, peer);
-	ep_line(out, dpid, prefix, v->rx, sizeof(v->rx));
+	ep_line(ep_out, dpid, prefix, v->rx, sizeof(v->rx));
 	return v->ep[0] ? 0 : -1;
 }
 
@@ -625,8 +629,7 @@ static void state_cut(int a, int b, int n_ok)
 	int i, ok = 1;
 
 	for (i = 0; i < n_ok && ok; i++)
-		ok = dpt_wait_readable(b, DPT_WAIT_MS) == 1 && is(in, read(b, in, sizeof(in)), 7,
-								  (uint32_t)i);
+		ok = recv_is(b, 7, (uint32_t)i);
 	/*
 	 * A blocking write: if the sender gave its credit back meanwhile, it
 	 * asks for a window first.  Once acknowledged, the session keeps its
@@ -634,8 +637,7 @@ static void state_cut(int a, int b, int n_ok)
 	 */
 	set_nonblock(a, 0);
 	fill(7, (uint32_t)n_ok, out, LEN);
-	ok = ok && write(a, out, LEN) == LEN && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
-	     is(in, read(b, in, sizeof(in)), 7, (uint32_t)n_ok);
+	ok = ok && write(a, out, LEN) == LEN && recv_is(b, 7, (uint32_t)n_ok);
 	ktap_ok(ok, "the receiver reads all %d, then one more arrives", n_ok);
 	n_ok++;
 	if (!wait_acked(a, 10000) || b_hears_a(0))
@@ -701,8 +703,7 @@ static void state_reset(int a, int *b, uint64_t undelivered0)
 		"reported once: the edge is idle again, err none");
 	fill(7, 1000, out, LEN);
 	set_nonblock(a, 0);
-	ktap_ok(write(a, out, LEN) == LEN && dpt_wait_readable(*b, DPT_WAIT_MS) == 1 &&
-		is(in, read(*b, in, sizeof(in)), 7, 1000) &&
+	ktap_ok(write(a, out, LEN) == LEN && recv_is(*b, 7, 1000) &&
 		!view(dpt.nsa, 407, dpt.nidb, 507, &va) &&
 		!view(dpt.nsb, 507, dpt.nida, 407, &vb) && is_word(va.edge, "state", "open") &&
 		sent(va.edge) == 1 && vb.rx[0] && num(vb.rx, "isn") == num(va.edge, "isn") &&
@@ -793,8 +794,7 @@ static void t_partial(void)
 	for (t = 0; t < 100 && !sent; t++)
 		if ((poll_out(a, 100) & POLLOUT) && write(a, out, LEN) == LEN)
 			sent = 1;
-	ktap_ok(got == n - 1 && sent && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
-		is(in, read(b, in, sizeof(in)), 9, 0),
+	ktap_ok(got == n - 1 && sent && recv_is(b, 9, 0),
 		"the receiver reads the other %d, then POLLOUT and the %d-byte message arrives",
 		got, LEN);
 	close(a);
@@ -859,7 +859,7 @@ static void idle_case(int a, int b, uint32_t tag, int probe)
 
 	fill(tag, 0, out, LEN);
 	if (write(a, out, LEN) != LEN || !wait_acked(a, 10000) ||
-	    dpt_wait_readable(b, DPT_WAIT_MS) != 1 || !is(in, read(b, in, sizeof(in)), tag, 0))
+	    !recv_is(b, tag, 0))
 		ktap_bail("idle: the first message");
 	dpt_stats(a, &sa0);
 	dpt_sleep_ms(4000);		/* idle, past the 3 s bound */
@@ -889,7 +889,7 @@ static void idle_case(int a, int b, uint32_t tag, int probe)
 		probe ? "the probe answered after the gap, the message goes" :
 			"the message is retransmitted after the gap",
 		(unsigned long long)(sa.tx_undelivered - sa0.tx_undelivered));
-	got = dpt_wait_readable(b, DPT_WAIT_MS) == 1 && is(in, read(b, in, sizeof(in)), tag, 1);
+	got = recv_is(b, tag, 1);
 	set_nonblock(b, 1);
 	r = read(b, in, sizeof(in));
 	set_nonblock(b, 0);
@@ -956,11 +956,9 @@ static void t_pollidle(void)
 		"idle 1.5 s, the session gives its credit back: poll() is woken with POLLOUT (%d)",
 		st);
 	for (i = 0; i < n && ok; i++)
-		ok = dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
-		     is(in, read(b, in, sizeof(in)), 12, (uint32_t)i);
+		ok = recv_is(b, 12, (uint32_t)i);
 	fill(12, (uint32_t)n, out, LEN);
-	ktap_ok(ok && write(a, out, LEN) == LEN && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
-		is(in, read(b, in, sizeof(in)), 12, (uint32_t)n),
+	ktap_ok(ok && write(a, out, LEN) == LEN && recv_is(b, 12, (uint32_t)n),
 		"B reads the %d; the next write asks for a window and delivers", n);
 	set_param("credit_idle_ms", 600000);
 	close(a);
@@ -1030,8 +1028,7 @@ static void t_silent(void)
 		"another sender writes 30 (%d): the silent one's credit is taken back (%lld left)",
 		n, left);
 	for (i = 0; i < 30 && ok; i++)
-		ok = dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
-		     is(in, read(b, in, sizeof(in)), 14, (uint32_t)i);
+		ok = recv_is(b, 14, (uint32_t)i);
 	ktap_ok(ok, "the other sender's 30 arrive in order (%d)", i);
 	set_param("unreach_ms", 10000);
 	close(a2);
@@ -1081,45 +1078,43 @@ static int drain_bytes(int b, int want, int ms)
  */
 static int rx_peers_of(uint32_t bdpid, unsigned char *seen)
 {
-	char cmd[256], line[512], head[32];
 	unsigned int nid, dpid;
+	const char *p, *end;
 	int in_ep = 0, n = 0;
-	FILE *f;
+	char head[32];
 
 	memset(seen, 0, RX_PEERS + 1);
-	snprintf(cmd, sizeof(cmd), "%s netns exec %s dpctl ep", ip(), dpt.nsb);
-	snprintf(head, sizeof(head), "dpid %u ", bdpid);
-	f = popen(cmd, "r");
-	if (!f)
+	if (dpctl_ep(dpt.nsb, ep_out, sizeof(ep_out)))
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "dpid ", 5))
-			in_ep = !strncmp(line, head, strlen(head));
-		else if (in_ep && sscanf(line, "  rx_peer nid %u dpid %u ", &nid, &dpid) == 2 &&
+	snprintf(head, sizeof(head), "dpid %u ", bdpid);
+	for (p = ep_out; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, '\n');
+		if (!strncmp(p, "dpid ", 5))
+			in_ep = !strncmp(p, head, strlen(head));
+		else if (in_ep && sscanf(p, "  rx_peer nid %u dpid %u ", &nid, &dpid) == 2 &&
 			 nid == dpt.nida && dpid >= 30000 && dpid <= 30000 + RX_PEERS) {
 			seen[dpid - 30000] = 1;
 			n++;
 		}
 	}
-	return pclose(f) == 0 ? n : -1;
+	return n;
 }
 
 /* What both ends say of sender @dpid's session with B's endpoint 512. */
 static void evict_diag(uint32_t dpid)
 {
-	static char out[1 << 20];
 	char line[1024], pfx[64];
 
-	if (!dpctl_ep(dpt.nsa, out, sizeof(out))) {
+	if (!dpctl_ep(dpt.nsa, ep_out, sizeof(ep_out))) {
 		snprintf(pfx, sizeof(pfx), "edge nid %u dpid 512 ", dpt.nidb);
-		ep_line(out, dpid, pfx, line, sizeof(line));
+		ep_line(ep_out, dpid, pfx, line, sizeof(line));
 		ktap_diag("sender %u: %s", dpid, line);
 	}
-	if (!dpctl_ep(dpt.nsb, out, sizeof(out))) {
-		ep_line(out, 512, "dpid", line, sizeof(line));
+	if (!dpctl_ep(dpt.nsb, ep_out, sizeof(ep_out))) {
+		ep_line(ep_out, 512, "dpid", line, sizeof(line));
 		ktap_diag("B: %s", line);
 		snprintf(pfx, sizeof(pfx), "rx_peer nid %u dpid %u ", dpt.nida, dpid);
-		ep_line(out, 512, pfx, line, sizeof(line));
+		ep_line(ep_out, 512, pfx, line, sizeof(line));
 		ktap_diag("B: %s", line);
 	}
 	ktap_diag("B: rx_drop_nomem %llu rx_drop_full %llu",
