@@ -6,6 +6,10 @@
 #   make check-debug  the guest selftests and tulip suite on a debug kernel
 #                     (KASAN, UBSAN, lockdep, kmemleak) built from Debian's
 #                     kernel source and cached (docs/debug-kernel.md); not in check
+#   make soak         a 10^6-message lossless-edge stream under injected faults
+#                     per kernel over virtio-net and tulip, and 10^5 on the debug
+#                     kernel (selftests/dp/run_soak.sh); not in check: run it
+#                     before a change to the send or receive path
 #   make demo         deps, build, dpperf in a 2-guest real-time run and icount runs
 #                     on e1000 and on tulip (dp's own driver against UDP/TCP over
 #                     Linux's), then the report (build/results/)
@@ -40,7 +44,7 @@ GUEST_TIMEOUT ?= 900
 # this level serial; the sub-makes may use -j.
 .NOTPARALLEL:
 
-.PHONY: all check check-debug demo deps module userspace initramfs unit sparse dkms \
+.PHONY: all check check-debug soak demo deps module userspace initramfs unit sparse dkms \
 	guest-check guest-ping shell clean demo-run
 
 all: module userspace initramfs
@@ -97,6 +101,10 @@ check:
 check-debug:
 	tools/check.sh debug_deps debug_kernel debug_module debug_userspace \
 		debug_initramfs debug_check debug_tulip debug_rel
+
+soak:
+	tools/check.sh deps build soak debug_deps debug_kernel debug_module \
+		debug_userspace debug_initramfs soak_debug
 
 # deps first, in its own step: KVERS can only be read once the kernels are installed
 demo:

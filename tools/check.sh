@@ -24,6 +24,10 @@
 #   debug_tulip     the tulip suite in one guest on the debug kernel
 #   debug_rel       the lossless-edge suite (run_rel.sh) in 2 guests through
 #                   the fault relay on the debug kernel, DEBUG_REL_N messages
+# Run by make soak (before a change to the send or receive path):
+#   soak            run_soak.sh: SOAK_N (10^6) messages under faults in 2
+#                   guests, per kernel over virtio-net and dp's tulip, at once
+#   soak_debug      the same on the debug kernel, SOAK_DEBUG_N (10^5) messages
 # Logs go to build/check/.  The last line is exactly "N passed, N failed";
 # exit 1 if anything failed.
 set -uo pipefail
@@ -312,6 +316,63 @@ stage_debug_rel() {
 	debug_guest "debug guest reliability ${dkver:-} ($DEBUG_REL_N messages)" run \
 		"${dkver:-debug}-rel" "" --guests 2 --smp 2 --faults none \
 		--cmd "DPT_REL_N=$DEBUG_REL_N; export DPT_REL_N; $REL_CMD"
+}
+
+# ---- make soak: one long lossless-edge stream per kernel and NIC
+# (selftests/dp/run_soak.sh), 2 guests through the fault relay under
+# drop=5,dup=2,reorder=5,corrupt=1, then the same on the debug kernel
+# (KASAN, UBSAN, lockdep, kmemleak) at a length that fits.  Not part of
+# make check: run it before a change to the send or receive path.  The
+# four Debian-kernel runs go at once: the stream is paced by the protocol
+# (acks, retransmission timers), not by the host's CPUs.
+SOAK_N=${SOAK_N:-1000000}
+SOAK_DEBUG_N=${SOAK_DEBUG_N:-100000}
+SOAK_CMD='st=0; sh /usr/lib/dp/selftests/run_soak.sh >/tmp/soak.out 2>&1 || st=$?; sed "s/^/  /" /tmp/soak.out; exit $st'
+
+# soak_guest NAME OUT N [cluster.py args]: start one soak cluster, log to
+# $logs/soak-OUT.log; the caller waits and tallies (soak_tally)
+soak_guest() {
+	local out=$2 n=$3
+	shift 3
+	tools/qemu/cluster.py --guests 2 --smp 2 --faults none --mode run \
+		--cmd "DPT_SOAK_N=$n; export DPT_SOAK_N; $SOAK_CMD" \
+		--out "build/results/soak-$out" --timeout $((n / 50 + 1800)) "$@" \
+		>"$logs/soak-$out.log" 2>&1
+}
+
+soak_tally() { # NAME OUT RC
+	local log=$logs/soak-$2.log
+	tally "$1" "$(tail -n 1 "$log")" "$3" "$log" "$(cat "$log")"
+	grep -E '^cluster: .* took ' "$log" | sed 's/^cluster: /  /'
+	grep -h '# took ' build/results/soak-"$2"/run-g0.out.log 2>/dev/null | sed 's/^ *# */  /'
+}
+
+stage_soak() {
+	local k nic pids=() names=() outs=() i rc
+	for k in $KVERS; do
+		for nic in virtio tulip; do
+			soak_guest "soak $nic $k ($SOAK_N messages)" "$k-$nic" "$SOAK_N" --kernel "$k" \
+				$([ $nic = tulip ] && echo --nic tulip --nic-driver none) &
+			pids+=($!) names+=("soak $nic $k ($SOAK_N messages)") outs+=("$k-$nic")
+		done
+	done
+	for i in "${!pids[@]}"; do
+		rc=0
+		wait "${pids[$i]}" || rc=$?
+		soak_tally "${names[$i]}" "${outs[$i]}" "$rc"
+	done
+}
+
+stage_soak_debug() {
+	local rc=0 name="soak debug ${dkver:-kernel} ($SOAK_DEBUG_N messages)"
+	if ! debug_kernel_dir; then
+		result "$name" 1 "$logs/debug-kernel.log"
+		return
+	fi
+	name="soak debug $dkver ($SOAK_DEBUG_N messages)"
+	soak_guest "$name" debug "$SOAK_DEBUG_N" --kernel "$dkver" --vmlinuz "$dkd/vmlinuz" \
+		--mem "$DEBUG_GUEST_MEM" --append "$DEBUG_APPEND" || rc=$?
+	soak_tally "$name" debug "$rc"
 }
 
 stages=("$@")
