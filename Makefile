@@ -10,6 +10,9 @@
 #                     per kernel over virtio-net and tulip, and 10^5 on the debug
 #                     kernel (selftests/dp/run_soak.sh); not in check: run it
 #                     before a change to the send or receive path
+#   make profile      one icount 1-byte dp ping-pong on the tulips under guest perf:
+#                     where one leg's instructions go, by symbol
+#                     (build/results/profile/profile.md; docs/perf/profile.md)
 #   make demo         deps, build, dpperf in a 2-guest real-time run and icount runs
 #                     on e1000 and on tulip (dp's own driver against UDP/TCP over
 #                     Linux's), then the report (build/results/)
@@ -44,7 +47,7 @@ GUEST_TIMEOUT ?= 900
 # this level serial; the sub-makes may use -j.
 .NOTPARALLEL:
 
-.PHONY: all check check-debug soak demo deps module userspace initramfs unit sparse dkms \
+.PHONY: all check check-debug soak profile demo deps module userspace initramfs unit sparse dkms \
 	guest-check guest-ping shell clean demo-run
 
 all: module userspace initramfs
@@ -105,6 +108,21 @@ check-debug:
 soak:
 	tools/check.sh deps build soak debug_deps debug_kernel debug_module \
 		debug_userspace debug_initramfs soak_debug
+
+# The profile run's image carries perf (not the other guests'); KVER picks
+# the kernel (default: the first of KVERS).
+PROFILE_IMG = build/$(KVER)/initramfs-profile.cpio
+profile:
+	tools/deps.sh
+	$(MAKE) profile-run
+
+profile-run: all
+	tools/qemu/mkinitramfs.py --kver $(KVER) --out $(PROFILE_IMG) --stage $(STAGE) \
+		--ko build/$(KVER)/src/dp.ko --bin /usr/bin/perf
+	tools/qemu/cluster.py --kernel $(KVER) --mode icount --out $(RESULTS)/profile \
+		--nic tulip --nic-driver tulip --initramfs $(PROFILE_IMG) \
+		--append dpg.profile=1 --timeout $(GUEST_TIMEOUT)
+	tools/dpperf/profile-report $(RESULTS)/profile
 
 # deps first, in its own step: KVERS can only be read once the kernels are installed
 demo:

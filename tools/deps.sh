@@ -16,7 +16,8 @@ sparse dkms gnuplot-nox
 linux-image-amd64 linux-headers-amd64
 linux-image-6.12-amd64 linux-headers-6.12-amd64
 iproute2 cpio zstd xz-utils kmod
-clang libclang-rt-14-dev python3"
+clang libclang-rt-14-dev python3
+linux-perf"
 
 # Only make check-debug builds a kernel: Debian's 6.1 source tarball (under
 # /usr/src) and what its build needs.

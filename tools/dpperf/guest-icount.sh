@@ -19,6 +19,14 @@
 # Prints KTAP and the results between DPPERF-BEGIN and DPPERF-END, each
 # result line led by mode=icount.
 # Environment: DPPERF_ITERS (200), DPPERF_BYTES (2097152).
+#
+# Profile (make profile: dpg.profile=1 on the kernel command line, two
+# tulips, an image with perf): only dp runs, a 1-byte ping-pong of
+# DPPERF_PROFILE_ITERS (20000) round trips under `perf record -a -e
+# cpu-clock -c PERIOD -g` (PERIOD ns of guest time, 50000).  Under -icount
+# guest time counts instructions, so a cpu-clock sample stands for PERIOD
+# instructions wherever it lands.  `perf report` by symbol is printed
+# between PROFILE-BEGIN and PROFILE-END (tools/dpperf/profile-report).
 set -u
 # shellcheck source=/dev/null
 . /etc/dp/env
@@ -38,6 +46,14 @@ if [ "$(basename "$(readlink /sys/class/net/eth0/device/driver 2>/dev/null)")" =
 	TULIP=1 MODE=icount-tulip PROTOS="udp tcp raw dp"
 	PP_SIZES=1,16,32,64,128,256,512,768,1024,1280,1448
 	BW_SIZES=64,256,512,1024,1448
+fi
+PROFILE=0
+if grep -qw dpg.profile=1 /proc/cmdline; then
+	PROFILE=1 PROTOS=dp PP_SIZES=1 BW_SIZES=""
+	ITERS=${DPPERF_PROFILE_ITERS:-20000}
+	PERIOD=${DPPERF_PROFILE_PERIOD:-50000}
+	echo 0 >/proc/sys/kernel/kptr_restrict	# perf names kernel and dp.ko symbols
+	echo -1 >/proc/sys/kernel/perf_event_paranoid
 fi
 
 GUEST_TAG=guest-icount
@@ -93,9 +109,30 @@ tulip_to_dp() {
 client() {	# client PROTO TESTS SIZES ARGS...
 	proto=$1 t=$2 sz=$3
 	shift 3
-	# shellcheck disable=SC2086 # sz: an option and its value, or nothing
-	ip netns exec a dpperf client --proto "$proto" --recv block --test "$t" \
-		--iters "$ITERS" --bytes "$BYTES" --tag "mode=$MODE" ${sz:+--sizes $sz} "$@" >>"$OUT"
+	set -- ip netns exec a dpperf client --proto "$proto" --recv block --test "$t" \
+		--iters "$ITERS" --bytes "$BYTES" --tag "mode=$MODE" ${sz:+--sizes $sz} "$@"
+	if [ $PROFILE -eq 1 ]; then
+		# every CPU, kernel and user: the whole round trip on the one vCPU
+		perf record -q -a -g -e cpu-clock -c "$PERIOD" -o /tmp/perf.data -- "$@" >>"$OUT"
+		return
+	fi
+	"$@" >>"$OUT"
+}
+
+# The profile by symbol, with sample counts, between PROFILE-BEGIN/END.
+profile_print() {
+	echo PROFILE-BEGIN
+	echo "iters $ITERS period $PERIOD"
+	perf report -i /tmp/perf.data --stdio --sort sym -n --no-children -q -g none 2>/dev/null |
+		sed '/^$/d'
+	echo PROFILE-END
+	# Inclusive: a sample lands where interrupts come back on (cpu-clock
+	# is a timer, not an NMI), so spin_unlock_irqrestore's "self" share
+	# belongs to the caller that held the lock; the call chains say whose.
+	echo PROFILE-CHILDREN-BEGIN
+	perf report -i /tmp/perf.data --stdio --sort sym -n --children -q -g none 2>/dev/null |
+		sed '/^$/d' | head -n 200
+	echo PROFILE-CHILDREN-END
 }
 
 # run_one PROTO TESTS SIZES: a server in b (background) for one client
@@ -136,7 +173,7 @@ run_one() {
 # whole session failed.
 run() {
 	tests=pingpong,bw
-	[ "$1" = raw ] && tests=pingpong
+	{ [ "$1" = raw ] || [ $PROFILE -eq 1 ]; } && tests=pingpong
 	if [ -z "$PP_SIZES" ]; then
 		run_one "$1" "$tests" ""
 		[ $? -ne 1 ]
@@ -150,7 +187,7 @@ run() {
 }
 
 echo "KTAP version 1"
-echo "1..$((2 + TULIP + $(echo "$PROTOS" | wc -w)))"
+echo "1..$((2 + TULIP + PROFILE + $(echo "$PROTOS" | wc -w)))"
 log "iters=$ITERS bytes=$BYTES recv=block (one vCPU)"
 : >"$OUT"
 dp_ok=1
@@ -176,6 +213,15 @@ done
 echo DPPERF-BEGIN
 cat "$OUT"
 echo DPPERF-END
+
+if [ $PROFILE -eq 1 ]; then
+	profile_print >/tmp/profile.txt
+	cat /tmp/profile.txt
+	# a profile with fewer than 100 samples says nothing
+	[ "$(awk '/^PROFILE-END/ { exit } /%/ { s += $2 } END { print s + 0 }' \
+		/tmp/profile.txt)" -ge 100 ]
+	result $? "perf profile of the dp ping-pong ($ITERS round trips, period $PERIOD)"
+fi
 
 # Deleting the namespaces returns eth0/eth1 to the initial one.
 ip netns del a 2>/dev/null

@@ -255,7 +255,7 @@ def cpio_newc(root, out):
     entry("TRAILER!!!", 0)
 
 
-def build_tree(root, kver, stage, ko, modroot="/"):
+def build_tree(root, kver, stage, ko, modroot="/", extra_bins=()):
     if os.path.lexists(root):
         shutil.rmtree(root)
     mkdirs(root, "usr/bin", "usr/sbin", "usr/lib/x86_64-linux-gnu", "usr/lib64",
@@ -277,7 +277,7 @@ def build_tree(root, kver, stage, ko, modroot="/"):
                 p = os.path.join(dirpath, n)
                 if not os.path.islink(p) and is_elf(p) and not n.endswith(".ko"):
                     elfs.append(p)
-    for b in HOST_BINARIES:
+    for b in HOST_BINARIES + list(extra_bins):
         if os.path.exists(b):
             copy_file(root, b)
             elfs.append(b)
@@ -326,13 +326,19 @@ def main():
     ap.add_argument("--moddir", default="/",
                     help="root the kernel's modules were installed under (make "
                          "modules_install INSTALL_MOD_PATH=...; default /)")
+    ap.add_argument("--bin", action="append", default=[], metavar="PATH",
+                    help="one more host binary (and its libraries) for the image, "
+                         "e.g. /usr/bin/perf for make profile; repeatable")
     a = ap.parse_args()
 
+    for b in a.bin:
+        if not os.path.exists(b):
+            die(f"{b} missing")
     mdir = os.path.join(a.moddir, "lib/modules", a.kver)
     if not os.path.isdir(mdir):
         die(f"{mdir} missing")
     root = a.out + ".d"
-    mods = build_tree(root, a.kver, a.stage, a.ko, a.moddir)
+    mods = build_tree(root, a.kver, a.stage, a.ko, a.moddir, a.bin)
     tmp = a.out + ".tmp"
     with open(tmp, "wb") as raw:
         if a.out.endswith(".gz"):
