@@ -159,6 +159,8 @@ class Relay:
 
 
 LINK_TAG = re.compile(r"^[A-Za-z0-9]{1,16}$")
+FREEZE = re.compile(r"^freeze (\d+)( heal)?$")
+FREEZE_DELAY = 0.5  # s between the answer and the stop: the guest reads it
 
 
 class Barriers:
@@ -173,6 +175,8 @@ class Barriers:
         self.bufs = {}
         self.waiting = {}  # barrier name -> set of guests
         self.paths = []
+        self.pids = {}     # guest -> its QEMU's pid (set once they start)
+        self.freezes = []  # [when, what, guest, heal]: SIGSTOP/SIGCONT due
         for g in range(n):
             path = os.path.join(sockdir, f"b{g}.sock")
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -196,6 +200,43 @@ class Barriers:
             except OSError:
                 pass
 
+    def freeze(self, g, tag, m):
+        """dp-link freeze S [heal]: stop guest g's QEMU for S seconds."""
+        secs = int(m.group(1))
+        if not 1 <= secs <= 60 or g not in self.pids:
+            self.send(g, f"L {tag} ERR freeze needs 1..60 s and a running guest")
+            return
+        now = time.monotonic()
+        self.freezes.append([now + FREEZE_DELAY, "stop", g, False])
+        self.freezes.append([now + FREEZE_DELAY + secs, "cont", g, bool(m.group(2))])
+        self.log(f"guest {g} link: freeze {secs} s{' then heal' if m.group(2) else ''}")
+        self.send(g, f"L {tag} OK frozen={secs}")
+
+    def run_freezes(self):
+        """Carry out the stops and resumes that are due."""
+        now = time.monotonic()
+        for ev in sorted(e for e in self.freezes if e[0] <= now):
+            self.freezes.remove(ev)
+            _, what, g, heal = ev
+            if what == "cont" and heal and self.relay and not self.relay.eof:
+                self.relay.send("heal", None)
+                time.sleep(0.2)  # the relay reads it before the guest sends again
+            try:
+                os.kill(self.pids[g], signal.SIGSTOP if what == "stop" else signal.SIGCONT)
+            except OSError:
+                pass
+            self.log(f"guest {g} {'stopped' if what == 'stop' else 'resumed'}")
+
+    def thaw_all(self):
+        """Resume every guest still stopped (the run ends)."""
+        for _, what, g, _ in self.freezes:
+            if what == "cont" and g in self.pids:
+                try:
+                    os.kill(self.pids[g], signal.SIGCONT)
+                except OSError:
+                    pass
+        self.freezes = []
+
     def link(self, g, rest):
         """'L TAG COMMAND' from guest g: forward COMMAND to the relay."""
         tag, _, cmd = rest.partition(" ")
@@ -203,6 +244,10 @@ class Barriers:
             self.log(f"guest {g}: bad dp-link tag {tag!r}")
             return
         self.log(f"guest {g} link: {cmd}")
+        m = FREEZE.match(cmd)
+        if m:
+            self.freeze(g, tag, m)
+            return
         if not self.relay:
             err = "ERR no fault relay in this run (cluster.py --faults SPEC)"
         elif len(cmd) > 400 or not cmd.isprintable():
@@ -223,6 +268,7 @@ class Barriers:
             self.send(g, f"L {tag} {reply}")
 
     def poll(self, timeout):
+        self.run_freezes()
         for key, _ in self.sel.select(timeout):
             kind, g = key.data
             if kind == "relay":
@@ -449,12 +495,15 @@ def run(a):
                 procs.append(subprocess.Popen(
                     cmd, stdin=subprocess.DEVNULL,
                     stdout=open(prefix + ".qemu.log", "w"), stderr=subprocess.STDOUT))
+            bar.pids[g] = procs[-1].pid
         while any(p.poll() is None for p in procs):
             if a.mode != "shell" and time.monotonic() - start > a.timeout:
                 timed_out = True
                 break
             bar.poll(0.2)
     finally:
+        if "bar" in locals():
+            bar.thaw_all()
         for p in procs:
             if p.poll() is None:
                 p.terminate()
