@@ -299,6 +299,18 @@ static bool dp_snd_unreachable(const struct dp_edge *e, unsigned long now)
 	return time_after(now, since + msecs_to_jiffies(READ_ONCE(dp_unreach_ms)));
 }
 
+/*
+ * The timer ran more than half of unreach_ms past its deadline: this
+ * host did not run us meanwhile (a guest its host did not schedule, a
+ * machine that was suspended).  Nothing was resent and nothing received
+ * in that time, so it is not the peer's silence.  Caller holds e->lock.
+ */
+static bool dp_snd_stalled(const struct dp_edge *e, unsigned long now)
+{
+	return time_after(now, e->deadline +
+			  msecs_to_jiffies(READ_ONCE(dp_unreach_ms) / 2));
+}
+
 /* What the timer or a gap report asks for now.  Caller holds e->lock. */
 static enum dp_snd_action dp_snd_due(struct dp_edge *e)
 {
@@ -309,6 +321,8 @@ static enum dp_snd_action dp_snd_due(struct dp_edge *e)
 		return DP_SND_NONE;
 	if (!dp_snd_pending(e))
 		return dp_snd_idle(e, now);
+	if (dp_snd_stalled(e, now))
+		e->wait_since = now;	/* the peer's silence counts from now */
 	if (dp_snd_unreachable(e, now)) {
 		dp_snd_fail(e, -ETIMEDOUT);
 		return DP_SND_NONE;

@@ -19,6 +19,10 @@
 #   rel_heal       a 5 s partition mid-stream, then heal: nothing lost
 #   rel_bound      a partition past unreach_ms (3 s here): the sender gets
 #                  ETIMEDOUT, no hang
+#   rel_freeze     mid-stream the link is cut and the sender's whole guest is
+#                  stopped by the host for 5 s (unreach_ms 3 s), the cut
+#                  healed as it resumes: the sender's own stall is not the
+#                  peer's silence, so no ETIMEDOUT and everything arrives
 #   rel_restart    partition, the receiver's module removed and inserted
 #                  again, a new receiver, heal: the sender gets ECONNRESET
 #                  (or ETIMEDOUT), the new receiver sees only the new stream
@@ -37,7 +41,7 @@ if [ "${DP_NGUESTS:-1}" -ne 2 ] || ! dp-link stats frames >/dev/null 2>&1; then
 	echo "ok 1 rel_cluster # SKIP needs 2 guests joined through the fault relay (--faults)"
 	exit 0
 fi
-echo "1..7"
+echo "1..8"
 peer_nid=$((2 - me))	# guest 0 is NID 1, guest 1 NID 2
 t=0
 res() { # RC DESCRIPTION: one result, diagnostics from $T/step.log
@@ -181,6 +185,48 @@ else
 	grep -q "err ETIMEDOUT" "$T/send.log" || st=1
 	res $st "rel_bound: a partition past unreach_ms (3 s): ETIMEDOUT after ${took} s"
 	bar bound
+fi
+
+# 5b. the sender's guest does not run for 5 s (a host that did not
+# schedule it) while the link is cut, healed as it resumes: its timers
+# fire 5 s late with the peer "silent" past unreach_ms (3 s), but the peer
+# had no chance to answer.  The session must go on (it used to fail with
+# ETIMEDOUT at the first late timer, as a long soak on a busy host saw).
+if [ "$me" -eq 1 ]; then
+	timeout 300 $P recv 707 18 3000 0 240 >>"$T/step.log" 2>&1
+	res $? "rel_freeze: all 3000 arrive across the sender's 5 s stall"
+	bar freeze
+else
+	param unreach_ms 3000
+	sleep 1
+	tx0=$(ctr tx_msgs)
+	$P send "$peer_nid" 707 18 3000 6 >"$T/send.log" 2>&1 &
+	pid=$!
+	i=0	# the stream is under way: some messages are out
+	while [ $(( $(ctr tx_msgs) - tx0 )) -lt 200 ] && [ $i -lt 600 ] && kill -0 $pid 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	link partition
+	s0=$(date +%s)
+	link freeze 5 heal
+	sleep 2
+	stalled=$(( $(date +%s) - s0 ))
+	echo "sent $(( $(ctr tx_msgs) - tx0 )) before the cut; the 2 s sleep took ${stalled} s" >>"$T/step.log"
+	i=0
+	while kill -0 $pid 2>/dev/null && [ $i -lt 240 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	kill -9 $pid 2>/dev/null
+	wait $pid
+	st=$?
+	param unreach_ms 10000
+	cat "$T/send.log" >>"$T/step.log"
+	grep -q "err 0" "$T/send.log" || st=1
+	[ "$stalled" -ge 6 ] || { echo "the guest was not stopped" >>"$T/step.log"; st=1; }
+	res $st "rel_freeze: a 5 s stall of the sender's own guest (unreach_ms 3 s): no ETIMEDOUT"
+	bar freeze
 fi
 
 # 6. the receiver's module is removed and inserted again mid-stream
