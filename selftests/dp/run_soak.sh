@@ -47,6 +47,10 @@ res() { # RC DESCRIPTION
 }
 bar() { timeout $((long + 120)) dp-barrier "soak-$1" "$((long + 60))" || echo "# barrier soak-$1 timed out"; }
 ctr() { dpctl stats 2>/dev/null | awk -v k="$1" '$1 == k { print $2 }'; }
+state() { # what this node saw, for a failure's diagnostics
+	{ echo "dpctl stats (non-zero):"; dpctl stats | grep -v ' 0$'; echo "dpctl ep:"; dpctl ep; } \
+		>>"$T/step.log" 2>&1
+}
 relay() { dp-link stats "$1" 2>/dev/null; }
 ktap_failed=0
 
@@ -62,6 +66,7 @@ if [ "$me" -eq 1 ]; then
 	st=$?
 	csum=$(( $(ctr rx_drop_csum) - csum0 ))
 	echo "rx_drop_csum +$csum" >>"$T/step.log"
+	[ "$st" -eq 0 ] || state
 	[ "$st" -eq 0 ] && [ "$csum" -gt 0 ]
 	res $? "soak_stream: $N messages arrive once, in order, intact; corrupted frames caught (+$csum)"
 	bar stream
@@ -80,6 +85,7 @@ else
 		[ "${v:-0}" -gt 0 ] || ok=0
 	done
 	echo "took $took s ($((N / (took ? took : 1))) messages/s)" >>"$T/step.log"
+	[ "$st" -eq 0 ] || state
 	dp-link reset >/dev/null 2>&1
 	[ "$st" -eq 0 ] && [ "$ok" -eq 1 ]
 	res $? "soak_stream: $N messages sent under drop=5,dup=2,reorder=5,corrupt=1,seed=$SEED"
