@@ -30,8 +30,9 @@ for recv in spin block; do
 	wait $srv
 	src=$?
 	rm -f "$ready"
+	# 4 sizes: pingpong's mean, p50 and p99, and bw, each measured
 	good=$(printf '%s\n' "$out" | awk -F'\t' '$1 == "dp" && $4 != "nan"' | wc -l)
-	if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$good" -eq 8 ] &&
+	if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$good" -eq 16 ] &&
 	   ! printf '%s\n' "$out" | grep -q '^# lost'; then
 		echo "ok - dpperf dp recv=$recv over fakedp"
 	else

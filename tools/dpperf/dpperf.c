@@ -52,8 +52,13 @@ static const char *const proto_names[] = { "dp", "udp", "tcp", "raw" };
 struct opts;
 static const char *proto_name(const struct opts *o);
 
-enum test { T_HELLO, T_PINGPONG, T_BW };
-static const char *const test_names[] = { "hello", "pingpong", "bw" };
+/*
+ * T_RATE: small messages per second from one sender; on the wire it is a
+ * T_BW phase (the server counts and acks windows the same way).
+ */
+enum test { T_HELLO, T_PINGPONG, T_BW, T_RATE };
+static const char *const test_names[] = { "hello", "pingpong", "bw", "rate" };
+#define MAX_TESTS	3
 
 #define MAX_SIZES	64
 #define MAX_SIZE	(1u << 20)
@@ -62,11 +67,12 @@ static const char *const test_names[] = { "hello", "pingpong", "bw" };
 
 static const uint32_t pp_sizes[] = { 1, 16, 32, 64, 128, 256, 512, 1024, 1500 };
 static const uint32_t bw_sizes[] = { 64, 256, 512, 1024, 1500 };
+static const uint32_t rate_sizes[] = { 1, 64 };
 
 struct opts {
 	int server;
 	enum proto proto;
-	int tests[2];		/* T_PINGPONG / T_BW in run order, 0 = none */
+	int tests[MAX_TESTS];	/* T_PINGPONG, T_BW, T_RATE in run order, 0 = none */
 	const char *peer;
 	uint32_t dpid, peer_dpid;
 	uint32_t pool;
@@ -77,6 +83,7 @@ struct opts {
 	int nsizes;
 	unsigned int iters, warmup, window;
 	uint64_t bytes;
+	unsigned int messages;	/* rate: messages per size */
 	int spin;
 	unsigned int timeout_ms, connect_ms, idle_s;
 	const char *tag;
@@ -784,7 +791,27 @@ struct result {
 	double value;		/* NAN on failure */
 	uint64_t lost;		/* bw: messages the server did not see */
 	const char *why;	/* failure reason */
+	double p50, p99;	/* pingpong: round-trip percentiles, us */
 };
+
+#define RESULT_FAILED	((struct result){ NAN, 0, NULL, NAN, NAN })
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The q-th quantile (0..1) of n samples in ns, nearest rank, in us. */
+static double quantile_us(int64_t *v, unsigned int n, double q)
+{
+	unsigned int k = (unsigned int)ceil(q * n);
+
+	qsort(v, n, sizeof(*v), cmp_i64);
+	k = k ? k - 1 : 0;
+	return (double)v[k < n ? k : n - 1] / 1000.0;
+}
 
 /* Wait for the control message cmd of this phase (and seq), discarding others. */
 static int wait_ctrl(struct xp *x, uint32_t cmd, uint32_t phase, uint32_t seq,
@@ -866,31 +893,42 @@ static int recv_echo(struct xp *x, size_t size)
 static struct result run_pingpong(struct xp *x, const struct opts *o, uint32_t size,
 				  uint32_t phase)
 {
-	struct result r = { NAN, 0, NULL };
+	struct result r = RESULT_FAILED;
 	struct ctrl c = { .phase = phase, .test = T_PINGPONG, .size = size,
 			  .count = o->warmup + o->iters }, ack;
-	int64_t t0 = 0;
+	int64_t t0 = 0, t, *rtt = malloc(sizeof(*rtt) * o->iters);
 	unsigned int i;
 
+	if (!rtt)
+		die("%s", strerror(ENOMEM));
 	if (setup_phase(x, &c, &ack) < 0) {
 		r.why = "setup";
-		return r;
+		goto out;
 	}
 	memset(x->out, DATA_FILL, size);
-	for (i = 0; i < c.count; i++) {
+	for (i = 0, t = now_ns(); i < c.count; i++) {
 		if (i == o->warmup)
-			t0 = now_ns();
+			t0 = t;
 		if (xp_send(x, x->out, size) < 0) {
 			r.why = errno == ETIMEDOUT ? "send timeout" : "send";
-			return r;
+			goto out;
 		}
 		if (recv_echo(x, size) < 0) {
 			r.why = errno == ETIMEDOUT ? "timeout" : "receive";
 			r.lost = 1;
-			return r;
+			goto out;
 		}
+		int64_t t1 = now_ns();
+
+		if (i >= o->warmup)	/* each round trip, back to back */
+			rtt[i - o->warmup] = t1 - t;
+		t = t1;
 	}
-	r.value = (double)(now_ns() - t0) / o->iters / 1000.0;
+	r.value = (double)(t - t0) / o->iters / 1000.0;
+	r.p50 = quantile_us(rtt, o->iters, 0.50);
+	r.p99 = quantile_us(rtt, o->iters, 0.99);
+out:
+	free(rtt);
 	return r;
 }
 
@@ -928,11 +966,16 @@ static int bw_burst(struct xp *x, uint32_t phase, uint32_t seq, uint32_t size,
 	return 0;
 }
 
-static struct result run_bw(struct xp *x, const struct opts *o, uint32_t size,
+/*
+ * Bandwidth (MB/s delivered) or, for T_RATE, messages per second
+ * delivered: count messages in acknowledged windows either way.
+ */
+static struct result run_bw(struct xp *x, const struct opts *o, int test, uint32_t size,
 			    uint32_t phase, uint32_t cap)
 {
-	struct result r = { NAN, 0, NULL };
-	uint64_t count = o->bytes / size ? o->bytes / size : 1, sent = 0, seen = 0;
+	struct result r = RESULT_FAILED;
+	uint64_t count = test == T_RATE ? o->messages : o->bytes / size ? o->bytes / size : 1;
+	uint64_t sent = 0, seen = 0;
 	struct ctrl c = { .phase = phase, .test = T_BW, .size = size }, ack;
 	uint32_t seq = 0, k;
 	int64_t t0;
@@ -956,7 +999,8 @@ static struct result run_bw(struct xp *x, const struct opts *o, uint32_t size,
 		sent += k;
 	}
 	r.lost = sent > seen ? sent - seen : 0;
-	r.value = (double)seen * size * 1000.0 / (double)(now_ns() - t0);
+	r.value = (double)seen * (test == T_RATE ? 1e9 : size * 1000.0) /
+		  (double)(now_ns() - t0);
 	return r;
 }
 
@@ -977,22 +1021,37 @@ static void print_header(const struct opts *o, const struct xp *x, uint32_t cap)
 	       o->warmup, o->bytes, o->timeout_ms, x->max_msg, cap);
 	print_tag(o, 1);
 	printf("columns: %sproto test size value unit; pingpong: mean round trip us "
-	       "(CLOCK_MONOTONIC), bw: MB/s (10^6 B/s), nan = failed\n",
+	       "(CLOCK_MONOTONIC), p50/p99: its median and 99th percentile, bw: MB/s "
+	       "(10^6 B/s), rate: messages/s from one sender, nan = failed\n",
 	       o->tag ? "tag " : "");
 	print_tag(o, 1);
 	printf("bw: windows of at most the receiver pool's capacity (dp v1 drops on a "
 	       "full pool), one small ack per window; the last ack ends the timing\n");
 }
 
-static void print_result(const struct opts *o, int test, uint32_t size, const struct result *r)
+static const char *unit_of(int test)
+{
+	return test == T_BW ? "MB/s" : test == T_RATE ? "msg/s" : "us";
+}
+
+/* One result line: nan for a failed size. */
+static void print_value(const struct opts *o, const char *name, uint32_t size,
+			double v, const char *unit)
 {
 	print_tag(o, 0);
-	if (isnan(r->value))
-		printf("%s\t%s\t%" PRIu32 "\tnan\t%s\n", proto_name(o),
-		       test_names[test], size, test == T_BW ? "MB/s" : "us");
+	if (isnan(v))
+		printf("%s\t%s\t%" PRIu32 "\tnan\t%s\n", proto_name(o), name, size, unit);
 	else
-		printf("%s\t%s\t%" PRIu32 "\t%.3f\t%s\n", proto_name(o),
-		       test_names[test], size, r->value, test == T_BW ? "MB/s" : "us");
+		printf("%s\t%s\t%" PRIu32 "\t%.3f\t%s\n", proto_name(o), name, size, v, unit);
+}
+
+static void print_result(const struct opts *o, int test, uint32_t size, const struct result *r)
+{
+	print_value(o, test_names[test], size, r->value, unit_of(test));
+	if (test == T_PINGPONG) {
+		print_value(o, "p50", size, r->p50, "us");
+		print_value(o, "p99", size, r->p99, "us");
+	}
 	if (r->why) {
 		print_tag(o, 1);
 		printf("failed proto=%s test=%s size=%" PRIu32 " reason=%s\n",
@@ -1015,12 +1074,13 @@ static int run_test(struct xp *x, const struct opts *o, int test, uint32_t *phas
 	struct result r;
 
 	if (!n) {
-		sizes = test == T_BW ? bw_sizes : pp_sizes;
+		sizes = test == T_BW ? bw_sizes : test == T_RATE ? rate_sizes : pp_sizes;
 		n = test == T_BW ? (int)(sizeof(bw_sizes) / sizeof(bw_sizes[0])) :
-				   (int)(sizeof(pp_sizes) / sizeof(pp_sizes[0]));
+		    test == T_RATE ? (int)(sizeof(rate_sizes) / sizeof(rate_sizes[0])) :
+				     (int)(sizeof(pp_sizes) / sizeof(pp_sizes[0]));
 	}
 	for (i = 0; i < n; i++) {
-		r = (struct result){ NAN, 0, NULL };
+		r = RESULT_FAILED;
 		if (sizes[i] > x->max_msg)
 			r.why = "larger than max_msg";
 		else if (x->broken)
@@ -1029,8 +1089,8 @@ static int run_test(struct xp *x, const struct opts *o, int test, uint32_t *phas
 			r.why = "server gone";
 		else {
 			tick(x, 1);
-			r = test == T_BW ? run_bw(x, o, sizes[i], ++*phase, cap) :
-					   run_pingpong(x, o, sizes[i], ++*phase);
+			r = test == T_PINGPONG ? run_pingpong(x, o, sizes[i], ++*phase) :
+						 run_bw(x, o, test, sizes[i], ++*phase, cap);
 			tick(x, 0);
 		}
 		/* Two unanswered SETUPs in a row: do not wait for every size. */
@@ -1074,7 +1134,7 @@ static int client(struct xp *x, const struct opts *o)
 		return 1;
 	}
 	print_header(o, x, cap);
-	for (i = 0; i < 2 && o->tests[i]; i++)
+	for (i = 0; i < MAX_TESTS && o->tests[i]; i++)
 		failed += run_test(x, o, o->tests[i], &phase, cap);
 	fflush(stdout);
 	send_ctrl(x, &bye);
@@ -1092,7 +1152,9 @@ static void usage(FILE *f, int status)
 {
 	fputs("usage: dpperf server|client [options]\n"
 	      "  --proto dp|udp|tcp|raw   transport (default dp)\n"
-	      "  --test pingpong|bw|pingpong,bw   client: tests to run (default pingpong)\n"
+	      "  --test LIST      client: tests to run, in order, from pingpong, bw, rate\n"
+	      "                   (default pingpong; all = pingpong,bw; pingpong also\n"
+	      "                   reports the round trip's p50 and p99)\n"
 	      "  --peer ADDR      dp: peer NID; udp/tcp: IPv4 address; raw: peer MAC\n"
 	      "                   (client: required; server: optional, else learnt)\n"
 	      "  --dpid N         dp: local DPID (server 100, client 101)\n"
@@ -1102,11 +1164,13 @@ static void usage(FILE *f, int status)
 	      "  --ifname IF      raw: interface\n"
 	      "  --ethertype N    raw: EtherType (default 0x88B6)\n"
 	      "  --sizes LIST     message sizes, e.g. 1,16,1500\n"
-	      "                   (pingpong: 1,16,32,64,128,256,512,1024,1500; bw: 64,256,512,1024,1500)\n"
+	      "                   (pingpong: 1,16,32,64,128,256,512,1024,1500;\n"
+	      "                   bw: 64,256,512,1024,1500; rate: 1,64)\n"
 	      "  --iters N        pingpong round trips per size (default 1000)\n"
 	      "  --warmup N       unmeasured round trips first (default 10)\n"
 	      "  --bytes N        bw bytes per size (default 2097152)\n"
-	      "  --window N       bw messages per acknowledged window (default: receiver pool)\n"
+	      "  --messages N     rate: messages per size (default 20000)\n"
+	      "  --window N       bw, rate: messages per acknowledged window (default: receiver pool)\n"
 	      "  --recv spin|block  spin: busy poll (dp: dp_read); block: sleep in read/recv\n"
 	      "  --timeout MS     per-message timeout (default 2000)\n"
 	      "  --connect-timeout MS  client: wait this long for the server (default 30000)\n"
@@ -1135,18 +1199,37 @@ static void parse_sizes(struct opts *o, const char *s)
 	free(copy);
 }
 
+static int parse_test(const char *t)
+{
+	int k;
+
+	for (k = T_PINGPONG; k <= T_RATE; k++)
+		if (!strcmp(t, test_names[k]))
+			return k;
+	return 0;
+}
+
+/* A comma-separated list of distinct tests; "all" is pingpong,bw. */
 static void parse_tests(struct opts *o, const char *s)
 {
-	if (!strcmp(s, "pingpong"))
-		o->tests[0] = T_PINGPONG, o->tests[1] = 0;
-	else if (!strcmp(s, "bw"))
-		o->tests[0] = T_BW, o->tests[1] = 0;
-	else if (!strcmp(s, "pingpong,bw") || !strcmp(s, "all"))
-		o->tests[0] = T_PINGPONG, o->tests[1] = T_BW;
-	else if (!strcmp(s, "bw,pingpong"))
-		o->tests[0] = T_BW, o->tests[1] = T_PINGPONG;
-	else
-		die("bad --test \"%s\" (want pingpong, bw or pingpong,bw)", s);
+	char *copy = strdup(strcmp(s, "all") ? s : "pingpong,bw"), *tok, *save = NULL;
+	int n = 0, k, i;
+
+	if (!copy)
+		die("%s", strerror(ENOMEM));
+	memset(o->tests, 0, sizeof(o->tests));
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		k = parse_test(tok);
+		for (i = 0; i < n; i++)
+			if (o->tests[i] == k)
+				k = 0;
+		if (!k || n == MAX_TESTS)
+			die("bad --test \"%s\" (want distinct tests of pingpong, bw, rate)", s);
+		o->tests[n++] = k;
+	}
+	if (!n)
+		die("empty --test");
+	free(copy);
 }
 
 static enum proto parse_proto(const char *s)
@@ -1174,6 +1257,7 @@ static const struct option longopts[] = {
 	{ "warmup", required_argument, NULL, 'w' },
 	{ "bytes", required_argument, NULL, 'b' },
 	{ "window", required_argument, NULL, 'W' },
+	{ "messages", required_argument, NULL, 'M' },
 	{ "recv", required_argument, NULL, 'R' },
 	{ "timeout", required_argument, NULL, 'T' },
 	{ "connect-timeout", required_argument, NULL, 'C' },
@@ -1203,6 +1287,7 @@ static void parse_opt(struct opts *o, int c, const char *a)
 	case 'w': o->warmup = parse_u32(a, "warmup", 0, 100000000); break;
 	case 'b': o->bytes = parse_u32(a, "bytes", 1, UINT32_MAX); break;
 	case 'W': o->window = parse_u32(a, "window", 1, 1000000); break;
+	case 'M': o->messages = parse_u32(a, "messages", 1, 100000000); break;
 	case 'R':
 		if (strcmp(a, "spin") && strcmp(a, "block"))
 			die("bad --recv \"%s\" (want spin or block)", a);
@@ -1226,7 +1311,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 
 	*o = (struct opts){ .proto = P_DP, .tests = { T_PINGPONG, 0 }, .port = 7800,
 			    .ethertype = 0x88B6, .iters = 1000, .warmup = 10,
-			    .bytes = 2097152, .spin = 1, .timeout_ms = 2000,
+			    .bytes = 2097152, .messages = 20000, .spin = 1, .timeout_ms = 2000,
 			    .connect_ms = 30000, .idle_s = 300 };
 	if (argc < 2)
 		usage(stderr, 1);

@@ -3,7 +3,7 @@
 # guest-demo.sh: dpperf between two guests in real time (harness mode "demo",
 # docs/harness.md).  Guest 0 is the client, guest 1 the server, any others
 # only keep step at the barriers.  For each of dp (spin receive, as in the
-# paper), UDP and TCP (TCP_NODELAY): ping-pong and bandwidth.
+# paper), UDP and TCP (TCP_NODELAY): ping-pong, bandwidth and message rate.
 #
 # Prints KTAP (one test per step) and, on guest 0, the results:
 #   DPPERF-BEGIN
@@ -54,7 +54,7 @@ run_client() {	# run_client PROTO
 	peer=$SERVER_IP
 	[ "$1" = dp ] && peer=$SERVER_NID
 	barrier "demo-$1-ready"
-	dpperf client --proto "$1" --recv "$RECV" --peer "$peer" --test pingpong,bw \
+	dpperf client --proto "$1" --recv "$RECV" --peer "$peer" --test pingpong,bw,rate \
 		--iters "$ITERS" --bytes "$BYTES" --connect-timeout 60000 \
 		--tag mode=realtime >>"$OUT"
 	st=$?

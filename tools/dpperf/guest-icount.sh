@@ -7,7 +7,8 @@
 #   netns a: eth0, 10.78.0.1, NID 1 (client)    netns b: eth1, 10.78.0.2, NID 2 (server)
 # One vCPU: everything receives with blocking calls (--recv block); spinning
 # would measure the scheduler's time slice, not the path.
-# dp, UDP, TCP: ping-pong and bandwidth; raw AF_PACKET: ping-pong only.
+# dp, UDP, TCP: ping-pong, bandwidth and message rate; raw AF_PACKET:
+# ping-pong only.
 #
 # With two tulips (cluster.py --mode icount --nic tulip), UDP, TCP and raw run
 # first over Linux's tulip driver (eth0, eth1); then the driver is removed,
@@ -169,10 +170,10 @@ run_one() {
 	return $cst
 }
 
-# run PROTO: ping-pong and bandwidth (raw: ping-pong only); 0 unless a
-# whole session failed.
+# run PROTO: ping-pong, bandwidth and message rate (raw, and the profile:
+# ping-pong only); 0 unless a whole session failed.
 run() {
-	tests=pingpong,bw
+	tests=pingpong,bw,rate
 	{ [ "$1" = raw ] || [ $PROFILE -eq 1 ]; } && tests=pingpong
 	if [ -z "$PP_SIZES" ]; then
 		run_one "$1" "$tests" ""
@@ -183,6 +184,8 @@ run() {
 	[ $? -eq 1 ] && return 1
 	[ "$tests" = pingpong ] && return 0
 	run_one "$1" bw "$BW_SIZES"
+	[ $? -eq 1 ] && return 1
+	run_one "$1" rate ""
 	[ $? -ne 1 ]
 }
 

@@ -39,6 +39,12 @@ gen() {
 	gen icount udp pingpong us 1:32.5 64:33
 	gen icount tcp pingpong us 1:40 64:41
 	gen icount raw pingpong us 1:25 64:26
+	gen icount dp p50 us 1:19
+	gen icount udp p50 us 1:32
+	gen icount dp p99 us 1:30
+	gen icount udp p99 us 1:40
+	gen icount dp rate msg/s 1:50000
+	gen icount udp rate msg/s 1:40000
 	echo DPPERF-END
 } >"$d/run2.tsv"
 
@@ -59,6 +65,11 @@ check "runs averaged, ratios" has "| 1 | 60.0 | 100.0 | 125.0 | 0.60 | 0.48 |"
 check "failed size shown" has "| 1500 | 380.0 | 500.0 | failed | 0.76 | - |"
 check "bandwidth ratios" has "| 1500 | 12.00 | 8.00 | 6.00 | 1.50 | 2.00 |"
 check "icount raw column" has "| 1 | 20.0 | 32.5 | 40.0 | 25.0 | 0.62 | 0.50 | 0.80 |"
+check "median table" has "### Round trip, median (us, lower is better)"
+check "median ratio" has "| 1 | 19.0 | 32.0 | 0.59 |"
+check "99th percentile ratio" has "| 1 | 30.0 | 40.0 | 0.75 |"
+check "message rate table" has "### Message rate, one sender (msg/s, higher is better)"
+check "message rate ratio" has "| 1 | 50000 | 40000 | 1.25 |"
 check "failure noted" has "failed proto=tcp test=pingpong size=1500 reason=timeout"
 if command -v gnuplot >/dev/null; then
 	check "latency.png" test -s "$d/latency.png"

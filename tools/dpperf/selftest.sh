@@ -51,20 +51,30 @@ t "no arguments is an error" fails "$bin"
 t "--help" "$bin" --help
 t "bad --proto" fails "$bin" client --proto foo --peer 1
 t "bad --sizes" fails "$bin" client --sizes 1,x --peer 1
+t "bad --test" fails "$bin" client --test pingpong,foo --peer 1
+t "--test twice the same" fails "$bin" client --test bw,bw --peer 1
 t "size 0 refused" fails "$bin" client --sizes 0 --peer 1
 t "client needs --peer" fails "$bin" client --proto udp
 t "raw needs --ifname" fails "$bin" server --proto raw
 for proto in udp tcp; do
 	for recv in spin block; do
-		t "$proto $recv pingpong+bw on loopback" run $proto $recv 6 \
+		t "$proto $recv pingpong+bw on loopback" run $proto $recv 12 \
 			--test pingpong,bw --sizes 1,100,1500 --iters 200 --bytes 200000
+		# each of the three sizes has a positive median no larger than
+		# its 99th percentile
+		t "$proto $recv p50 and p99 per size, 0 < p50 <= p99" awk -F'\t' '
+			$3 == "p50" { p50[$4] = $5 } $3 == "p99" { p99[$4] = $5 }
+			END { n = 0; for (s in p50) { n++; if (!(p50[s] > 0 && p50[s] <= p99[s])) exit 1 }
+			      exit n == 3 ? 0 : 1 }' "$tmp/res"
+		t "$proto $recv rate on loopback" run $proto $recv 2 \
+			--test rate --sizes 1,64 --messages 5000
 	done
 done
 # Which message the server drops is fixed (every 150th), so exactly one
 # size fails.  The timeout is generous so that a loaded host cannot make
 # a reply that did come back look lost.
 SRV_ARGS="--drop 150" WANT_RC=2
-t "udp loss: a lost ping fails its size (nan), bw loss is counted" run udp spin 3 \
+t "udp loss: a lost ping fails its size (nan), bw loss is counted" run udp spin 5 \
 	--test pingpong,bw --sizes 1,100 --iters 100 --bytes 50000 --timeout 3000
 grep -q "^# mode=selftest lost proto=udp test=bw" "$tmp/out" || { echo "not ok $n no lost line"; rc=1; }
 SRV_ARGS="" WANT_RC=0
