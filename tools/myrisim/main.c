@@ -5,8 +5,9 @@
  *   myrisim -d DIR [-t TOPO] [-f SPEC] [-c] [-v]
  *   myrisim -r [-t TOPO]
  *
- * -d DIR   one ivshmem server socket per host of the topology, DIR/NAME.sock
- *          (NAME from the topology: h0, h1, ...); QEMU attaches a guest with
+ * -d DIR   one ivshmem server socket per host of the topology, DIR/hN.sock
+ *          (N: the host's number, in topology file order); QEMU attaches a
+ *          guest with
  *          -chardev socket,path=DIR/h0.sock,id=m0
  *          -device ivshmem-doorbell,chardev=m0,vectors=3
  * -t TOPO  a topology file (docs/myrinet.md), or "default" (2 switches of 8
@@ -279,7 +280,7 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	for (h = 0; h < t.nhosts; h++) {
-		snprintf(path, sizeof(path), "%s/%s.sock", dir, t.host_name[h]);
+		snprintf(path, sizeof(path), "%s/h%d.sock", dir, h);
 		if (ivs_open(&guest[h], path)) {
 			fprintf(stderr, "myrisim: %s: %s\n", path, strerror(errno));
 			while (h--)

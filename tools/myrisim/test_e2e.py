@@ -178,11 +178,23 @@ def ctl(proc, line):
 
 def main():
     sim, hdr = sys.argv[1], sys.argv[2]
-    m = header_defines(hdr)
-    print("KTAP version 1\n1..%d" % PLAN, flush=True)
     tmp = tempfile.mkdtemp(prefix="myrisim-e2e-")
     proc = subprocess.Popen([sim, "-d", tmp, "-t", "one", "-c"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        return run(proc, tmp, hdr)
+    finally:
+        if proc.poll() is None:   # the test died early: never leave it behind
+            proc.kill()
+            proc.wait()
+        for f in os.listdir(tmp):
+            os.unlink(os.path.join(tmp, f))
+        os.rmdir(tmp)
+
+
+def run(proc, tmp, hdr):
+    m = header_defines(hdr)
+    print("KTAP version 1\n1..%d" % PLAN, flush=True)
     socks = [os.path.join(tmp, "h%d.sock" % h) for h in (0, 1)]
     end = time.time() + 10
     while time.time() < end and not all(os.path.exists(s) for s in socks):
@@ -192,7 +204,6 @@ def main():
        "two fake QEMUs served the ivshmem protocol (%d, %d messages)"
        % (len(g[0].msgs), len(g[1].msgs)))
     if any(x.mem is None for x in g):
-        proc.kill()
         print("Bail out! no memory")
         return 1
     ok(all(bytes(x.mem[:16]) == m["MYRI_SIGNATURE"].encode() for x in g),
@@ -235,10 +246,6 @@ def main():
        "SIGTERM: exit 0, no sanitizer report, sockets removed (rc %s)" % proc.returncode)
     for line in err.splitlines():
         print("# " + line)
-    try:
-        os.rmdir(tmp)
-    except OSError:
-        pass
     print("# %d of %d failed" % (n_fail, n_test))
     return 1 if n_fail or n_test != PLAN else 0
 
