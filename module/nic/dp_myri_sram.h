@@ -24,7 +24,10 @@
 
 #define MYRI_SRAM_SIZE		(1u << 20)	/* the ivshmem object's size */
 
-/* Link level: route bytes, a 4-byte type, the payload, a CRC-8. */
+/*
+ * Link level: route bytes, a 4-byte type, the sending NIC's address (8
+ * bytes, stamped by the NIC), the payload, a CRC-8.
+ */
 #define MYRI_ROUTE_BIT		0x80	/* set in every route byte */
 #define MYRI_ROUTE_PORT		0x3f	/* the output port, 0..63 */
 #define MYRI_ROUTE_MAX		16	/* hops a packet may take */
@@ -32,14 +35,16 @@
 #define MYRI_TYPE_ETH		0x00090000u	/* Ethernet over Myrinet */
 #define MYRI_TYPE_DP		0x0d500000u	/* dp's own, chosen by dp */
 #define MYRI_TYPE_SCOUT		0x0d510000u	/* dp's mapper, chosen by dp */
+#define MYRI_SRC_LEN		8	/* 6-byte NIC address, 2 zero bytes */
+#define MYRI_HDR_LEN		(MYRI_TYPE_LEN + MYRI_SRC_LEN)
 #define MYRI_CRC_LEN		1
-#define MYRI_MTU		8192	/* largest payload after the type */
+#define MYRI_MTU		8192	/* largest payload after type and source */
 
 /* Rings and staging buffers */
 #define MYRI_SENDQ_LEN		32	/* send descriptor i uses TX slot i */
 #define MYRI_RECVQ_LEN		64	/* free RX slots the host posts */
 #define MYRI_EVENTQ_LEN		128	/* >= RECVQ_LEN + a few link events */
-#define MYRI_SLOT_SIZE		8448	/* route + type + MTU, rounded up */
+#define MYRI_SLOT_SIZE		8448	/* route + header + MTU, rounded up */
 
 #define MYRI_CTL_OFF		0x0000
 #define MYRI_SENDQ_OFF		0x1000
@@ -70,9 +75,11 @@
 
 /**
  * struct myri_send_desc - one packet to send, in TX slot (index % SENDQ_LEN).
- * @len: bytes in the slot: route bytes, type, payload.  The NIC appends
- *	the CRC and sends; a bad descriptor (too long, no route, route over
- *	MYRI_ROUTE_MAX) is counted in tx_bad and skipped.
+ * @len: bytes in the slot: route bytes, type, source (any 8 bytes: the
+ *	NIC writes its own address over them), payload.  The NIC appends the
+ *	CRC and sends; a bad descriptor (too long, no route, route over
+ *	MYRI_ROUTE_MAX, no room for the header) is counted in tx_bad and
+ *	skipped.
  * @cookie: the host's, unused by the NIC.
  */
 struct myri_send_desc {
@@ -85,7 +92,7 @@ struct myri_recv_desc {
 	__le32 slot;		/* 0..MYRI_RECVQ_LEN-1 */
 };
 
-#define MYRI_EV_RECV		1	/* @slot holds @len bytes: type + payload */
+#define MYRI_EV_RECV		1	/* @slot holds @len bytes: type, source, payload */
 #define MYRI_EV_LINK		2	/* @status: 1 up, 0 down */
 
 /** struct myri_event - what the NIC tells the host, in order. */

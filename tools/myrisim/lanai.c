@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The LANai of one host, as the MCP running on it would behave: it reads
- * the host's send descriptors from SRAM, appends the CRC and puts each
+ * the host's send descriptors from SRAM, stamps its own address as the
+ * packet's source (the host cannot send as another NIC), appends the CRC
+ * and puts each
  * packet on the fabric (one at a time: STOP holds the next one back); it
  * takes packets off the fabric into the RX slots the host posted, checks
  * their CRC and posts an event; it raises an interrupt when the host armed
@@ -58,10 +60,10 @@ void lanai_init(struct lanai *n, uint8_t *sram, int host, struct fabric *f,
 	c->rxbuf_off = htole32(MYRI_RXBUF_OFF);
 	c->slot_size = htole32(MYRI_SLOT_SIZE);
 	/* Myricom's OUI, then the host's number */
-	c->addr[0] = 0x00;
-	c->addr[1] = 0x60;
-	c->addr[2] = 0xdd;
-	c->addr[5] = (uint8_t)host;
+	n->addr[1] = 0x60;
+	n->addr[2] = 0xdd;
+	n->addr[5] = (uint8_t)host;
+	memcpy(c->addr, n->addr, sizeof(c->addr));
 	n->link = (uint32_t)fab_link_up(f, host);
 	c->link = htole32(n->link);
 	n->state = MYRI_NIC_READY;
@@ -171,10 +173,11 @@ static void send_one(struct lanai *n, uint64_t now)
 	} else {
 		memcpy(pkt, slot, len);		/* one read of the host's bytes */
 		r = route_len(pkt, len);
-		if (r < 0 || len < (uint32_t)r + MYRI_TYPE_LEN ||
-		    len - (uint32_t)r - MYRI_TYPE_LEN > MYRI_MTU) {
+		if (r < 0 || len < (uint32_t)r + MYRI_HDR_LEN ||
+		    len - (uint32_t)r - MYRI_HDR_LEN > MYRI_MTU) {
 			inc64(&c->tx_bad);
 		} else {
+			memcpy(pkt + r + MYRI_TYPE_LEN, n->addr, MYRI_SRC_LEN);
 			pkt[len] = myri_crc8(pkt, len);
 			if (!n->link)
 				inc64(&c->tx_link_down);
@@ -240,7 +243,7 @@ static __le64 *rx_check(struct lanai *n, const uint8_t *pkt, size_t len)
 
 	if (n->state != MYRI_NIC_RUN)
 		return &c->rx_idle;
-	if (len < MYRI_TYPE_LEN + MYRI_CRC_LEN || len - MYRI_CRC_LEN > MYRI_SLOT_SIZE)
+	if (len < MYRI_HDR_LEN + MYRI_CRC_LEN || len - MYRI_CRC_LEN > MYRI_SLOT_SIZE)
 		return &c->rx_short;
 	if (myri_crc8(pkt, len - 1) != pkt[len - 1])
 		return &c->rx_crc;

@@ -17,7 +17,7 @@
 #define FAB_MAX_SWITCHES	16
 #define FAB_MAX_PORTS		32
 #define FAB_MAX_HOSTS		32
-#define FAB_PKT_MAX		(MYRI_ROUTE_MAX + MYRI_TYPE_LEN + MYRI_MTU + MYRI_CRC_LEN)
+#define FAB_PKT_MAX		(MYRI_ROUTE_MAX + MYRI_HDR_LEN + MYRI_MTU + MYRI_CRC_LEN)
 #define FAB_NAME		16
 
 /* ---- CRC-8 and packets (fabric.c) ---- */
@@ -166,6 +166,7 @@ struct lanai {
 	struct fabric *fab;
 	lanai_irq_fn irq;
 	void *ctx;
+	uint8_t addr[MYRI_SRC_LEN];	/* ours: the host may scribble on ctl->addr */
 	uint32_t state;		/* our copy of nic_state */
 	uint32_t link;		/* our copy of link */
 	uint32_t sendq_cons, recvq_cons, eventq_prod;

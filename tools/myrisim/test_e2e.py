@@ -138,7 +138,8 @@ class Guest:
         m = self.m
         prod = self.get("sendq_prod")
         i = prod % m["MYRI_SENDQ_LEN"]
-        pkt = bytes(route) + struct.pack(">I", ptype) + payload
+        # the source is forged: the NIC must write its own address over it
+        pkt = bytes(route) + struct.pack(">I", ptype) + b"\xee" * m["MYRI_SRC_LEN"] + payload
         start = m["MYRI_TXBUF_OFF"] + i * m["MYRI_SLOT_SIZE"]
         self.mem[start:start + len(pkt)] = pkt
         struct.pack_into("<II", self.mem, m["MYRI_SENDQ_OFF"] + 8 * i, len(pkt), 0)
@@ -217,8 +218,9 @@ def run(proc, tmp, hdr):
     got = g[1].irq_wait(m["MYRI_IRQ_EVENT"])
     ev = g[1].event()
     ok(got and ev is not None and ev[0][0] == m["MYRI_EV_RECV"] and
-       ev[1] == struct.pack(">I", 0x0D500000) + payload,
-       "h0 -> h1 1500 bytes: IRQ_EVENT, a RECV event, the bytes intact")
+       ev[1] == struct.pack(">I", 0x0D500000) + bytes([0, 0x60, 0xdd, 0, 0, 0, 0, 0]) + payload,
+       "h0 -> h1 1500 bytes: IRQ_EVENT, a RECV event, the bytes intact, h0's address "
+       "stamped as the source")
     ok(g[0].get("tx_packets") == 1 and g[1].get("rx_packets") == 1 and
        g[0].get("sendq_cons") == 1, "the NICs counted it, h0's send slot came back")
     st = ctl(proc, "stats")

@@ -94,7 +94,10 @@ static void host_start(int h, int slots)
 	step();
 }
 
-/* Write a descriptor: @route (@rlen bytes), type DP, @plen payload bytes. */
+/*
+ * Write a descriptor: @route (@rlen bytes), type DP, a forged source
+ * (0xee...: the NIC must write its own), @plen payload bytes.
+ */
 static void host_send_raw(int h, const uint8_t *route, int rlen, size_t plen, uint8_t seed)
 {
 	struct myri_ctl *c = ctl(h);
@@ -109,9 +112,11 @@ static void host_send_raw(int h, const uint8_t *route, int rlen, size_t plen, ui
 	slot[n++] = 0x50;
 	slot[n++] = 0;
 	slot[n++] = 0;
+	memset(slot + n, 0xee, MYRI_SRC_LEN);
+	n += MYRI_SRC_LEN;
 	for (k = 0; k < plen && n < MYRI_SLOT_SIZE; k++)
 		slot[n++] = (uint8_t)(seed + k * 3);
-	d->len = htole32((uint32_t)(rlen + MYRI_TYPE_LEN + plen));
+	d->len = htole32((uint32_t)(rlen + MYRI_HDR_LEN + plen));
 	put(&c->sendq_prod, prod + 1);
 }
 
@@ -122,6 +127,8 @@ static void host_send(int h, int dst, size_t plen, uint8_t seed)
 
 	host_send_raw(h, r, n, plen, seed);
 }
+
+static int from_host = -1;	/* host_recv(): the source the NIC stamped */
 
 /* Take one event; its RX bytes checked against @seed; slot posted again. */
 static int host_recv(int h, uint32_t *type, size_t *len, int *good, uint8_t seed)
@@ -141,9 +148,11 @@ static int host_recv(int h, uint32_t *type, size_t *len, int *good, uint8_t seed
 	*good = 1;
 	if (*type == MYRI_EV_RECV) {
 		p = sram[h] + MYRI_RXBUF_OFF + (size_t)slot * MYRI_SLOT_SIZE;
-		*good = p[0] == 0x0d && p[1] == 0x50;
-		for (k = MYRI_TYPE_LEN; k < *len; k++)
-			*good &= p[k] == (uint8_t)(seed + (k - MYRI_TYPE_LEN) * 3);
+		*good = p[0] == 0x0d && p[1] == 0x50 && *len >= MYRI_HDR_LEN;
+		from_host = p[4] == 0 && p[5] == 0x60 && p[6] == 0xdd && p[7] == 0 &&
+			    p[8] == 0 && p[10] == 0 && p[11] == 0 ? p[9] : -1;
+		for (k = MYRI_HDR_LEN; k < *len; k++)
+			*good &= p[k] == (uint8_t)(seed + (k - MYRI_HDR_LEN) * 3);
 		post_slot(h, slot);
 	}
 	put(&c->eventq_cons, cons + 1);
@@ -213,8 +222,10 @@ static void t_send_recv(void)
 	host_send(0, 1, 1000, 11);
 	step();
 	got = host_recv(1, &type, &len, &good, 11);
-	ok(got && type == MYRI_EV_RECV && len == MYRI_TYPE_LEN + 1000 && good,
+	ok(got && type == MYRI_EV_RECV && len == MYRI_HDR_LEN + 1000 && good,
 	   "h0 -> h1, 1000 bytes: one RECV event, type and payload intact");
+	ok(got && from_host == 0,
+	   "the source is h0's address, stamped by its NIC over a forged one (%d)", from_host);
 	ok(ctr(&ctl(0)->tx_packets) == 1 && ctr(&ctl(1)->rx_packets) == 1 &&
 	   get(&ctl(0)->sendq_cons) == 1, "counted on both NICs, the send slot given back");
 	ok(irqs[1][MYRI_IRQ_EVENT] == 1 && get(&ctl(1)->irq_armed) == 0,
@@ -226,7 +237,7 @@ static void t_send_recv(void)
 	host_send(0, 1, MYRI_MTU, 13);
 	step();
 	got = host_recv(1, &type, &len, &good, 13);
-	ok(got && good && len == MYRI_TYPE_LEN + MYRI_MTU, "an MTU-sized packet (%d bytes) arrives whole",
+	ok(got && good && len == MYRI_HDR_LEN + MYRI_MTU, "an MTU-sized packet (%d bytes) arrives whole",
 	   MYRI_MTU);
 }
 
