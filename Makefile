@@ -19,7 +19,7 @@
 #   make deps         install the Debian packages (tools/deps.sh)
 #   make all          dp.ko for both kernels, libdp, tools, selftests, initramfs images
 #   make module       dp.ko per kernel in build/KVER/src/ (warnings are errors)
-#   make unit         host unit tests (module/tests, libdp, tools, tools/qemu)
+#   make unit         host unit tests (module/tests, libdp, tools, tools/qemu, tools/myrisim)
 #   make sparse       sparse over the module, per kernel
 #   make dkms         dkms add/build/remove per kernel (needs root)
 #   make guest-check  selftests in 2 guests per kernel
@@ -40,7 +40,8 @@ STAGE := $(TOP)/build/stage
 RESULTS := $(TOP)/build/results
 USERSPACE := libdp tools selftests
 # directory:target pairs run by `make unit`; a missing Makefile or target is skipped
-UNIT := module/tests:check module/tests:fuzz-smoke libdp:check tools:check tools/qemu:check
+UNIT := module/tests:check module/tests:fuzz-smoke libdp:check tools:check tools/qemu:check \
+	tools/myrisim:check
 GUEST_TIMEOUT ?= 900
 
 # Stages depend on each other's files in order (module, stage, image): keep

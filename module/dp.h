@@ -6,16 +6,18 @@
  * the MDR (dp_mdr.c) dispatches received messages, the NART (dp_node.c over
  * dp_nart.c) maps NIDs to link addresses, the TBP (dp_pool.c over
  * dp_ring.c) is an endpoint's receive pool, and the NIC layer (nic/) hides
- * the hardware behind struct dp_nic_ops.  A node is a network namespace.
+ * the hardware behind struct dp_backend, one table per backend, each
+ * registered by its own init (nic/dp_nic.c).  A node is a network namespace.
  *
  * Lock order, outermost first:
- *   rtnl_lock                  (netdev attach/detach only)
+ *   rtnl_lock                  (NIC attach/detach only)
+ *   dp_backend_lock (nic/dp_nic.c)  the registry; held across an attach
  *   dp_node.cfg_lock           NID, NIC attachment, NART updates
  *   dp_endpoint.lock           bind, edges
  *   dp_uq_lock (dp_limits.c)   per-uid quota table
  *   dp_edge.tx_mutex           seq assignment + first transmission; the
  *                              edge's work (retransmission); NIC ->xmit
- *                              locks (tulip tx_mutex) nest inside
+ *                              locks (a backend's tx mutex) nest inside
  *   dp_endpoint.rd_lock        readers: read(), release
  *   dp_endpoint.rx_lock (irq-safe)  rx peers, credit, pending RESETs
  *   dp_pool.lock (irq-safe)    ring producer/consumer
@@ -34,7 +36,7 @@
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
-#include <linux/netdevice.h>
+#include <linux/if.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -70,37 +72,51 @@ struct dp_nic;
 struct dp_node;
 
 /**
- * struct dp_nic_ops - what a backend provides.
- * @name: backend name reported to dpctl ("netdev", "tulip", later "myrinet").
+ * struct dp_backend - one NIC backend: its lifecycle and its ops in one
+ *	table, registered by the backend's own init with dp_backend_register().
+ * @name: the name dpctl, insmod's backend= and DP_A_BACKEND use.
+ * @machine_wide: its devices belong to the machine, not to the node's
+ *	network namespace (PCI devices dp drives itself): attaching one
+ *	needs CAP_NET_ADMIN in the initial user namespace.
+ * @check: whether @attach would find a usable device @ifname for @node;
+ *	0 or -errno, changes nothing.  Called with rtnl held.
+ * @attach: take device @ifname for @node and publish it with
+ *	dp_node_publish_nic().  Called with rtnl and node->cfg_lock held and
+ *	no NIC attached.
+ * @detach: stop delivering and release the device; called once, after the
+ *	last sender has left (see dp_nic_put()).
  * @xmit: send one message in process context: link header to @dst, then
  *	@hdr, then @len bytes from @from, copied once into the NIC's transmit
  *	buffer.  Returns 0 or -errno; may sleep.
  * @mtu: largest link payload in bytes (dp header + message).
  * @lladdr: copy the NIC's link address into @addr; returns its length.
- * @detach: stop delivering and free the backend; called once, after the
- *	last sender has left (see dp_nic_put()).
  */
-struct dp_nic_ops {
+struct dp_backend {
 	const char *name;
+	bool machine_wide;
+	int (*check)(struct dp_node *node, const char *ifname);
+	int (*attach)(struct dp_node *node, const char *ifname);
+	void (*detach)(struct dp_nic *nic);
 	int (*xmit)(struct dp_nic *nic, const u8 *dst,
 		    const struct dp_wire_hdr *hdr, struct iov_iter *from,
 		    size_t len);
 	unsigned int (*mtu)(const struct dp_nic *nic);
 	unsigned int (*lladdr)(const struct dp_nic *nic, u8 *addr);
-	void (*detach)(struct dp_nic *nic);
 };
+
+#define DP_BACKEND_NAMSIZ	16
 
 /**
  * struct dp_nic - one attached NIC, embedded in the backend's own struct.
- * @ops: backend operations.
+ * @ops: the backend's table.
  * @node: the node this NIC serves; fixed for the NIC's life.
  * @users: senders in flight plus one for the attachment itself.
  * @idle: completed when @users drops to zero.
- * @hw: backend's device (a net_device for netdev), for notifier matching.
+ * @hw: the backend's device, matched by dp_node_detach_hw().
  * @ifname: device name shown by dpctl.
  */
 struct dp_nic {
-	const struct dp_nic_ops *ops;
+	const struct dp_backend *ops;
 	struct dp_node *node;
 	refcount_t users;
 	struct completion idle;
@@ -108,23 +124,21 @@ struct dp_nic {
 	char ifname[IFNAMSIZ];
 };
 
-void dp_nic_init(struct dp_nic *nic, const struct dp_nic_ops *ops,
+void dp_nic_init(struct dp_nic *nic, const struct dp_backend *ops,
 		 struct dp_node *node, void *hw, const char *ifname);
 struct dp_nic *dp_nic_get(struct dp_node *node);
 void dp_nic_put(struct dp_nic *nic);
 unsigned int dp_nic_max_msg(const struct dp_nic *nic);
 
-/* netdev backend (nic/dp_netdev.c) */
-int dp_netdev_check(struct dp_node *node, const char *ifname);
-int dp_netdev_attach(struct dp_node *node, const char *ifname);
-int dp_netdev_init(void);
-void dp_netdev_exit(void);
-
-/* tulip backend (nic/dp_tulip.c): dp.ko as the 21140/21143 PCI driver */
-int dp_tulip_check(struct dp_node *node, const char *ifname);
-int dp_tulip_attach(struct dp_node *node, const char *ifname);
-int dp_tulip_init(void);
-void dp_tulip_exit(void);
+/* The backend registry (nic/dp_nic.c). */
+int dp_backend_register(const struct dp_backend *be);
+void dp_backend_unregister(const struct dp_backend *be);
+void dp_backends_lock(void);
+void dp_backends_unlock(void);
+const struct dp_backend *dp_backend_find(const char *name);
+struct dentry *dp_backend_debugfs(void);
+int dp_backends_init(void);
+void dp_backends_exit(void);
 
 /* ---- Node: one per network namespace (dp_node.c) ---- */
 
@@ -141,11 +155,14 @@ struct dp_ctrs {
  * @nart: NID to link address table; RCU, replaced whole on update.
  * @cat: the CAT, DPID to struct dp_endpoint; RCU lookups.
  * @ctr: per-CPU counters indexed by enum dp_counter.
+ * @backend: the backend an attach without one uses; "" for the first
+ *	registered.  Under @cfg_lock.
  */
 struct dp_node {
 	struct net *net;
 	u32 nid;
 	struct mutex cfg_lock;	/* see the lock order above */
+	char backend[DP_BACKEND_NAMSIZ];
 	struct dp_nic __rcu *nic;
 	struct dp_nart_tbl __rcu *nart;
 	struct xarray cat;
@@ -158,12 +175,12 @@ void dp_count_add(struct dp_node *node, enum dp_counter c, u64 v);
 void dp_node_counters(struct dp_node *node, u64 *out);
 void dp_node_counters_reset(struct dp_node *node);
 int dp_node_set_nid(struct dp_node *node, u32 nid);
+int dp_node_set_backend(struct dp_node *node, const char *backend);
 int dp_node_attach(struct dp_node *node, const char *backend,
-		   const char *ifname);
+		   const char *ifname, bool admin);
 void dp_node_detach(struct dp_node *node);
 void dp_node_detach_hw(struct dp_node *node, void *hw);
 void dp_node_publish_nic(struct dp_node *node, struct dp_nic *nic);
-bool dp_backend_machine_wide(const char *backend);
 int dp_nart_update(struct dp_node *node, const struct dp_nart_entry *set,
 		   u32 del_nid, bool flush);
 int dp_pernet_init(void);
@@ -307,7 +324,7 @@ enum dp_snd_state {
  * @deadline: jiffies when the timer acts next.
  * @rtt: the RTO estimator.
  * @timer: retransmission, HELLO and window-probe timer; it queues @work.
- * @work: sends in process context (the tulip backend's xmit sleeps).
+ * @work: sends in process context (a backend's xmit may sleep).
  */
 struct dp_edge {
 	struct hlist_node hnode;

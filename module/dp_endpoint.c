@@ -7,6 +7,7 @@
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/nsproxy.h>
 #include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>

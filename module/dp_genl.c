@@ -85,19 +85,6 @@ nospace:
 }
 
 /*
- * GENL_UNS_ADMIN_PERM was checked in the namespace's user namespace, which
- * an unprivileged user may own; a PCI device belongs to the whole machine,
- * so taking one needs CAP_NET_ADMIN in the initial one.
- */
-static int dp_genl_may_attach(struct sk_buff *skb, const char *backend)
-{
-	if (dp_backend_machine_wide(backend) &&
-	    !netlink_capable(skb, CAP_NET_ADMIN))
-		return -EPERM;
-	return 0;
-}
-
-/*
  * Everything is checked before anything changes, so a refused request
  * (bad NID, no permission for the backend, no such device) leaves the
  * node as it was: the NID is set only once the attachment, if asked for,
@@ -106,7 +93,7 @@ static int dp_genl_may_attach(struct sk_buff *skb, const char *backend)
 static int dp_genl_node_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct dp_node *node = dp_genl_node(info);
-	char ifname[IFNAMSIZ], backend[16] = "netdev";
+	char ifname[IFNAMSIZ], backend[DP_BACKEND_NAMSIZ] = "";
 	u32 nid = DP_NID_NONE;
 	int err;
 
@@ -120,11 +107,14 @@ static int dp_genl_node_set(struct sk_buff *skb, struct genl_info *info)
 		if (info->attrs[DP_A_BACKEND])
 			nla_strscpy(backend, info->attrs[DP_A_BACKEND],
 				    sizeof(backend));
-		err = dp_genl_may_attach(skb, backend);
-		if (err)
-			return err;
+		/*
+		 * GENL_UNS_ADMIN_PERM was checked in the namespace's user
+		 * namespace, which an unprivileged user may own; a machine-wide
+		 * backend's device needs CAP_NET_ADMIN in the initial one.
+		 */
 		rtnl_lock();
-		err = dp_node_attach(node, backend, ifname);
+		err = dp_node_attach(node, backend, ifname,
+				     netlink_capable(skb, CAP_NET_ADMIN));
 		rtnl_unlock();
 		if (err)
 			return err;

@@ -28,6 +28,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
 #include <linux/slab.h>
+#include <linux/user_namespace.h>
 
 #include "dp.h"
 

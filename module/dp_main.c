@@ -17,9 +17,9 @@ static char *ifname;
 module_param(ifname, charp, 0444);
 MODULE_PARM_DESC(ifname, "Network device the initial namespace's node attaches to");
 
-static char *backend = "netdev";
+static char *backend;
 module_param(backend, charp, 0444);
-MODULE_PARM_DESC(backend, "NIC backend: netdev, or tulip (dp drives DEC 21140/21143 NICs, named tulip0, ...)");
+MODULE_PARM_DESC(backend, "The initial namespace's default NIC backend (any registered one; default: the first registered)");
 
 unsigned int dp_pool_size_default = 256 * 1024;
 module_param_named(pool_size, dp_pool_size_default, uint, 0444);
@@ -57,15 +57,21 @@ static int __init dp_init_node(void)
 	struct dp_node *node = dp_node_of(&init_net);
 	int err = 0;
 
+	err = dp_node_set_backend(node, backend);
+	if (err) {
+		pr_err("dp: no backend called %s\n", backend);
+		return -EINVAL;
+	}
 	if (nid)
 		err = dp_node_set_nid(node, nid);
 	if (err || !ifname || !*ifname)
 		return err;
 	rtnl_lock();
-	err = dp_node_attach(node, backend, ifname);
+	err = dp_node_attach(node, NULL, ifname, true);
 	rtnl_unlock();
 	if (err)
-		pr_err("dp: cannot attach %s backend to %s: %d\n", backend,
+		pr_err("dp: cannot attach %s to %s: %d\n",
+		       node->backend[0] ? node->backend : "the default backend",
 		       ifname, err);
 	return err;
 }
@@ -86,20 +92,15 @@ static int __init dp_init(void)
 	err = dp_pernet_init();
 	if (err)
 		goto err_wq;
-	err = dp_netdev_init();
+	err = dp_backends_init();
 	if (err)
 		goto err_pernet;
-	if (backend && !strcmp(backend, "tulip")) {
-		err = dp_tulip_init();
-		if (err)
-			goto err_netdev;
-	}
 	err = dp_init_node();
 	if (err)
-		goto err_tulip;
+		goto err_backends;
 	err = dp_genl_init();
 	if (err)
-		goto err_tulip;
+		goto err_backends;
 	err = misc_register(&dp_misc);
 	if (err)
 		goto err_genl;
@@ -108,10 +109,8 @@ static int __init dp_init(void)
 
 err_genl:
 	dp_genl_exit();
-err_tulip:
-	dp_tulip_exit();
-err_netdev:
-	dp_netdev_exit();
+err_backends:
+	dp_backends_exit();
 err_pernet:
 	dp_pernet_exit();
 err_wq:
@@ -123,8 +122,7 @@ static void __exit dp_exit(void)
 {
 	misc_deregister(&dp_misc);
 	dp_genl_exit();
-	dp_tulip_exit();	/* detaches the nodes using a tulip */
-	dp_netdev_exit();
+	dp_backends_exit();	/* no new attachment; PCI devices let go */
 	dp_pernet_exit();	/* detaches every node's NIC */
 	rcu_barrier();		/* endpoint and edge frees queued by call_rcu */
 	destroy_workqueue(dp_wq);	/* idle: every endpoint stopped its work */

@@ -99,7 +99,7 @@ void dp_node_detach(struct dp_node *node)
 	mutex_unlock(&node->cfg_lock);
 }
 
-/* The device @hw is going away (netdev notifier, PCI remove). */
+/* The device @hw is going away (a backend saw it unregistered or removed). */
 void dp_node_detach_hw(struct dp_node *node, void *hw)
 {
 	struct dp_nic *nic;
@@ -115,59 +115,64 @@ void dp_node_detach_hw(struct dp_node *node, void *hw)
 	mutex_unlock(&node->cfg_lock);
 }
 
-/*
- * Attach a backend, replacing the current one only if the new device is
- * usable.  Called with rtnl held so a netdev cannot be unregistered
- * between lookup and publication.
- */
-/* The backends a node can attach to, by the name dpctl and insmod use. */
-static const struct dp_backend {
-	const char *name;
-	int (*check)(struct dp_node *node, const char *ifname);
-	int (*attach)(struct dp_node *node, const char *ifname);
-	bool machine_wide;	/* devices outside any network namespace */
-} dp_backends[] = {
-	{ "netdev", dp_netdev_check, dp_netdev_attach, false },
-	{ "tulip", dp_tulip_check, dp_tulip_attach, true },
-};
-
-static const struct dp_backend *dp_backend_find(const char *name)
+/* The backend an attach without one uses; "" for the registry's first. */
+int dp_node_set_backend(struct dp_node *node, const char *backend)
 {
-	int i;
+	int err = 0;
 
-	for (i = 0; i < ARRAY_SIZE(dp_backends); i++)
-		if (!strcmp(dp_backends[i].name, name ? name : "netdev"))
-			return &dp_backends[i];
-	return NULL;
-}
-
-/*
- * Whether @backend drives devices that belong to the machine rather than
- * to the node's network namespace (PCI devices dp itself drives).
- */
-bool dp_backend_machine_wide(const char *backend)
-{
-	const struct dp_backend *be = dp_backend_find(backend);
-
-	return be && be->machine_wide;
-}
-
-int dp_node_attach(struct dp_node *node, const char *backend,
-		   const char *ifname)
-{
-	const struct dp_backend *be = dp_backend_find(backend);
-	int err;
-
-	ASSERT_RTNL();
-	if (!be)
-		return -EOPNOTSUPP;
-	err = be->check(node, ifname);
+	dp_backends_lock();
+	if (!dp_backend_find(backend))
+		err = -EOPNOTSUPP;
+	dp_backends_unlock();
 	if (err)
 		return err;
 	mutex_lock(&node->cfg_lock);
-	dp_node_detach_locked(node);
-	err = be->attach(node, ifname);
+	strscpy(node->backend, backend ? backend : "", sizeof(node->backend));
 	mutex_unlock(&node->cfg_lock);
+	return 0;
+}
+
+static void dp_node_default_backend(struct dp_node *node, char *name)
+{
+	mutex_lock(&node->cfg_lock);
+	strscpy(name, node->backend, DP_BACKEND_NAMSIZ);
+	mutex_unlock(&node->cfg_lock);
+}
+
+/*
+ * Attach device @ifname of @backend (NULL or "": the node's default),
+ * replacing the current NIC only if the new device is usable.  @admin:
+ * the caller has CAP_NET_ADMIN in the initial user namespace, which a
+ * machine-wide backend needs.  Called with rtnl held so a device cannot be
+ * unregistered between lookup and publication.
+ */
+int dp_node_attach(struct dp_node *node, const char *backend,
+		   const char *ifname, bool admin)
+{
+	const struct dp_backend *be;
+	char name[DP_BACKEND_NAMSIZ];
+	int err;
+
+	ASSERT_RTNL();
+	if (!backend || !*backend) {
+		dp_node_default_backend(node, name);
+		backend = name;
+	}
+	dp_backends_lock();
+	be = dp_backend_find(backend);
+	if (!be)
+		err = -EOPNOTSUPP;
+	else if (be->machine_wide && !admin)
+		err = -EPERM;
+	else
+		err = be->check(node, ifname);
+	if (!err) {
+		mutex_lock(&node->cfg_lock);
+		dp_node_detach_locked(node);
+		err = be->attach(node, ifname);
+		mutex_unlock(&node->cfg_lock);
+	}
+	dp_backends_unlock();
 	return err;
 }
 

@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 
 #include "dp.h"
+#include "dp_backends.h"
 
 struct dp_netdev {
 	struct dp_nic nic;
@@ -101,13 +102,7 @@ static void dp_netdev_detach(struct dp_nic *nic)
 	kfree(nd);
 }
 
-static const struct dp_nic_ops dp_netdev_ops = {
-	.name = "netdev",
-	.xmit = dp_netdev_xmit,
-	.mtu = dp_netdev_mtu,
-	.lladdr = dp_netdev_lladdr,
-	.detach = dp_netdev_detach,
-};
+static const struct dp_backend dp_netdev_backend;
 
 /* The Ethernet device named @ifname in @net, or an ERR_PTR.  Under rtnl. */
 static struct net_device *dp_netdev_find(struct net *net, const char *ifname)
@@ -124,13 +119,13 @@ static struct net_device *dp_netdev_find(struct net *net, const char *ifname)
 }
 
 /* Whether dp_netdev_attach() would find a usable device. */
-int dp_netdev_check(struct dp_node *node, const char *ifname)
+static int dp_netdev_check(struct dp_node *node, const char *ifname)
 {
 	return PTR_ERR_OR_ZERO(dp_netdev_find(node->net, ifname));
 }
 
 /* Called with rtnl and node->cfg_lock held, no NIC attached. */
-int dp_netdev_attach(struct dp_node *node, const char *ifname)
+static int dp_netdev_attach(struct dp_node *node, const char *ifname)
 {
 	struct net_device *dev;
 	struct dp_netdev *nd;
@@ -144,7 +139,7 @@ int dp_netdev_attach(struct dp_node *node, const char *ifname)
 		return -ENOMEM;
 	dev_hold(dev);
 	nd->dev = dev;
-	dp_nic_init(&nd->nic, &dp_netdev_ops, node, dev, dev->name);
+	dp_nic_init(&nd->nic, &dp_netdev_backend, node, dev, dev->name);
 	nd->pt.type = htons(DP_ETH_P);
 	nd->pt.dev = dev;
 	nd->pt.func = dp_netdev_rcv;
@@ -168,12 +163,31 @@ static struct notifier_block dp_netdev_nb = {
 	.notifier_call = dp_netdev_event,
 };
 
+static const struct dp_backend dp_netdev_backend = {
+	.name = "netdev",
+	.check = dp_netdev_check,
+	.attach = dp_netdev_attach,
+	.detach = dp_netdev_detach,
+	.xmit = dp_netdev_xmit,
+	.mtu = dp_netdev_mtu,
+	.lladdr = dp_netdev_lladdr,
+};
+
 int dp_netdev_init(void)
 {
-	return register_netdevice_notifier(&dp_netdev_nb);
+	int err = register_netdevice_notifier(&dp_netdev_nb);
+
+	if (err)
+		return err;
+	err = dp_backend_register(&dp_netdev_backend);
+	if (err)
+		unregister_netdevice_notifier(&dp_netdev_nb);
+	return err;
 }
 
+/* Nodes still on a netdev are detached by dp_pernet_exit(). */
 void dp_netdev_exit(void)
 {
+	dp_backend_unregister(&dp_netdev_backend);
 	unregister_netdevice_notifier(&dp_netdev_nb);
 }

@@ -18,6 +18,7 @@
  * tp->lock (irq-safe) guards the ring indices and the CSR6/CSR7 shadows.
  */
 #include <linux/crc32.h>
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
@@ -30,6 +31,7 @@
 #include <linux/workqueue.h>
 
 #include "dp.h"
+#include "dp_backends.h"
 #include "dp_tulip.h"
 
 #define TUL_RX_RING	64
@@ -72,7 +74,8 @@ struct dp_tulip {
 
 	struct tul_media media;		/* from the SROM */
 
-	/* test knobs (sysfs) */
+	/* test knobs (debugfs: dp/tulipN/) */
+	struct dentry *dbg;
 	bool tx_stall;			/* leave queued frames unannounced */
 	bool rx_stall;			/* do not service the RX ring */
 
@@ -84,7 +87,6 @@ struct dp_tulip {
 static DEFINE_MUTEX(dp_tulip_lock);
 static LIST_HEAD(dp_tulip_devs);
 static DEFINE_IDA(dp_tulip_ida);
-static bool dp_tulip_registered;
 
 static unsigned int tul_le16(const u8 *p)
 {
@@ -590,13 +592,7 @@ static void dp_tulip_detach(struct dp_nic *nic)
 	wake_up_var(&tp->node);
 }
 
-static const struct dp_nic_ops dp_tulip_ops = {
-	.name = "tulip",
-	.xmit = dp_tulip_xmit,
-	.mtu = dp_tulip_mtu,
-	.lladdr = dp_tulip_lladdr,
-	.detach = dp_tulip_detach,
-};
+static const struct dp_backend dp_tulip_backend;
 
 static struct dp_tulip *dp_tulip_find(const char *ifname)
 {
@@ -610,7 +606,7 @@ static struct dp_tulip *dp_tulip_find(const char *ifname)
 }
 
 /* Whether dp_tulip_attach() would find a usable device for @node. */
-int dp_tulip_check(struct dp_node *node, const char *ifname)
+static int dp_tulip_check(struct dp_node *node, const char *ifname)
 {
 	struct dp_tulip *tp;
 	int err = 0;
@@ -628,7 +624,7 @@ int dp_tulip_check(struct dp_node *node, const char *ifname)
 }
 
 /* Called with node->cfg_lock held, no NIC attached. */
-int dp_tulip_attach(struct dp_node *node, const char *ifname)
+static int dp_tulip_attach(struct dp_node *node, const char *ifname)
 {
 	struct dp_tulip *tp;
 	int err = 0;
@@ -641,7 +637,7 @@ int dp_tulip_attach(struct dp_node *node, const char *ifname)
 	} else if (tp->node) {
 		err = -EBUSY;
 	} else {
-		dp_nic_init(&tp->nic, &dp_tulip_ops, node, tp, tp->name);
+		dp_nic_init(&tp->nic, &dp_tulip_backend, node, tp, tp->name);
 		WRITE_ONCE(tp->node, node);
 		mutex_lock(&tp->tx_mutex);
 		tul_tx_forget(tp);
@@ -655,7 +651,7 @@ int dp_tulip_attach(struct dp_node *node, const char *ifname)
 	return err;
 }
 
-/* ---- sysfs: name, statistics, test knobs ---- */
+/* ---- sysfs: name, statistics ---- */
 
 static struct dp_tulip *dp_tulip_dev(struct device *dev)
 {
@@ -684,62 +680,59 @@ static ssize_t dp_stats_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(dp_stats);
 
-static ssize_t dp_tx_stall_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
+/* ---- debugfs: test-only knobs, dp/tulipN/{tx,rx}_stall ---- */
+
+static int dp_tulip_tx_stall_get(void *data, u64 *val)
 {
-	return sysfs_emit(buf, "%d\n", dp_tulip_dev(dev)->tx_stall);
+	*val = READ_ONCE(((struct dp_tulip *)data)->tx_stall);
+	return 0;
 }
 
-/* Test knob: queue frames without telling the chip (watchdog test). */
-static ssize_t dp_tx_stall_store(struct device *dev,
-				 struct device_attribute *attr,
-				 const char *buf, size_t count)
+/* Queue frames without telling the chip (watchdog test). */
+static int dp_tulip_tx_stall_set(void *data, u64 val)
 {
-	struct dp_tulip *tp = dp_tulip_dev(dev);
-	bool v;
-	int err = kstrtobool(buf, &v);
-
-	if (err)
-		return err;
-	WRITE_ONCE(tp->tx_stall, v);
-	return count;
+	WRITE_ONCE(((struct dp_tulip *)data)->tx_stall, !!val);
+	return 0;
 }
-static DEVICE_ATTR_RW(dp_tx_stall);
+DEFINE_DEBUGFS_ATTRIBUTE(dp_tulip_tx_stall_fops, dp_tulip_tx_stall_get,
+			 dp_tulip_tx_stall_set, "%llu\n");
 
-static ssize_t dp_rx_stall_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
+static int dp_tulip_rx_stall_get(void *data, u64 *val)
 {
-	return sysfs_emit(buf, "%d\n", dp_tulip_dev(dev)->rx_stall);
+	*val = READ_ONCE(((struct dp_tulip *)data)->rx_stall);
+	return 0;
 }
 
-/* Test knob: stop servicing the RX ring (overrun test), and resume. */
-static ssize_t dp_rx_stall_store(struct device *dev,
-				 struct device_attribute *attr,
-				 const char *buf, size_t count)
+/* Stop servicing the RX ring (overrun test), and resume. */
+static int dp_tulip_rx_stall_set(void *data, u64 val)
 {
-	struct dp_tulip *tp = dp_tulip_dev(dev);
+	struct dp_tulip *tp = data;
 	unsigned long flags;
-	bool v;
-	int err = kstrtobool(buf, &v);
 
-	if (err)
-		return err;
 	spin_lock_irqsave(&tp->lock, flags);
-	tp->rx_stall = v;
+	tp->rx_stall = !!val;
 	if (tp->running) {
-		tp->csr7 = TUL_IRQ_MASK & ~(v ? TUL_IRQ_RX : 0);
+		tp->csr7 = TUL_IRQ_MASK & ~(val ? TUL_IRQ_RX : 0);
 		tul_w(tp, 7, tp->csr7);		/* pending RI/RU fire now */
 	}
 	spin_unlock_irqrestore(&tp->lock, flags);
-	return count;
+	return 0;
 }
-static DEVICE_ATTR_RW(dp_rx_stall);
+DEFINE_DEBUGFS_ATTRIBUTE(dp_tulip_rx_stall_fops, dp_tulip_rx_stall_get,
+			 dp_tulip_rx_stall_set, "%llu\n");
+
+static void dp_tulip_debugfs_add(struct dp_tulip *tp)
+{
+	tp->dbg = debugfs_create_dir(tp->name, dp_backend_debugfs());
+	debugfs_create_file_unsafe("tx_stall", 0600, tp->dbg, tp,
+				   &dp_tulip_tx_stall_fops);
+	debugfs_create_file_unsafe("rx_stall", 0600, tp->dbg, tp,
+				   &dp_tulip_rx_stall_fops);
+}
 
 static struct attribute *dp_tulip_attrs[] = {
 	&dev_attr_dp_name.attr,
 	&dev_attr_dp_stats.attr,
-	&dev_attr_dp_tx_stall.attr,
-	&dev_attr_dp_rx_stall.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(dp_tulip);
@@ -858,6 +851,7 @@ static int dp_tulip_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	snprintf(tp->name, sizeof(tp->name), "tulip%d", tp->idx);
 	list_add_tail(&tp->list, &dp_tulip_devs);
 	mutex_unlock(&dp_tulip_lock);
+	dp_tulip_debugfs_add(tp);
 	dev_info(&pdev->dev, "%s: %s, MAC %pM, media csr6 %#x\n", tp->name,
 		 tp->is_21140 ? "21140" : "21143", tp->mac, tp->media.csr6);
 	return 0;
@@ -891,6 +885,7 @@ static void dp_tulip_remove(struct pci_dev *pdev)
 	/* a namespace on its way out detaches on its own: wait for it */
 	wait_var_event(&tp->node, !READ_ONCE(tp->node));
 
+	debugfs_remove(tp->dbg);	/* waits for knob writers in flight */
 	tul_reset(tp);		/* masked and cleared again: trap 5 */
 	free_irq(pdev->irq, tp);
 	dp_tulip_free_rings(tp);
@@ -913,17 +908,36 @@ static struct pci_driver dp_tulip_driver = {
 	.dev_groups = dp_tulip_groups,
 };
 
+static const struct dp_backend dp_tulip_backend = {
+	.name = "tulip",
+	.machine_wide = true,
+	.check = dp_tulip_check,
+	.attach = dp_tulip_attach,
+	.detach = dp_tulip_detach,
+	.xmit = dp_tulip_xmit,
+	.mtu = dp_tulip_mtu,
+	.lladdr = dp_tulip_lladdr,
+};
+
+/*
+ * Devices nobody else has bound are taken and named now; a node attaches
+ * one with "dpctl node set dev tulipN backend tulip".
+ */
 int dp_tulip_init(void)
 {
 	int err = pci_register_driver(&dp_tulip_driver);
 
-	dp_tulip_registered = !err;
+	if (err)
+		return err;
+	err = dp_backend_register(&dp_tulip_backend);
+	if (err)
+		pci_unregister_driver(&dp_tulip_driver);
 	return err;
 }
 
+/* No new attachment, then every device let go (its node detached). */
 void dp_tulip_exit(void)
 {
-	if (dp_tulip_registered)
-		pci_unregister_driver(&dp_tulip_driver);
-	dp_tulip_registered = false;
+	dp_backend_unregister(&dp_tulip_backend);
+	pci_unregister_driver(&dp_tulip_driver);
 }

@@ -43,9 +43,10 @@ static void fill(uint8_t *b, size_t n, uint32_t seq)
 		b[i] = (uint8_t)(seq * 7 + i);
 }
 
-static int sysfs_set(const char *dir, const char *attr, const char *v)
+/* A test-only knob of dp's tulip @ifname, in debugfs. */
+static int knob_set(const char *ifname, const char *knob, const char *v)
 {
-	return dpt_sh("echo %s > %s/%s", v, dir, attr);
+	return dpt_sh("echo %s > /sys/kernel/debug/dp/%s/%s", v, ifname, knob);
 }
 
 static long sysfs_stat(const char *dir, const char *name)
@@ -166,13 +167,13 @@ static void t_flood(int a, int b, const char *sysb)
 	long got, gaps = 0, bad = 0, fail = 0, after;
 	int i;
 
-	if (sysfs_set(sysb, "dp_rx_stall", "1"))
-		ktap_bail("dp_rx_stall");
+	if (knob_set(dpt.ifb, "rx_stall", "1"))
+		ktap_bail("rx_stall knob");
 	for (i = 0; i < 300; i++)
 		if (send_seq(a, seq++))
 			fail++;
 	dpt_sleep_ms(200);
-	sysfs_set(sysb, "dp_rx_stall", "0");
+	knob_set(dpt.ifb, "rx_stall", "0");
 	got = drain(b, &next, &gaps, &bad);
 	d1 = dpt_wait_ctr(dpt.nsb, DP_CTR_RX_DROP_RING, d0 + 1, DPT_WAIT_MS);
 	ktap_ok(fail == 0, "300 writes while B's ring is not serviced (%ld failed)", fail);
@@ -201,7 +202,7 @@ static void t_flood(int a, int b, const char *sysb)
  * writer waits while nothing is acknowledged): once B services its ring
  * again everything arrives, in order, whatever the ring lost resent.
  */
-static void t_flood_rel(int a, int b, const char *sysb)
+static void t_flood_rel(int a, int b)
 {
 	uint64_t d0 = dpt_ctr(dpt.nsb, DP_CTR_RX_DROP_RING), d1;
 	uint32_t next = 1;
@@ -209,8 +210,8 @@ static void t_flood_rel(int a, int b, const char *sysb)
 	pid_t pid;
 	int i, st;
 
-	if (sysfs_set(sysb, "dp_rx_stall", "1"))
-		ktap_bail("dp_rx_stall");
+	if (knob_set(dpt.ifb, "rx_stall", "1"))
+		ktap_bail("rx_stall knob");
 	pid = dpt_fork();
 	if (pid == 0) {
 		uint32_t seq;
@@ -221,7 +222,7 @@ static void t_flood_rel(int a, int b, const char *sysb)
 		_exit(0);
 	}
 	dpt_sleep_ms(500);
-	sysfs_set(sysb, "dp_rx_stall", "0");
+	knob_set(dpt.ifb, "rx_stall", "0");
 	for (i = 0; i < 40 && got < 300; i++)	/* resends may take an RTO */
 		got += drain(b, &next, &gaps, &bad);
 	st = dpt_wait_child(pid, DPT_WAIT_MS);
@@ -240,12 +241,12 @@ static void t_watchdog(int a, int b, const char *sysa)
 	long got, gaps = 0, bad = 0, fail = 0;
 	int i;
 
-	if (sysfs_set(sysa, "dp_tx_stall", "1"))
-		ktap_bail("dp_tx_stall");
+	if (knob_set(dpt.ifa, "tx_stall", "1"))
+		ktap_bail("tx_stall knob");
 	for (i = 0; i < 20; i++)
 		if (send_seq(a, seq++))
 			fail++;
-	sysfs_set(sysa, "dp_tx_stall", "0");
+	knob_set(dpt.ifa, "tx_stall", "0");
 	ktap_ok(fail == 0, "20 frames queued on a chip that is not told (%ld failed)", fail);
 	ktap_ok(dpt_wait_readable(b, 300) == 0, "nothing arrives yet");
 	got = 0;
@@ -266,7 +267,7 @@ static int dpctl_a(const char *args)
 		      dpt.nsa, args);
 }
 
-static void t_reattach(int a, int b, const char *sysa)
+static void t_reattach(int a, int b)
 {
 	uint32_t seq = 1, next = 1;
 	long got, gaps = 0, bad = 0, fail = 0;
@@ -278,13 +279,13 @@ static void t_reattach(int a, int b, const char *sysa)
 			fail++;
 	got = drain(b, &next, &gaps, &bad);
 	ktap_ok(fail == 0 && got == 30 && bad == 0, "30 messages A->B (%ld)", got);
-	if (sysfs_set(sysa, "dp_tx_stall", "1"))
-		ktap_bail("dp_tx_stall");
+	if (knob_set(dpt.ifa, "tx_stall", "1"))
+		ktap_bail("tx_stall knob");
 	for (i = 0; i < 5; i++)
 		if (send_seq(a, seq++))
 			fail++;
 	ktap_ok(dpctl_a("node detach") == 0, "5 frames queued unannounced, then dpA detached");
-	sysfs_set(sysa, "dp_tx_stall", "0");
+	knob_set(dpt.ifa, "tx_stall", "0");
 	snprintf(cmd, sizeof(cmd), "node set dev %s backend tulip", dpt.ifa);
 	ktap_ok(dpctl_a(cmd) == 0, "dpA attached to %s again", dpt.ifa);
 	for (i = 0; i < 40; i++)
@@ -352,14 +353,14 @@ int main(int argc, char **argv)
 		t_flood(a, b, sysb);
 		if (a2 < 0 || b2 < 0 || dpt_connect(a2, dpt.nidb, DPID_B + 1))
 			ktap_bail("reliable endpoints");
-		t_flood_rel(a2, b2, sysb);
+		t_flood_rel(a2, b2);
 		close(a2);
 		close(b2);
 	}
 	else if (!strcmp(mode, "watchdog"))
 		t_watchdog(a, b, sysa);
 	else if (!strcmp(mode, "reattach"))
-		t_reattach(a, b, sysa);
+		t_reattach(a, b);
 	else if (!strcmp(mode, "blast"))
 		t_blast(a, argc > 2 ? atoi(argv[2]) : 5);
 	else

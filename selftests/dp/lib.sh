@@ -3,7 +3,7 @@
 # module, and the two-node setup: namespaces dpA and dpB joined by a veth
 # pair, plus dpL (a node with a NID and no NIC) and dpN (a node without NID).
 # DPT_NIC=tulip joins dpA and dpB through dp's own tulip driver instead: the
-# module is loaded with backend=tulip, dpA gets tulip0 and dpB tulip1 (two
+# module is loaded without backend=, dpA gets tulip0 and dpB tulip1 (two
 # tulips on one QEMU hub: cluster.py --mode tulip), DPT_SYSA/DPT_SYSB name
 # their PCI devices in sysfs, and the hub's third NIC, a Linux netdev the
 # harness names dptap, goes to namespace dpR to forge frames (DPT_RAWNS/IF;
@@ -107,8 +107,9 @@ tulip_attach() {
 		"$DPT_IP" netns exec "$1" dpctl node | sed -n 's/^lladdr //p'
 }
 
+# No backend= flag: a node attaches any registered backend by name.
 pair_up_tulip() {
-	mod_load backend=tulip || return 1
+	mod_load || return 1
 	x "$DPT_IP" netns add dpA && x "$DPT_IP" netns add dpB && x "$DPT_IP" netns add dpL && x "$DPT_IP" netns add dpN &&
 	x "$DPT_IP" -n dpA link set lo up && x "$DPT_IP" -n dpB link set lo up || return 1
 	x "$DPT_IP" netns add dpR && x "$DPT_IP" link set "$DPT_RAWIF" netns dpR &&

@@ -3,9 +3,11 @@
 # t_tulip.sh probe|unbind|rmmod: dp's tulip driver taking, losing and giving
 # back its devices.  unbind and rmmod run with lib.sh's pair set up over
 # tulip (DPT_NIC=tulip), probe with the module not loaded; KTAP on stdout.
-#   probe   insmod backend=tulip names the two unbound tulips tulip0 and
-#           tulip1 in PCI order with their SROM MACs; rmmod releases them and
-#           Linux's tulip driver can take them (then it is removed again)
+#   probe   an unknown backend= is refused; a plain insmod (no backend=)
+#           names the two unbound tulips tulip0 and tulip1 in PCI order with
+#           their SROM MACs, their test knobs in debugfs only; rmmod releases
+#           them; backend=tulip is the initial node's default backend; Linux's
+#           tulip driver can take them (then it is removed again)
 #   unbind  unbind tulip0 through sysfs while A is sending (the sender sees
 #           ENETDOWN, dpA loses its NIC), bind it back: it is tulip0 again,
 #           dpA re-attaches and a message reaches B
@@ -20,17 +22,27 @@ echo "KTAP version 1"
 
 case ${1:-} in
 probe)
-	echo "1..5"
-	mod_load backend=tulip
-	ok $? "insmod dp.ko backend=tulip"
+	echo "1..8"
+	! mod_load backend=nosuch 2>/dev/null && ! mod_loaded
+	ok $? "insmod dp.ko backend=nosuch is refused"
+	mod_load
+	ok $? "insmod dp.ko (no backend=)"
 	a=$(tulip_sys tulip0) && b=$(tulip_sys tulip1) &&
 		[ "$(basename "$a")" = 0000:00:03.0 ] && [ "$(basename "$b")" = 0000:00:04.0 ]
 	ok $? "tulip0 and tulip1 in PCI order (${a##*/}, ${b##*/})"
 	dmesg | grep -q 'tulip0: 21143, MAC 52:54:00:00:00:01' &&
 		dmesg | grep -q 'tulip1: 21143, MAC 52:54:00:00:00:02'
 	ok $? "MACs read from the SROMs (checksums good)"
+	dbg=/sys/kernel/debug/dp/tulip0
+	[ -e "$a/dp_stats" ] && [ ! -e "$a/dp_tx_stall" ] && [ ! -e "$a/dp_rx_stall" ] &&
+		[ "$(cat "$dbg/tx_stall")" = 0 ] && [ "$(cat "$dbg/rx_stall")" = 0 ]
+	ok $? "test knobs in debugfs ($(ls "$dbg" 2>/dev/null | tr '\n' ' ')), none in sysfs"
 	mod_unload && [ ! -e "$drv" ] && [ ! -e /sys/bus/pci/devices/0000:00:03.0/driver ]
 	ok $? "rmmod dp leaves both devices unbound"
+	mod_load backend=tulip nid=9 ifname=tulip0 &&
+		dpctl node >"$T/node.txt" && grep -qx 'backend tulip' "$T/node.txt" &&
+		grep -qx 'ifname tulip0' "$T/node.txt" && mod_unload
+	ok $? "backend=tulip: the initial node's default ($(tr '\n' ' ' <"$T/node.txt" 2>/dev/null))"
 	modprobe tulip && i=0 &&
 		while [ ! -e /sys/bus/pci/devices/0000:00:03.0/net ] && [ $i -lt 50 ]; do
 			sleep 0.1

@@ -5,7 +5,7 @@
   cluster.py --kernel KVER --guests N --mode check|demo|faults|icount|ping|run|shell|tulip
              --out DIR [--timeout S] [--initramfs FILE] [--nic MODEL] [--cmd SH]
              [--nics K] [--nic-driver none] [--faults SPEC] [--vmlinuz FILE]
-             [--mem MIB]
+             [--mem MIB] [--fabric TOPO]
 
 Every guest boots /boot/vmlinuz-KVER (or --vmlinuz, e.g. the debug kernel of
 make check-debug) with build/KVER/initramfs.cpio (tools/qemu/mkinitramfs.py)
@@ -28,6 +28,10 @@ tap, and runs run_tulip.sh (dp's own tulip driver).  Modes ping and faults
 (2 guests, through the fault relay) are the harness's self-tests; mode run
 runs --cmd in every guest (one KTAP result each); mode shell gives one
 interactive guest on this terminal.
+--fabric TOPO starts the Myrinet fabric simulator (tools/myrisim: TOPO is a
+topology file, "default" or "one") and gives guest I the simulated LANai of
+host I, an ivshmem-doorbell device on socket hI.sock (docs/myrinet.md);
+DIR/MODE-myrisim.log has its log and final counters.
 
 The run fails on a guest that does not finish, a missing or "not ok" KTAP
 result, or a kernel log with an oops, BUG, WARNING, lockdep, KASAN or UBSAN
@@ -156,6 +160,47 @@ class Relay:
             problem = f"dpswitch exited {self.proc.returncode} on SIGTERM"
         last = [ln for ln in read(self.logpath).splitlines() if ln.startswith("dpswitch: faults:")]
         return (last[-1][len("dpswitch: faults: "):] if last else None), problem
+
+
+class Fabric:
+    """tools/myrisim: one ivshmem server socket per host, in SOCKDIR/myri."""
+
+    def __init__(self, sockdir, topo, n, logpath):
+        subprocess.run(["make", "-s", "-C", os.path.join(TOP, "tools", "myrisim")],
+                       check=True)
+        self.dir = os.path.join(sockdir, "myri")
+        os.mkdir(self.dir)
+        self.logpath = logpath
+        self.n = n
+        self.proc = subprocess.Popen(
+            [os.path.join(TOP, "build", "myrisim", "myrisim"), "-d", self.dir, "-t", topo,
+             "-v"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=open(logpath, "w"))
+
+    def socket(self, g):
+        return os.path.join(self.dir, f"h{g}.sock")
+
+    def started(self):
+        """Every guest's socket is there (the topology has enough hosts)."""
+        end = time.monotonic() + 10
+        while time.monotonic() < end and self.proc.poll() is None:
+            if all(os.path.exists(self.socket(g)) for g in range(self.n)):
+                return True
+            time.sleep(0.02)
+        return False
+
+    def stop(self):
+        """SIGTERM; a problem if it died before or exited badly."""
+        if self.proc.poll() is not None:
+            return f"myrisim died during the run (exit {self.proc.returncode})"
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        return None if self.proc.returncode == 0 else \
+            f"myrisim exited {self.proc.returncode} on SIGTERM"
 
 
 LINK_TAG = re.compile(r"^[A-Za-z0-9]{1,16}$")
@@ -339,6 +384,14 @@ def tcg_accel(a):
 
 
 def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
+    cmd = qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout)
+    if a.fabric:
+        cmd += ["-chardev", f"socket,id=myri,path={sockdir}/myri/h{g}.sock",
+                "-device", "ivshmem-doorbell,chardev=myri,vectors=3,addr=0x8"]
+    return cmd
+
+
+def qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
     nics = 2 if a.mode == "icount" else a.nics
     mods = [m for m in (a.nic_driver, "e1000" if a.tap else "none") if m != "none"]
     append = " ".join([
@@ -472,6 +525,7 @@ def run(a):
     # Unix socket paths must stay short (108 bytes): keep them in /tmp.
     sockdir = tempfile.mkdtemp(prefix="dpq-")
     procs, relay, link, relay_problem = [], None, None, None
+    fabric, fabric_problem = None, None
     logf = open(os.path.join(a.out, f"{a.mode}-barrier.log"), "w")
     guest_timeout = max(60, a.timeout - 30)  # the guest's watchdog fires first
     start = time.monotonic()
@@ -483,6 +537,12 @@ def run(a):
             if not relay.started():
                 sys.exit(f"cluster: dpswitch did not start: "
                          f"{read(relay.logpath).strip()[-300:]}")
+        if a.fabric:
+            fabric = Fabric(sockdir, a.fabric, a.guests,
+                            os.path.join(a.out, f"{a.mode}-myrisim.log"))
+            if not fabric.started():
+                sys.exit(f"cluster: myrisim did not start {a.guests} hosts: "
+                         f"{read(fabric.logpath).strip()[-300:]}")
         bar = Barriers(sockdir, a.guests, logf, relay)
         for g in range(a.guests):
             prefix = os.path.join(a.out, f"{a.mode}-g{g}")
@@ -515,6 +575,8 @@ def run(a):
                 p.wait()
         if relay:
             link, relay_problem = relay.stop()
+        if fabric:
+            fabric_problem = fabric.stop()
         logf.close()
         shutil.rmtree(sockdir, ignore_errors=True)
     elapsed = time.monotonic() - start
@@ -551,9 +613,10 @@ def run(a):
                    "elapsed_s": round(elapsed, 1), "host_timeout": timed_out}, f, indent=1)
     if link and a.faults is not None:
         print(f"cluster: link: {link}")
-    if relay_problem:
-        total.fail(relay_problem)
-        print(f"cluster:   FAIL {relay_problem}")
+    for problem in (relay_problem, fabric_problem):
+        if problem:
+            total.fail(problem)
+            print(f"cluster:   FAIL {problem}")
     print(f"cluster: {a.kernel} {a.mode} x{a.guests} took {elapsed:.0f}s; logs in {a.out}")
     print(f"cluster: {total.line()}")
     return 1 if total.failed else 0
@@ -592,6 +655,9 @@ def main():
     ap.add_argument("--mem", type=int, default=512, help="MiB per guest")
     ap.add_argument("--append", help="extra kernel command line")
     ap.add_argument("--cmd", help="mode run: shell command for every guest")
+    ap.add_argument("--fabric", metavar="TOPO",
+                    help="attach guest I to host I of the Myrinet fabric simulator "
+                         "(a topology file, default or one)")
     ap.add_argument("--faults", metavar="SPEC",
                     help="join the guests through dpswitch with these fault rates, e.g. "
                          "drop=5,dup=2,reorder=5,corrupt=1,seed=42 (percent of frames; "
