@@ -15,6 +15,8 @@
 #   make unit         host unit tests (module/tests, libdp, tools, tools/qemu)
 #   make sparse       sparse over the module, per kernel
 #   make dkms         dkms add/build/remove per kernel (needs root)
+#   make kselftest    selftests/dp built, installed and run (one guest, 6.1) by the
+#                     kselftest framework of Debian's linux-source-6.1
 #   make guest-check  selftests in 2 guests per kernel
 #   make guest-ping   harness self-test: 2 guests, then 4 through dpswitch, then 2
 #                     through dpswitch with injected faults (mode faults)
@@ -32,7 +34,7 @@ KVER ?= $(firstword $(KVERS))
 STAGE := $(TOP)/build/stage
 RESULTS := $(TOP)/build/results
 USERSPACE := libdp tools selftests
-# directory:target pairs run by `make unit`; a missing Makefile or target is skipped
+# directory:target pairs run by `make unit`; a missing Makefile or target fails
 UNIT := module/tests:check module/tests:fuzz-smoke libdp:check tools:check tools/qemu:check
 GUEST_TIMEOUT ?= 900
 
@@ -74,7 +76,7 @@ build/qemu/dpswitch: tools/qemu/dpswitch.c tools/qemu/faults.c tools/qemu/faults
 	$(MAKE) -C tools/qemu ../../build/qemu/dpswitch
 
 # The counted stages run through tools/check.sh, which keeps the tally.
-unit sparse dkms:
+unit sparse dkms kselftest:
 	tools/check.sh $@
 
 guest-check: all

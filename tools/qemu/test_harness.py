@@ -1,18 +1,22 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host tests of the harness itself: the KTAP counter, dpswitch and its
-fault-injection control channel (the fault engine's own tests: test_faults.c).
+"""Host tests of the harness itself: the KTAP counter, the skip allow-list,
+the judgement of a guest's documents and exit codes, check.sh's unit stage,
+dpswitch and its fault-injection control channel (the fault engine's own tests: test_faults.c).
 
-  test_harness.py DPSWITCH     (prints KTAP; exit 1 on any failure)
+  test_harness.py DPSWITCH TEST_KTAP_H   (prints KTAP; exit 1 on any failure)
 """
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 import ktap  # noqa: E402
 
 results = []
@@ -46,6 +50,177 @@ def test_ktap():
     check("ktap: two documents", counts("KTAP version 1\n1..1\nok 1 a\n"
                                         "KTAP version 1\n1..1\nnot ok 1 b\n") == (1, 1, 0))
     check("ktap: bail out fails", counts("KTAP version 1\n1..1\nBail out! x\n")[1] == 2)
+    # A program that skips as a whole is one skip, with its parent's name.
+    whole = ("KTAP version 1\n1..2\n  KTAP version 1\n  1..0 # SKIP x\n"
+             "ok 1 a # SKIP\nok 2 b\n")
+    r = ktap.parse(whole)
+    check("ktap: a whole-program skip counts as one skip",
+          (r.passed, r.failed, r.skipped) == (1, 0, 1) and r.skips == [("a", "x")],
+          f"{r.line()} {r.skips}")
+    check("ktap: a lone skipped document (plan 1..0, SKIP) is one skip",
+          counts("KTAP version 1\n1..0 # SKIP no tulip\n") == (0, 0, 1))
+    check("ktap: an empty plan without SKIP fails",
+          counts("KTAP version 1\n1..0\n")[1] == 1)
+    check("ktap: a parent SKIP over passing subtests is one skip",
+          counts("KTAP version 1\n1..1\n  KTAP version 1\n  1..1\n  ok 1 x\n"
+                 "ok 1 a # SKIP late\n") == (1, 0, 1))
+    r = ktap.parse("KTAP version 1\n1..2\n  KTAP version 1\n  1..2\n  ok 1 x # SKIP why\n"
+                   "  ok 2 y\nok 1 a\nok 2 b # SKIP netdev only\n")
+    check("ktap: skips are named by their path",
+          r.skips == [("a/x", "why"), ("b", "netdev only")], str(r.skips))
+
+
+def write_allow(d, lines):
+    path = os.path.join(d, "skips.txt")
+    with open(path, "w") as f:
+        f.write("# test\n" + "".join(line + "\n" for line in lines))
+    return ktap.load_allow(path)
+
+
+def test_allow():
+    """An unlisted skip fails; a listed one is only counted."""
+    d = tempfile.mkdtemp(prefix="dpallow-")
+    try:
+        allow = write_allow(d, ["tulip * | run_local/send_fault_rtnl | netdev only",
+                                "unit | a | why"])
+        text = "KTAP version 1\n1..2\nok 1 send_fault_rtnl # SKIP netdev\nok 2 b\n"
+        r = ktap.parse(text)
+        r.prefix("run_local")
+        bad = r.judge_skips(allow, "tulip 6.1.0-56-amd64")
+        check("allow: a listed skip stays a skip", not bad and r.failed == 0 and r.skipped == 1)
+        r = ktap.parse(text)
+        r.prefix("run_local")
+        bad = r.judge_skips(allow, "check 6.1.0-56-amd64")
+        check("allow: the same skip in another context fails and is still counted",
+              len(bad) == 1 and r.failed == 1 and r.skipped == 1, r.line())
+        try:
+            write_allow(d, ["unit | a"])
+            check("allow: an entry without a reason is refused", False)
+        except ValueError:
+            check("allow: an entry without a reason is refused", True)
+        write_allow(d, ["unit | a | why"])
+        p = subprocess.run([sys.executable, os.path.join(HERE, "ktap.py"), "--allow",
+                            os.path.join(d, "skips.txt"), "--context", "unit", "-"],
+                           input="KTAP version 1\n1..1\nok 1 q # SKIP no\n",
+                           capture_output=True, text=True)
+        check("allow: ktap.py --allow fails an unlisted skip",
+              p.returncode == 1 and p.stdout.splitlines()[-1] == "0 passed, 1 failed, 1 skipped",
+              p.stdout)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def guest_out(docs, done_rc=0):
+    """A guest's ttyS2 output as the guest init prints it: (name, rc, KTAP)."""
+    out = "# dpg: guest 0 of 2, mode check\n"
+    for name, rc, text in docs:
+        out += f"DPG-DOC-BEGIN {name}\n{text}"
+        if rc is not None:
+            out += f"DPG-DOC-END {name} rc={rc}\n"
+    return out + f"DPG-DMESG-BEGIN\n[0.0] Linux\nDPG-DMESG-END\nDPG-DONE rc={done_rc}\n"
+
+
+def judged(mode, g, out, allow=None):
+    import argparse
+    import cluster
+    d = tempfile.mkdtemp(prefix="dpjudge-")
+    try:
+        prefix = os.path.join(d, f"{mode}-g{g}")
+        with open(prefix + ".out.log", "w") as f:
+            f.write(out)
+        open(prefix + ".console.log", "w").close()
+        a = argparse.Namespace(mode=mode, kernel="6.12.117+deb12-amd64")
+        return cluster.judge(a, g, prefix, False, 0, allow)[0]
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+OK_DOC = "KTAP version 1\n1..1\nok 1 t\n"
+
+
+def init_doc(cmd):
+    """The guest init's own doc() and run_ktap() run on cmd, in sh."""
+    src = open(os.path.join(HERE, "guest", "init")).read()
+    funcs = []
+    for fn in ("log", "doc", "run_ktap"):
+        start = src.index(f"\n{fn}() {{") + 1
+        end = src.index("\n}\n", start) + 3 if fn != "log" else src.index("\n", start) + 1
+        funcs.append(src[start:end])
+    script = "".join(funcs) + cmd + '\necho "last=$?"\n'
+    return subprocess.run(["sh", "-c", script], capture_output=True, text=True).stdout
+
+
+def test_judge():
+    """The host's judgement of a guest: documents, exit codes, skips."""
+    good = guest_out([("run_cluster", 0, OK_DOC), ("run_local", 0, OK_DOC)])
+    r = judged("check", 0, good)
+    check("judge: a complete check guest passes", r.failed == 0 and r.passed == 3, r.line())
+    r = judged("check", 1, guest_out([("run_cluster", 0, OK_DOC)]))
+    check("judge: the second check guest owes only run_cluster", r.failed == 0, r.line())
+    r = judged("check", 0, guest_out([("run_cluster", 0, OK_DOC)]))
+    check("judge: a missing document fails",
+          r.failed == 1 and "run_local missing" in r.failures[0], str(r.failures))
+    r = judged("check", 0, guest_out([("run_cluster", 0, OK_DOC), ("run_local", 1, OK_DOC)]))
+    check("judge: a runner exiting 1 fails though its KTAP passed",
+          r.failed == 1 and "run_local exited 1" in r.failures[0], str(r.failures))
+    r = judged("check", 0, guest_out([("run_cluster", 0, OK_DOC), ("run_local", None, OK_DOC)]))
+    check("judge: a runner that never ended fails", r.failed >= 1, str(r.failures))
+    r = judged("check", 0, guest_out([("run_cluster", 0, OK_DOC), ("run_local", 0, "")]))
+    check("judge: a document without KTAP fails", r.failed >= 1, str(r.failures))
+    r = judged("check", 0, good.replace("DPG-DONE rc=0", "DPG-DONE rc=1"))
+    check("judge: DPG-DONE rc=1 fails", r.failed == 1, str(r.failures))
+    out = init_doc("doc run_local sh -c 'echo KTAP version 1; echo 1..1; echo ok 1 t; exit 1'")
+    check("judge: guest init passes a runner's status on",
+          "DPG-DOC-END run_local rc=1" in out and "last=1" in out, out)
+    out = init_doc("doc run_local run_ktap /nonexistent/run_local.sh")
+    check("judge: guest init fails a missing runner",
+          "not ok 1 run_local.sh missing" in out and "last=1" in out, out)
+    skipped = "KTAP version 1\n1..1\n  KTAP version 1\n  1..0 # SKIP relay silent\n" \
+              "ok 1 rel_cluster # SKIP relay silent\n"
+    d = tempfile.mkdtemp(prefix="dpallow-")
+    try:
+        allow = write_allow(d, ["tulip * | run_local/send_fault_rtnl | netdev only"])
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    r = judged("run", 0, guest_out([("run", 0, skipped)]), allow)
+    check("judge: an unlisted skip fails the run and is counted",
+          r.failed == 1 and r.skipped == 1 and "rel_cluster" in r.failures[0], str(r.failures))
+
+
+def test_unit_stage():
+    """check.sh's unit stage: a listed target that cannot run fails."""
+    d = tempfile.mkdtemp(prefix="dpunit-")
+    try:
+        os.makedirs(os.path.join(d, "broken"))
+        with open(os.path.join(d, "broken", "Makefile"), "w") as f:
+            f.write("check:\n\tthis is not a recipe line\n  oops: =\n")
+        os.makedirs(os.path.join(d, "good"))
+        with open(os.path.join(d, "good", "Makefile"), "w") as f:
+            f.write("check:\n\t@echo 'KTAP version 1'; echo 1..1; echo ok 1 fine\n")
+        env = dict(os.environ, CHECK_LOGS=os.path.join(d, "logs"),
+                   CHECK_UNIT=f"{d}/good:check {d}/broken:check {d}/none:check "
+                              f"{d}/good:nosuchtarget")
+        p = subprocess.run([os.path.join(TOP, "tools", "check.sh"), "unit"], env=env,
+                           capture_output=True, text=True)
+        last = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
+        check("unit stage: a broken Makefile, a missing one and a missing target fail",
+              p.returncode == 1 and last == "1 passed, 3 failed", p.stdout[-400:])
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_ktap_h(exe):
+    """selftests/dp/ktap.h prints the version line, the plan, then the results,
+    whatever way the program ends; a forked child's diagnostic goes out at once."""
+    for how, want, rc in (("finish", (2, 0, 0), 0), ("skip", (2, 0, 1), 0),
+                          ("exit", (2, 1, 0), 0), ("term", (2, 1, 0), -15),
+                          ("segv", (2, 1, 0), -11)):
+        p = subprocess.run([exe, how], capture_output=True, text=True)
+        lines = [ln for ln in p.stdout.splitlines() if not ln.startswith("# from the child")]
+        check(f"ktap.h: {how}: version line, plan, results",
+              lines[:2] == ["KTAP version 1", f"1..{sum(want)}"]
+              and counts(p.stdout) == want and p.returncode == rc
+              and "# from the child" in p.stdout, p.stdout)
 
 
 def test_kernel_bad():
@@ -256,6 +431,10 @@ def test_relay(exe):
 
 def main():
     test_ktap()
+    test_allow()
+    test_judge()
+    test_unit_stage()
+    test_ktap_h(sys.argv[2])
     test_kernel_bad()
     test_tcg_accel()
     test_switch(sys.argv[1])
