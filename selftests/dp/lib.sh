@@ -58,11 +58,11 @@ diag() { echo "# $*"; }
 # timeout) flushes what there is with one more failed result.
 ktap_buffer() {
 	KTAP_BUF=$T/ktap-buf.$$
-	exec 3>&1 >"$KTAP_BUF"
+	exec 8>&1 >"$KTAP_BUF"
 	trap 'ktap_term' TERM
 }
 ktap_flush() {
-	exec >&3 3>&-
+	exec >&8 8>&-
 	trap - TERM
 	echo "KTAP version 1"
 	echo "1..$1"

@@ -187,6 +187,19 @@ def test_judge():
           r.failed == 1 and r.skipped == 1 and "rel_cluster" in r.failures[0], str(r.failures))
 
 
+def test_kselftest_doc():
+    """The kselftest runner's "# "-prefixed output is counted as its nested
+    KTAP, named as the same suite run directly."""
+    text = ("TAP version 13\n1..1\n# selftests: dp: run_local.sh\n# KTAP version 1\n"
+            "# 1..2\n#   KTAP version 1\n#   1..2\n#   ok 1 one\n#   not ok 2 two\n"
+            "# not ok 1 bind\n#   KTAP version 1\n#   1..0 # SKIP whole\n"
+            "# ok 2 xfer # SKIP whole\nnot ok 1 selftests: dp: run_local.sh # exit=1\n")
+    r = judged("kselftest", 0, guest_out([("kselftest", 1, text)]))
+    check("kselftest: nested results counted, one program skip, runner's exit fails",
+          (r.passed, r.skipped) == (2, 1) and r.failed == 2
+          and r.skips == [("run_local/xfer", "whole")], f"{r.line()} {r.skips} {r.failures}")
+
+
 def test_unit_stage():
     """check.sh's unit stage: a listed target that cannot run fails."""
     d = tempfile.mkdtemp(prefix="dpunit-")
@@ -263,6 +276,16 @@ def frame(dst, src, tag):
     return bytes(dst) + bytes(src) + b"\x88\xb5" + tag.ljust(46, b"\0")
 
 
+# A frame that must arrive is waited for this long; one that must not is
+# shown absent by a marker sent after it on the same path arriving first
+# (dpswitch forwards in order), not by a short timeout.
+RECV_S = 5.0
+
+
+def tag_of(f):
+    return f[14:].rstrip(b"\0") if f else None
+
+
 def test_switch(exe):
     d = tempfile.mkdtemp(prefix="dpsw-")
     paths = [os.path.join(d, f"p{i}") for i in range(3)]
@@ -270,7 +293,7 @@ def test_switch(exe):
     for p in paths:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         s.bind(p)
-        s.settimeout(0.3)
+        s.settimeout(RECV_S)
         socks.append(s)
     sw = os.path.join(d, "sw")
     proc = subprocess.Popen([exe, sw] + paths, stderr=subprocess.PIPE, text=True)
@@ -289,23 +312,24 @@ def test_switch(exe):
         mac = [[0x52, 0x54, 0, 0, 0, i + 1] for i in range(3)]
         bcast = [0xff] * 6
         socks[0].sendto(frame(bcast, mac[0], b"hello"), sw)
-        got = [recv(1), recv(2), recv(0)]
-        check("dpswitch: broadcast floods to the other ports",
-              got[0] and got[1] and got[2] is None)
+        got = [recv(1), recv(2)]
         socks[1].sendto(frame(mac[0], mac[1], b"to0"), sw)  # port 0 learned
-        got = [recv(0), recv(2)]
-        check("dpswitch: learned unicast goes to one port",
-              got[0] and got[0].endswith(b"to0".ljust(46, b"\0")) and got[1] is None)
+        first0 = recv(0)
+        check("dpswitch: broadcast floods to the other ports, not back",
+              tag_of(got[0]) == b"hello" and tag_of(got[1]) == b"hello"
+              and tag_of(first0) == b"to0", f"port 0 got {tag_of(first0)} first")
         socks[0].sendto(frame(mac[2], mac[0], b"to2?"), sw)  # port 2 not learned yet
         got = [recv(1), recv(2)]
-        check("dpswitch: unknown unicast floods", got[0] and got[1])
+        check("dpswitch: learned unicast goes to one port (port 2's next frame is the next one)",
+              tag_of(first0) == b"to0" and tag_of(got[1]) == b"to2?", f"port 2 got {tag_of(got[1])}")
+        check("dpswitch: unknown unicast floods", tag_of(got[0]) == b"to2?" and got[1])
         big = frame(mac[1], mac[0], b"jumbo") + b"\x5a" * 9000
         socks[0].sendto(big, sw)
         check("dpswitch: 9 KB frame passes whole", recv(1) == big)
         for k in range(200):  # more than the kernel's 10-datagram queue
             socks[0].sendto(frame(mac[1], mac[0], b"burst%d" % k), sw)
         n = 0
-        while recv(1) is not None:
+        while n < 200 and recv(1) is not None:
             n += 1
         check("dpswitch: a 200-frame burst arrives whole", n == 200, f"got {n}")
     finally:
@@ -329,7 +353,7 @@ class Relay:
         for p in self.paths:
             s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
             s.bind(p)
-            s.settimeout(0.3)
+            s.settimeout(RECV_S)
             self.socks.append(s)
         self.sw = os.path.join(self.d, "sw")
         self.proc = subprocess.Popen(
@@ -386,18 +410,26 @@ def test_relay(exe):
         st = r.ctl("partition")
         r.send(0, b"b")
         r.send(1, b"c")
-        got = [r.recv(1), r.recv(0)]
-        check("relay: partition answers OK and cuts both directions",
-              st.startswith("OK ") and st.endswith("partition=all") and got == [None, None]
-              and r.stats()["partitioned"] == "2", st)
-        st = r.ctl("heal")
+        r.wait_frames(3)
+        parted = r.stats()["partitioned"]
+        st2 = r.ctl("heal")
         r.send(1, b"d")
-        check("relay: heal lets frames pass again",
-              st.endswith("partition=none") and r.recv(0) is not None, st)
+        r.send(0, b"d2")
+        got = [tag_of(r.recv(0)), tag_of(r.recv(1))]
+        check("relay: partition answers OK and cuts both directions",
+              st.startswith("OK ") and st.endswith("partition=all") and parted == "2"
+              and got == [b"d", b"d2"], f"{st}; after heal got {got}")
+        check("relay: heal lets frames pass again", st2.endswith("partition=none"), st2)
         st = r.ctl("set drop=100")
         r.send(0, b"e")
+        r.wait_frames(6)
+        dropped = r.stats()["dropped"]
+        r.ctl("set drop=0")
+        r.send(0, b"e2")
+        got = tag_of(r.recv(1))
         check("relay: set drop=100 drops, stats counts it",
-              " drop=100 " in st and r.recv(1) is None and r.stats()["dropped"] == "1", st)
+              " drop=100 " in st and got == b"e2" and dropped == "1", f"{st}; got {got}")
+        r.ctl("set drop=100")
         st = r.ctl("set drop=1000")
         check("relay: a bad value answers ERR and changes nothing",
               st.startswith("ERR ") and r.stats()["drop"] == "100", st)
@@ -413,8 +445,12 @@ def test_relay(exe):
         r.wait_frames(base + 40)
         r.ctl("partition")
         r.ctl("heal")
+        r.send(0, b"end")
         n = 0
-        while r.recv(1) is not None:
+        while True:
+            t = tag_of(r.recv(1))
+            if t is None or t == b"end":
+                break
             n += 1
         check("relay: a partition also drops the frames queued on the cut link",
               0 < n < 40, f"{n} of 40 arrived")
@@ -433,6 +469,7 @@ def main():
     test_ktap()
     test_allow()
     test_judge()
+    test_kselftest_doc()
     test_unit_stage()
     test_ktap_h(sys.argv[2])
     test_kernel_bad()
