@@ -2,7 +2,9 @@
 # dp: top-level build, test and demo entry points.
 #
 #   make check        everything CI runs: deps, build, unit tests, sparse, dkms,
-#                     selftests in QEMU guests on both kernels; ends "N passed, N failed"
+#                     the kselftest-framework run, selftests in QEMU guests on both
+#                     kernels; ends with the distinct checks, the (allowed) skips
+#                     and "N passed, N failed"
 #   make check-debug  the guest selftests and tulip suite on a debug kernel
 #                     (KASAN, UBSAN, lockdep, kmemleak) built from Debian's
 #                     kernel source and cached (docs/debug-kernel.md); not in check
