@@ -2,7 +2,9 @@
 # dp: top-level build, test and demo entry points.
 #
 #   make check        everything CI runs: deps, build, unit tests, sparse, dkms,
-#                     selftests in QEMU guests on both kernels; ends "N passed, N failed"
+#                     the kselftest-framework run, selftests in QEMU guests on both
+#                     kernels; ends with the distinct checks, the (allowed) skips
+#                     and "N passed, N failed"
 #   make check-debug  the guest selftests and tulip suite on a debug kernel
 #                     (KASAN, UBSAN, lockdep, kmemleak) built from Debian's
 #                     kernel source and cached (docs/debug-kernel.md); not in check
@@ -22,6 +24,8 @@
 #   make unit         host unit tests (module/tests, libdp, tools, tools/qemu, tools/myrisim)
 #   make sparse       sparse over the module, per kernel
 #   make dkms         dkms add/build/remove per kernel (needs root)
+#   make kselftest    selftests/dp built, installed and run (one guest, 6.1) by the
+#                     kselftest framework of Debian's linux-source-6.1
 #   make guest-check  selftests in 2 guests per kernel
 #   make guest-ping   harness self-test: 2 guests, then 4 through dpswitch, then 2
 #                     through dpswitch with injected faults (mode faults)
@@ -39,7 +43,7 @@ KVER ?= $(firstword $(KVERS))
 STAGE := $(TOP)/build/stage
 RESULTS := $(TOP)/build/results
 USERSPACE := libdp tools selftests
-# directory:target pairs run by `make unit`; a missing Makefile or target is skipped
+# directory:target pairs run by `make unit`; a missing Makefile or target fails
 UNIT := module/tests:check module/tests:fuzz-smoke libdp:check tools:check tools/qemu:check \
 	tools/myrisim:check
 GUEST_TIMEOUT ?= 900
@@ -82,7 +86,7 @@ build/qemu/dpswitch: tools/qemu/dpswitch.c tools/qemu/faults.c tools/qemu/faults
 	$(MAKE) -C tools/qemu ../../build/qemu/dpswitch
 
 # The counted stages run through tools/check.sh, which keeps the tally.
-unit sparse dkms:
+unit sparse dkms kselftest:
 	tools/check.sh $@
 
 guest-check: all

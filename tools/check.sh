@@ -9,7 +9,13 @@
 #           output without results counts as one test by exit status)
 #   sparse  sparse on the module, one test per kernel
 #   dkms    dkms build per kernel (tools/dkms-check.sh)
-#   guest   selftests in 2 QEMU guests per kernel (tools/qemu/cluster.py), then
+#   kselftest  selftests/dp built and installed by the kselftest framework of
+#           Debian's linux-source-6.1 (tools/kselftest.sh), run by its
+#           run_kselftest.sh -c dp in one guest on 6.1, checked by ktap.py and
+#           the kernel tree's kunit_parser.py (tools/qemu/kunit_check.py)
+#   guest   the cross-guest exchange in 2 QEMU guests per kernel and the
+#           single-guest suite in the first of them (tools/qemu/cluster.py;
+#           on 6.1 the exchange only, when stage kselftest ran), then
 #           the tulip suite per kernel (one guest, two tulips, dp's driver),
 #           the lossless-edge tests per kernel over virtio-net and tulip (2
 #           guests through the fault relay), then on the newest kernel the 4-guest exchange and the fault
@@ -28,18 +34,23 @@
 #   soak            run_soak.sh: SOAK_N (10^6) messages under faults in 2
 #                   guests, per kernel over virtio-net and dp's tulip, at once
 #   soak_debug      the same on the debug kernel, SOAK_DEBUG_N (10^5) messages
-# Logs go to build/check/.  The last line is exactly "N passed, N failed";
-# exit 1 if anything failed.
+# Logs go to build/check/.  A skip that tools/qemu/skips.txt does not allow
+# fails.  The lines before the last give the number of distinct checks and
+# the skips; the last line is exactly "N passed, N failed"; exit 1 if
+# anything failed.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-logs=$top/build/check
+logs=${CHECK_LOGS:-$top/build/check}
 mkdir -p "$logs"
 ktap=tools/qemu/ktap.py
+# the skips a run may have, each with its reason; any other skip fails
+skips=tools/qemu/skips.txt
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-900}
 
 passed=0 failed=0 skipped=0
 failures=()
+names=()	# files of result names (ktap.py --names) for the distinct-check count
 
 mk() { make -s --no-print-directory -C "$top" "$@"; }
 
@@ -80,12 +91,15 @@ tally() { # NAME LINE RC LOG
 	fi
 }
 
-# run a command whose output holds KTAP/TAP results and count them
+# run a command whose output holds KTAP/TAP results and count them; a skip
+# not on the allow-list for context "unit" fails
 ktap_run() { # NAME LOG CMD...
 	local name=$1 log=$2 rc=0 summary
 	shift 2
 	"$@" >"$log" 2>&1 || rc=$?
-	summary=$(python3 "$ktap" "$log")
+	names+=("$log.names")
+	summary=$(python3 "$ktap" --allow "$skips" --context unit --names "$log.names" \
+		--prefix "$name" "$log")
 	tally "$name" "$(tail -n 1 <<<"$summary")" "$rc" "$log" "$summary"
 }
 
@@ -121,16 +135,21 @@ stage_build() {
 	result "guest initramfs ($(echo $KVERS | wc -w) kernels)" $rc "$logs/initramfs.log"
 }
 
+# Every listed dir:target must run: a missing Makefile or target fails.
 stage_unit() {
-	local u d t n=0
-	for u in $(mk print-UNIT); do
+	local u d t log
+	for u in ${CHECK_UNIT:-$(mk print-UNIT)}; do
 		d=${u%%:*} t=${u#*:}
-		[ -f "$d/Makefile" ] || continue
-		make -s --no-print-directory -C "$d" -n "$t" >/dev/null 2>&1 || continue
-		n=$((n + 1))
-		ktap_run "unit $d $t" "$logs/unit-${d//\//_}-$t.log" make --no-print-directory -C "$d" "$t"
+		log=$logs/unit-${d//\//_}-$t.log
+		if [ ! -f "$d/Makefile" ]; then
+			echo "unit: $d/Makefile missing" >"$log"
+			result "unit $d $t" 1 "$log"
+		elif ! make -s --no-print-directory -C "$d" -n "$t" >"$log" 2>&1; then
+			result "unit $d $t (no such target, or a broken Makefile)" 1 "$log"
+		else
+			ktap_run "unit $d $t" "$log" make --no-print-directory -C "$d" "$t"
+		fi
 	done
-	[ "$n" -gt 0 ] || echo "  (no unit test targets yet)"
 }
 
 stage_sparse() {
@@ -149,25 +168,69 @@ stage_dkms() {
 REL_SHORT_N=${REL_SHORT_N:-20000}
 REL_CMD='st=0; sh /usr/lib/dp/selftests/run_rel.sh >/tmp/rel.out 2>&1 || st=$?; sed "s/^/  /" /tmp/rel.out; exit $st'
 
+# guest NAME LOG OUTDIR MODE [cluster.py args]: one counted cluster.py run;
+# its result names are kept for the distinct-check count
+guest() {
+	local name=$1 log=$logs/$2.log out=build/results/$3 mode=$4 rc=0
+	shift 4
+	tools/qemu/cluster.py --mode "$mode" --out "$out" --timeout "$GUEST_TIMEOUT" "$@" \
+		>"$log" 2>&1 || rc=$?
+	tally "$name" "$(tail -n 1 "$log")" "$rc" "$log" "$(cat "$log")"
+	names+=("$out/$mode-names.txt")
+}
+
+# The kernel whose single-guest suite runs through the kselftest framework
+# (stage kselftest): Debian's linux-source-6.1 is that kernel's source.
+KSFT_KVER=''
+ksft_done=0
+
+# dp's selftests as a kselftest target (tools/kselftest.sh): copied into
+# the tools/testing/selftests of Debian's linux-source-6.1, built with make
+# -C tools/testing/selftests TARGETS=dp, installed with kselftest_install.sh;
+# then one guest on the 6.1 kernel runs the installed run_kselftest.sh -c dp
+# (the single-guest suite, run_local.sh), counted by ours and checked by the
+# kernel tree's kunit_parser.py.  Stage guest then runs only the cross-guest
+# exchange on that kernel instead of the whole check mode.
+stage_kselftest() {
+	local k rc=0 log=$logs/kselftest-build.log ktree sum
+	for k in $KVERS; do case $k in 6.1.*) KSFT_KVER=$k ;; esac; done
+	if [ -z "$KSFT_KVER" ]; then
+		result "kselftest: no 6.1 kernel among $KVERS" 1 ""
+		return
+	fi
+	k=$KSFT_KVER
+	tools/kselftest.sh "$k" >"$log" 2>&1 || rc=$?
+	result "kselftest build and install (linux-source-6.1, TARGETS=dp)" $rc "$log"
+	[ $rc -eq 0 ] || return
+	ktree=$(tail -n 1 "$log")
+	guest "guest kselftest $k (run_kselftest.sh -c dp)" "guest-kselftest-$k" "$k-kselftest" \
+		kselftest --kernel "$k" --guests 1 --smp 2 \
+		--initramfs "build/$k/initramfs-kselftest.cpio"
+	log=$logs/kselftest-kunit-parser.log
+	rc=0
+	python3 tools/qemu/kunit_check.py "$ktree" "build/results/$k-kselftest/kselftest-g0.out.log" \
+		>"$log" 2>&1 || rc=$?
+	sum=$(grep '^kunit_check: run_local.sh' "$log" | head -n 1)
+	result "kunit_parser.py agrees (${sum#kunit_check: })" $rc "$log"
+	ksft_done=1
+}
+
 stage_guest() {
-	local k rc log out
+	local k
 	for k in $KVERS; do
-		log=$logs/guest-$k.log
-		rc=0
-		tools/qemu/cluster.py --kernel "$k" --guests 2 --smp 2 --mode check \
-			--out "build/results/$k" --timeout "$GUEST_TIMEOUT" >"$log" 2>&1 || rc=$?
-		out=$(cat "$log")
-		tally "guest selftests $k" "$(tail -n 1 "$log")" "$rc" "$log" "$out"
+		if [ "$ksft_done" = 1 ] && [ "$k" = "$KSFT_KVER" ]; then
+			# its single-guest suite ran under the kselftest framework
+			guest "guest cluster x2 $k" "guest-$k" "$k" cluster --kernel "$k" \
+				--guests 2 --smp 1
+			continue
+		fi
+		# the exchange in both guests, the single-guest suite in guest 0
+		guest "guest selftests $k" "guest-$k" "$k" check --kernel "$k" --guests 2 --smp 2
 	done
 	# dp's own tulip driver: the core suite and the driver's tests in one
 	# guest with two tulips on a QEMU hub.
 	for k in $KVERS; do
-		log=$logs/guest-tulip-$k.log
-		rc=0
-		tools/qemu/cluster.py --kernel "$k" --mode tulip \
-			--out "build/results/$k-tulip" --timeout "$GUEST_TIMEOUT" >"$log" 2>&1 || rc=$?
-		out=$(cat "$log")
-		tally "guest tulip $k" "$(tail -n 1 "$log")" "$rc" "$log" "$out"
+		guest "guest tulip $k" "guest-tulip-$k" "$k-tulip" tulip --kernel "$k"
 	done
 	# Lossless edges across two guests through the fault relay
 	# (selftests/dp/run_rel.sh: a stream under drop/dup/reorder/corrupt,
@@ -178,40 +241,25 @@ stage_guest() {
 	# check under 45 minutes on 2 cores now that these 2-vCPU guests get
 	# one TCG thread each (docs/harness.md); REL_FULL=1 streams 10^5 on all
 	# four.
-	local n last
+	local n last nic
 	for last in $KVERS; do :; done	# the newest kernel
 	for k in $KVERS; do
 		for nic in virtio tulip; do
 			n=100000
 			[ "${REL_FULL:-0}" = 1 ] || [ "$k-$nic" = "$last-tulip" ] || n=$REL_SHORT_N
-			log=$logs/guest-rel-$nic-$k.log
-			rc=0
-			tools/qemu/cluster.py --kernel "$k" --guests 2 --smp 2 --faults none \
-				$([ $nic = tulip ] && echo --nic tulip --nic-driver none) --mode run \
-				--cmd "DPT_REL_N=$n; export DPT_REL_N; $REL_CMD" \
-				--out "build/results/$k-rel-$nic" \
-				--timeout "$GUEST_TIMEOUT" >"$log" 2>&1 || rc=$?
-			out=$(cat "$log")
-			tally "guest reliability $nic $k ($n messages)" "$(tail -n 1 "$log")" "$rc" \
-				"$log" "$out"
+			guest "guest reliability $nic $k ($n messages)" "guest-rel-$nic-$k" \
+				"$k-rel-$nic" run --kernel "$k" --guests 2 --smp 2 --faults none \
+				$([ $nic = tulip ] && echo --nic tulip --nic-driver none) \
+				--cmd "DPT_REL_N=$n; export DPT_REL_N; $REL_CMD"
 		done
 	done
 	# The cross-guest exchange again with 4 guests (through dpswitch), on
 	# the newest kernel: the harness must work beyond a pair.
-	log=$logs/guest-cluster4-$k.log
-	rc=0
-	tools/qemu/cluster.py --kernel "$k" --guests 4 --smp 1 --mode cluster \
-		--out "build/results/$k-4" --timeout "$GUEST_TIMEOUT" >"$log" 2>&1 || rc=$?
-	out=$(cat "$log")
-	tally "guest cluster x4 $k" "$(tail -n 1 "$log")" "$rc" "$log" "$out"
+	guest "guest cluster x4 $k" "guest-cluster4-$k" "$k-4" cluster --kernel "$k" \
+		--guests 4 --smp 1
 	# The fault relay end to end (harness self-test, about 30 s): two guests
 	# through dpswitch with drop, dup, reorder, corrupt, partition and heal.
-	log=$logs/guest-faults-$k.log
-	rc=0
-	tools/qemu/cluster.py --kernel "$k" --mode faults \
-		--out "build/results/$k-faults" --timeout "$GUEST_TIMEOUT" >"$log" 2>&1 || rc=$?
-	out=$(cat "$log")
-	tally "guest faults x2 $k" "$(tail -n 1 "$log")" "$rc" "$log" "$out"
+	guest "guest faults x2 $k" "guest-faults-$k" "$k-faults" faults --kernel "$k"
 }
 
 # ---- make check-debug: the guest suites on a debug kernel built from
@@ -287,6 +335,7 @@ debug_guest() {
 		--mem "$DEBUG_GUEST_MEM" --append "$append" --out "build/results/$out" \
 		--timeout "$DEBUG_GUEST_TIMEOUT" "$@" >"$log" 2>&1 || rc=$?
 	tally "$name" "$(tail -n 1 "$log")" "$rc" "$log" "$(cat "$log")"
+	names+=("build/results/$out/$mode-names.txt")
 	grep -E '^cluster: .* took ' "$log" | sed 's/^cluster: /  /'
 }
 
@@ -376,7 +425,7 @@ stage_soak_debug() {
 }
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(deps build unit sparse dkms guest)
+[ ${#stages[@]} -gt 0 ] || stages=(deps build unit sparse dkms kselftest guest)
 t_all=$(date +%s)
 for s in "${stages[@]}"; do
 	declare -F "stage_$s" >/dev/null || { echo "check: unknown stage $s" >&2; exit 2; }
@@ -391,7 +440,14 @@ for s in "${stages[@]}"; do
 	echo "== $s: $(($(date +%s) - t0)) s"
 done
 echo "== total: $(($(date +%s) - t_all)) s"
-[ "$skipped" -eq 0 ] || echo "($skipped skipped)"
+# Distinct checks: every result's name, with numbers folded, once (the same
+# check on another kernel or guest is the same check); besides the total.
+nf=()
+for f in "${names[@]}"; do [ -f "$f" ] && nf+=("$f"); done
+distinct=0
+[ ${#nf[@]} -eq 0 ] || distinct=$(python3 "$ktap" --distinct "${nf[@]}")
+echo "== $distinct distinct checks in $((passed + failed + skipped)) results"
+[ "$skipped" -eq 0 ] || echo "($skipped skipped, as tools/qemu/skips.txt allows; any other skip fails)"
 for f in "${failures[@]}"; do echo "failed: $f"; done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include "ktap.h"
 #include "dptest.h"
-#include "../../libdp/dp.h"
+#include "dp.h"	/* libdp's (-I, Makefile) */
 
 #define DPID 200
 #define MAXN 64

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
@@ -120,9 +121,14 @@ int main(int argc, char **argv)
 	uffd = uffd_page();
 	dpt_pair(&a_fd, DPID_A, &b, DPID_B);
 	pthread_create(&th, NULL, writer, NULL);
-	dpt_sleep_ms(500);
-	ktap_ok(!__atomic_load_n(&w_done, __ATOMIC_ACQUIRE),
-		"write() waits on its faulting buffer");
+	{
+		/* the writer ran: its page fault is waiting on the userfaultfd */
+		struct pollfd pf = { .fd = uffd, .events = POLLIN };
+
+		ktap_ok(poll(&pf, 1, DPT_WAIT_MS) == 1 && (pf.revents & POLLIN) &&
+			!__atomic_load_n(&w_done, __ATOMIC_ACQUIRE),
+			"write() waits on its faulting buffer (its fault is pending)");
+	}
 	pid = detach(how);
 	st = wait_ms(pid, DETACH_MS);
 	ktap_ok(st != -1, "detach (%s) finishes while the sender's page fault is pending", how);

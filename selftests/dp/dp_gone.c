@@ -32,6 +32,7 @@ int main(void)
 	struct dp_info info;
 	uint8_t m[256], in[512];
 	int a, a2, b, p[2], st;
+	uint64_t tx0, moved;
 	ssize_t n;
 	pid_t pid;
 
@@ -49,6 +50,7 @@ int main(void)
 
 	if (pipe(p))
 		ktap_bail("pipe");
+	tx0 = dpt_ctr(dpt.nsa, DP_CTR_TX_MSGS);
 	pid = dpt_fork();
 	if (pid == 0) {
 		/* Write until ENETDOWN (bounded).  While the device is being
@@ -70,9 +72,12 @@ int main(void)
 		_exit(write(p[1], &rep, sizeof(rep)) == sizeof(rep) ? 0 : 1);
 	}
 	close(p[1]);
-	dpt_sleep_ms(200);
+	/* the child is writing (node A's count moves), not assumed after a sleep */
+	moved = dpt_wait_ctr(dpt.nsa, DP_CTR_TX_MSGS, tx0 + 100, DPT_WAIT_MS) - tx0;
 	st = dpt_sh("sh ./t_nic.sh del");
-	ktap_ok(st == 0, "take %s away while the child writes", dpt.ifa);
+	ktap_ok(st == 0 && tx0 != UINT64_MAX && moved >= 100 && moved < UINT64_MAX - tx0,
+		"take %s away while the child writes (%llu sent before)", dpt.ifa,
+		(unsigned long long)moved);
 	st = dpt_wait_child(pid, 60000);
 	if (st == -1 || read(p[0], &rep, sizeof(rep)) != sizeof(rep))
 		rep.err = -1;

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ktap.h"
@@ -39,30 +40,24 @@ static int send1(int a)
 	return write(a, m, sizeof(m)) == sizeof(m) ? 0 : -1;
 }
 
-/* A child that sends once the parent sleeps in poll/epoll_wait. */
+/*
+ * A child that sends once the parent sleeps in poll/epoll_wait (its state
+ * and system call in /proc); it exits 2 if the parent was never seen there,
+ * so that "a sleeping poll() wakes" cannot pass on a poll that never slept.
+ */
 static pid_t late_sender(int a)
 {
+	static const long polls[] = { SYS_poll, SYS_ppoll, SYS_epoll_wait, SYS_epoll_pwait };
 	pid_t parent = getpid(), pid = dpt_fork();
-	char path[64], buf[256], *p;
-	int i;
+	char what[96];
+	int asleep;
 
 	if (pid)
 		return pid;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)parent);
-	for (i = 0; i < 2000; i++) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		if (f)
-			fclose(f);
-		buf[n] = 0;
-		p = strrchr(buf, ')');
-		if (p && p[1] == ' ' && p[2] == 'S')
-			break;
-		dpt_sleep_ms(5);
-	}
-	dpt_sleep_ms(50);
-	_exit(send1(a) ? 1 : 0);
+	asleep = dpt_wait_blocked(parent, polls, 4, 10000, what, sizeof(what));
+	if (!asleep)
+		ktap_diag("late sender: the parent never slept in poll/epoll_wait (%s)", what);
+	_exit(send1(a) ? 1 : asleep ? 0 : 2);
 }
 
 int main(void)
@@ -103,7 +98,8 @@ int main(void)
 	r = poll(&pfd, 1, 20000);
 	st = dpt_wait_child(pid, DPT_WAIT_MS);
 	ktap_ok(r == 1 && (pfd.revents & POLLIN) && st == 0,
-		"a sleeping poll() wakes on arrival (r %d revents %#x)", r, pfd.revents);
+		"a sleeping poll() wakes on arrival (r %d revents %#x, sender %d)", r, pfd.revents,
+		st);
 	dpt_release(b, 1);
 
 	/* epoll, level-triggered */
@@ -131,7 +127,8 @@ int main(void)
 	pid = late_sender(a);
 	e = epoll_now(ep, 20000);
 	st = dpt_wait_child(pid, DPT_WAIT_MS);
-	ktap_ok((e & EPOLLIN) && st == 0, "a sleeping epoll_wait wakes on arrival (%#x)", e);
+	ktap_ok((e & EPOLLIN) && st == 0, "a sleeping epoll_wait wakes on arrival (%#x, sender %d)",
+		e, st);
 	e = epoll_now(ep, 0);
 	ktap_ok(e == 0, "EPOLLET: no second event without a new arrival (%#x)", e);
 	send1(a);

@@ -60,6 +60,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ktap.h"
@@ -95,23 +96,6 @@ static int recv_is(int b, uint32_t tag, uint32_t i)
 {
 	return dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
 	       is(in, read(b, in, sizeof(in)), tag, i);
-}
-
-static char task_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return '?';
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
 }
 
 static short poll_out(int fd, int ms)
@@ -211,8 +195,14 @@ static void t_block(void)
 		}
 		_exit(0);
 	}
-	dpt_sleep_ms(1000);
-	ktap_ok(task_state(pid) == 'S', "a blocking writer sleeps (state %c)", task_state(pid));
+	{
+		static const long writes[] = { SYS_write };
+		char what[96];
+
+		/* a handshake, not a sleep: the writer is seen blocked in write() */
+		ktap_ok(dpt_wait_blocked(pid, writes, 1, DPT_WAIT_MS, what, sizeof(what)),
+			"a blocking writer sleeps in write() (%s)", what);
+	}
 	dpt_stats(b, &sb);
 	ktap_ok(sb.queued == (uint64_t)n_ok && sb.rx_drop_full == 0,
 		"the receiver holds %llu (want %d), rx_drop_full %llu", (unsigned long long)sb.queued,
@@ -394,6 +384,7 @@ static void t_restart(void)
 static void t_close(void)
 {
 	uint64_t u0 = dpt_ctr(dpt.nsa, DP_CTR_TX_UNDELIVERED);
+	uint64_t r0 = dpt_ctr(dpt.nsa, DP_CTR_TX_RETRANS);
 	int a, b, i, ok = 1;
 
 	b = dpt_ep(dpt.nsb, 506, 0);
@@ -414,7 +405,9 @@ static void t_close(void)
 	for (i = 1; i <= 4 && ok; i++)
 		ok = write(a, out, LEN) == LEN;
 	ktap_ok(ok, "4 writes to a node that stopped answering are accepted");
-	dpt_sleep_ms(300);	/* retransmissions under way */
+	/* retransmissions under way: seen in node A's count, not assumed */
+	ktap_ok(dpt_wait_ctr(dpt.nsa, DP_CTR_TX_RETRANS, r0 + 1, DPT_WAIT_MS) > r0,
+		"node A retransmits to the silent node");
 	close(a);
 	ktap_ok(dpt_ctr(dpt.nsa, DP_CTR_TX_UNDELIVERED) - u0 == 4,
 		"closed with 4 unacknowledged: node tx_undelivered +%llu",

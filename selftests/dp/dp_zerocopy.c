@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include "ktap.h"
 #include "dptest.h"
-#include "../../libdp/dp.h"
+#include "dp.h"	/* libdp's (-I, Makefile) */
 
 #define DPID_A 100
 #define DPID_B 200

@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
-#include "../../uapi/linux/dp.h"
+#include <linux/dp.h>	/* dp's uapi/ (-I, selftests/dp/Makefile) */
 
 struct dpt_agent {
 	pid_t pid;

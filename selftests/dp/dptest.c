@@ -321,6 +321,51 @@ void dpt_sleep_ms(int ms)
 		;
 }
 
+static int read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
+int dpt_wait_blocked(pid_t pid, const long *nrs, int n, int ms, char *what, size_t wlen)
+{
+	char path[64], st[512], sc[256], *p;
+	char state = '?';
+	long nr = -1;
+	int i, k;
+
+	for (i = 0; i <= ms / 5; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		state = '?';
+		if (!read_small(path, st, sizeof(st))) {
+			p = strrchr(st, ')');
+			if (p && p[1] == ' ')
+				state = p[2];
+		}
+		snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+		nr = -1;
+		if (!read_small(path, sc, sizeof(sc)))
+			nr = strtol(sc, NULL, 10);
+		for (k = 0; k < n && state == 'S'; k++)
+			if (nr == nrs[k]) {
+				snprintf(what, wlen, "state S in system call %ld", nr);
+				return 1;
+			}
+		dpt_sleep_ms(5);
+	}
+	snprintf(what, wlen, "state %c, system call %ld after %d ms", state, nr, ms);
+	return 0;
+}
+
 pid_t dpt_fork(void)
 {
 	pid_t parent = getpid(), pid;

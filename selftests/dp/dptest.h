@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "../../uapi/linux/dp.h"
+#include <linux/dp.h>	/* dp's uapi/ (-I, selftests/dp/Makefile) */
 
 /* Bound for any wait for a message or a counter: never hang. */
 #define DPT_WAIT_MS	10000
@@ -92,6 +92,13 @@ void dpt_sleep_ms(int ms);
 pid_t dpt_fork(void);
 /* waitpid with a bound: the status, or -1 (child killed) on timeout. */
 int dpt_wait_child(pid_t pid, int ms);
+/*
+ * Wait up to ms until process pid sleeps (state S) inside one of the system
+ * calls nrs[0..n-1] (/proc/PID/syscall): a handshake with a process that
+ * must be blocked before the test goes on.  1 if seen, else 0; what names
+ * its last state and system call either way.
+ */
+int dpt_wait_blocked(pid_t pid, const long *nrs, int n, int ms, char *what, size_t wlen);
 /* Run a shell command; returns its exit status. */
 int dpt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Name of a counter, for diagnostics. */

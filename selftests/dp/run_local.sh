@@ -34,7 +34,7 @@ admit          180 pair   ./dp_admit
 quota          180 pair   ./dp_quota
 priv           180 pair   ./dp_priv
 fair           300 pair   ./dp_fair
-fuzz           300 pair   ./dp_fuzz"
+fuzz           420 pair   ./dp_fuzz"
 
 # send_fault_rtnl deletes a veth under rtnl while a send is stuck in a page
 # fault: a path of the netdev backend only, so it is skipped over dp's tulip

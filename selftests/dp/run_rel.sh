@@ -56,6 +56,26 @@ ctr() { # NAME: this node's counter
 	dpctl stats 2>/dev/null | awk -v k="$1" '$1 == k { print $2 }'
 }
 param() { echo "$2" >"/sys/module/dp/parameters/$1"; }
+# ready LOG: wait (up to 60 s) until the receiver writing LOG has bound its
+# endpoint (dp_rel_peer recv prints "ready"); the sender waits for the
+# barrier that follows, not for a guessed time.
+ready() {
+	i=0
+	while ! grep -q '^ready' "$1" 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q '^ready' "$1" 2>/dev/null || echo "receiver never bound ($1)" >>"$T/step.log"
+}
+# grown NAME N: wait (up to 120 s) until this node's counter NAME grew by N
+# from its value in $base (the stream is under way before the link is cut).
+grown() {
+	i=0
+	while [ $(( $(ctr "$1") - base )) -lt "$2" ] && [ $i -lt 1200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 : >"$T/step.log"
 ktap_failed=0
 
@@ -69,15 +89,20 @@ bar loaded
 # 2. stream under faults
 if [ "$me" -eq 1 ]; then
 	csum0=$(ctr rx_drop_csum)
-	timeout 1300 $P recv 700 11 "$N" 0 1200 >>"$T/step.log" 2>&1
+	timeout 1300 $P recv 700 11 "$N" 0 1200 >"$T/recv.log" 2>&1 &
+	pid=$!
+	ready "$T/recv.log"
+	bar stream-bound
+	wait $pid
 	st=$?
+	cat "$T/recv.log" >>"$T/step.log"
 	csum=$(( $(ctr rx_drop_csum) - csum0 ))
 	echo "rx_drop_csum +$csum" >>"$T/step.log"
 	[ "$st" -eq 0 ] && [ "$csum" -gt 0 ]
 	res $? "rel_stream: $N messages under drop/dup/reorder/corrupt arrive once, in order, intact"
 	bar stream
 else
-	sleep 1
+	bar stream-bound
 	link set drop=5,dup=2,reorder=5,corrupt=1,seed=42
 	start=$(date +%s)
 	timeout 1300 $P send "$peer_nid" 700 11 "$N" 3 >>"$T/step.log" 2>&1
@@ -96,22 +121,25 @@ if [ "$me" -eq 1 ]; then
 	full0=$(ctr rx_drop_full)
 	$P recv 702 77 0 -1 15 >"$T/nb.log" 2>&1 &
 	nb=$!
-	timeout 600 $P recv 701 12 3000 -10000 240 >>"$T/step.log" 2>&1 &
+	timeout 600 $P recv 701 12 3000 -10000 240 >"$T/recv.log" 2>&1 &
 	rcv=$!
+	ready "$T/nb.log"
+	ready "$T/recv.log"
+	bar stall-bound
 	bar pushed
 	kill -USR1 $nb $rcv
 	wait $rcv
 	st=$?
 	wait $nb
 	st2=$?
-	cat "$T/nb.log" >>"$T/step.log"
+	cat "$T/recv.log" "$T/nb.log" >>"$T/step.log"
 	full=$(( $(ctr rx_drop_full) - full0 ))
 	echo "node rx_drop_full +$full" >>"$T/step.log"
 	[ "$st" -eq 0 ] && [ "$st2" -eq 0 ] && [ "$full" -eq 0 ]
 	res $? "rel_stall: after 10 s without reading, all 3000 arrive, rx_drop_full 0 (node +$full)"
 	bar stall
 else
-	sleep 2
+	bar stall-bound
 	timeout 600 $P send "$peer_nid" 701 12 3000 4 >"$T/send.log" 2>&1 &
 	snd=$!
 	timeout 180 $P nonblock "$peer_nid" 702 >>"$T/step.log" 2>&1
@@ -137,35 +165,53 @@ fi
 
 # 4. a 5 s partition, then heal
 if [ "$me" -eq 1 ]; then
-	timeout 300 $P recv 703 13 20000 0 240 >>"$T/step.log" 2>&1
-	res $? "rel_heal: 20000 messages across a 5 s partition, none lost"
+	timeout 300 $P recv 703 13 20000 0 240 >"$T/recv.log" 2>&1 &
+	pid=$!
+	ready "$T/recv.log"
+	bar heal-bound
+	wait $pid
+	st=$?
+	cat "$T/recv.log" >>"$T/step.log"
+	res $st "rel_heal: 20000 messages across a 5 s partition, none lost"
 	bar heal
 else
-	sleep 1
+	bar heal-bound
+	base=$(ctr tx_msgs)
+	retr0=$(ctr tx_retrans)
 	$P send "$peer_nid" 703 13 20000 5 >"$T/send.log" 2>&1 &
 	pid=$!
-	sleep 2
+	grown tx_msgs 2000	# mid-stream, not after a guessed time
 	link partition
-	sleep 5
+	sleep 5	# the partition's length, what this step is about
 	link heal
 	wait $pid
 	st=$?
+	retr=$(( $(ctr tx_retrans) - retr0 ))
 	cat "$T/send.log" >>"$T/step.log"
-	res $st "rel_heal: sent 20000 across a 5 s partition"
+	echo "tx_retrans +$retr" >>"$T/step.log"
+	[ "$retr" -gt 0 ] || st=1
+	res $st "rel_heal: sent 20000 across a 5 s partition, with retransmissions (+$retr)"
 	bar heal
 fi
 
 # 5. a partition past the bound
 if [ "$me" -eq 1 ]; then
-	timeout 120 $P recv 704 14 0 0 25 >>"$T/step.log" 2>&1
-	res $? "rel_bound: what arrived before the partition is intact"
+	timeout 120 $P recv 704 14 0 0 25 >"$T/recv.log" 2>&1 &
+	pid=$!
+	ready "$T/recv.log"
+	bar bound-bound
+	wait $pid
+	st=$?
+	cat "$T/recv.log" >>"$T/step.log"
+	res $st "rel_bound: what arrived before the partition is intact"
 	bar bound
 else
 	param unreach_ms 3000
-	sleep 1
+	bar bound-bound
+	base=$(ctr tx_msgs)
 	$P send-until "$peer_nid" 704 14 >"$T/send.log" 2>&1 &
 	pid=$!
-	sleep 2
+	grown tx_msgs 100
 	link partition
 	start=$(date +%s)
 	st=1
@@ -193,26 +239,29 @@ fi
 # had no chance to answer.  The session must go on (it used to fail with
 # ETIMEDOUT at the first late timer, as a long soak on a busy host saw).
 if [ "$me" -eq 1 ]; then
-	timeout 300 $P recv 707 18 3000 0 240 >>"$T/step.log" 2>&1
-	res $? "rel_freeze: all 3000 arrive across the sender's 5 s stall"
+	timeout 300 $P recv 707 18 3000 0 240 >"$T/recv.log" 2>&1 &
+	pid=$!
+	ready "$T/recv.log"
+	bar freeze-bound
+	wait $pid
+	st=$?
+	cat "$T/recv.log" >>"$T/step.log"
+	res $st "rel_freeze: all 3000 arrive across the sender's 5 s stall"
 	bar freeze
 else
 	param unreach_ms 3000
-	sleep 1
-	tx0=$(ctr tx_msgs)
+	bar freeze-bound
+	base=$(ctr tx_msgs)
 	$P send "$peer_nid" 707 18 3000 6 >"$T/send.log" 2>&1 &
 	pid=$!
-	i=0	# the stream is under way: some messages are out
-	while [ $(( $(ctr tx_msgs) - tx0 )) -lt 200 ] && [ $i -lt 600 ] && kill -0 $pid 2>/dev/null; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	grown tx_msgs 200
 	link partition
 	s0=$(date +%s)
 	link freeze 5 heal
-	sleep 2
+	sleep 2	# the host stops us half a second into it, for 5 s
 	stalled=$(( $(date +%s) - s0 ))
-	echo "sent $(( $(ctr tx_msgs) - tx0 )) before the cut; the 2 s sleep took ${stalled} s" >>"$T/step.log"
+	echo "sent $(( $(ctr tx_msgs) - base )) before the cut; the 2 s sleep took ${stalled} s" \
+		>>"$T/step.log"
 	i=0
 	while kill -0 $pid 2>/dev/null && [ $i -lt 240 ]; do
 		sleep 1
@@ -224,6 +273,7 @@ else
 	param unreach_ms 10000
 	cat "$T/send.log" >>"$T/step.log"
 	grep -q "err 0" "$T/send.log" || st=1
+	# the condition the test is named for: the guest really was stopped
 	[ "$stalled" -ge 6 ] || { echo "the guest was not stopped" >>"$T/step.log"; st=1; }
 	res $st "rel_freeze: a 5 s stall of the sender's own guest (unreach_ms 3 s): no ETIMEDOUT"
 	bar freeze
@@ -233,6 +283,7 @@ fi
 if [ "$me" -eq 1 ]; then
 	$P recv 705 15 0 0 120 >"$T/old.log" 2>&1 &
 	pid=$!
+	ready "$T/old.log"
 	bar restart-go
 	bar restart-cut
 	kill $pid
@@ -242,17 +293,18 @@ if [ "$me" -eq 1 ]; then
 	{ mod_unload && timeout 60 dp-load; } >>"$T/step.log" 2>&1 || st=1
 	$P recv 705 16 2000 0 240 >"$T/new.log" 2>&1 &
 	pid=$!
-	sleep 1
+	ready "$T/new.log"
 	bar restart-new
 	wait $pid || st=1
 	cat "$T/new.log" >>"$T/step.log"
 	res $st "rel_restart: module reloaded mid-stream; the new receiver gets only the new stream"
 	bar restart
 else
+	bar restart-go
+	base=$(ctr tx_msgs)
 	$P send-until "$peer_nid" 705 15 >"$T/send.log" 2>&1 &
 	pid=$!
-	bar restart-go
-	sleep 2
+	grown tx_msgs 100
 	link partition
 	bar restart-cut
 	bar restart-new
@@ -277,6 +329,7 @@ fi
 if [ "$me" -eq 1 ]; then
 	$P recv 706 17 0 0 60 >"$T/old.log" 2>&1 &
 	pid=$!
+	ready "$T/old.log"
 	bar rmmod-go
 	bar rmmod-done
 	kill $pid
@@ -285,12 +338,14 @@ if [ "$me" -eq 1 ]; then
 	mod_unload >>"$T/step.log" 2>&1
 	res $? "rel_rmmod: the receiver's node unloads"
 else
+	bar rmmod-go
+	base=$(ctr tx_msgs)
 	$P send-until "$peer_nid" 706 17 >"$T/send.log" 2>&1 &
 	pid=$!
-	bar rmmod-go
-	sleep 2
+	grown tx_msgs 100
 	link partition
-	sleep 1
+	base=$(ctr tx_retrans)
+	grown tx_retrans 1	# retransmissions pending: seen, not assumed
 	und0=$(ctr tx_undelivered)
 	kill -9 $pid
 	wait $pid

@@ -62,8 +62,17 @@ bar loaded
 
 if [ "$me" -eq 1 ]; then
 	csum0=$(ctr rx_drop_csum)
-	timeout $((long + 30)) $P recv 700 11 "$N" 0 "$long" >>"$T/step.log" 2>&1
+	timeout $((long + 30)) $P recv 700 11 "$N" 0 "$long" >"$T/recv.log" 2>&1 &
+	pid=$!
+	i=0	# bound ("ready"), then the sender may start
+	while ! grep -q '^ready' "$T/recv.log" 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	bar bound
+	wait $pid
 	st=$?
+	cat "$T/recv.log" >>"$T/step.log"
 	csum=$(( $(ctr rx_drop_csum) - csum0 ))
 	echo "rx_drop_csum +$csum" >>"$T/step.log"
 	[ "$st" -eq 0 ] || state
@@ -71,7 +80,7 @@ if [ "$me" -eq 1 ]; then
 	res $? "soak_stream: $N messages arrive once, in order, intact; corrupted frames caught (+$csum)"
 	bar stream
 else
-	sleep 1
+	bar bound
 	dp-link set "drop=5,dup=2,reorder=5,corrupt=1,seed=$SEED" >>"$T/step.log" 2>&1 ||
 		echo "dp-link set failed" >>"$T/step.log"
 	start=$(date +%s)

@@ -23,6 +23,8 @@ check() {
 	fi
 }
 
+ktap_buffer
+
 # A summary line per test, each with failed=0.
 passed() {	# passed FILE TESTS
 	cat "$1"
@@ -48,5 +50,5 @@ check "a dp client started 5 s before its server connects and runs (exit $cst)" 
 	test "$cst" -eq 0
 check "pingpong and bw over dp: every size measured" passed "$out" 2
 check "the server ends cleanly (exit $sst)" sh -c "cat '$T/dpperf-server.out'; test $sst -eq 0"
-echo "1..$n"
+ktap_flush "$n"
 [ $fail -eq 0 ]

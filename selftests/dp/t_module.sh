@@ -25,7 +25,7 @@ check() {
 }
 not() { ! "$@"; }
 finish() {
-	echo "1..$n"
+	ktap_flush "$n"
 	[ $fail -eq 0 ]
 	exit $?
 }
@@ -55,7 +55,7 @@ unhold() {
 }
 trap unhold EXIT
 
-echo "KTAP version 1"
+ktap_buffer
 ns_clean
 check "dp not loaded at the start" mod_unload
 

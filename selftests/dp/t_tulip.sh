@@ -18,6 +18,17 @@ cd "$(dirname "$0")" || exit 1
 n=0 fail=0
 ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fail=$((fail + 1)); fi; }
 drv=$DPT_TULIP_DRV
+# dpA's tx_msgs; flowing N: wait (up to 30 s) until dpA has sent N more
+# messages than $base, the sender's traffic seen, not assumed after a sleep
+tx_a() { "$DPT_IP" netns exec dpA dpctl stats 2>/dev/null | awk '$1 == "tx_msgs" { print $2 }'; }
+flowing() {
+	i=0
+	while [ $(( $(tx_a) - base )) -lt "$1" ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ $(( $(tx_a) - base )) -ge "$1" ]
+}
 echo "KTAP version 1"
 
 case ${1:-} in
@@ -53,11 +64,13 @@ probe)
 	rmmod tulip
 	;;
 unbind)
-	echo "1..6"
+	echo "1..7"
 	pci=$(basename "$DPT_SYSA")
+	base=$(tx_a)
 	./dp_tulip blast 20 >"$T/blast.log" 2>&1 &
 	bp=$!
-	sleep 1
+	flowing 200
+	ok $? "traffic flows from dpA before the unbind ($(( $(tx_a) - base )) sent)"
 	echo "$pci" >"$drv/unbind"
 	ok $? "unbind $pci ($DPT_IFA) under traffic"
 	wait $bp
@@ -77,10 +90,14 @@ unbind)
 	ok $st "dpA re-attached, 1448-byte messages flow again"
 	;;
 rmmod)
-	echo "1..2"
+	echo "1..3"
+	base=$(tx_a)
 	./dp_tulip blast 20 >"$T/blast.log" 2>&1 &
 	bp=$!
-	sleep 2
+	flowing 200
+	base=$(tx_a)
+	flowing 20	# still sending at the kill: frames in flight
+	ok $? "the sender is sending when it is killed ($(( $(tx_a) - base )) in the last moment)"
 	kill -9 $bp
 	wait $bp 2>/dev/null
 	ns_clean

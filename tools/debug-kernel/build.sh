@@ -11,9 +11,13 @@
 # keyed on the source package version, debug.config, RECIPE below and the
 # compiler: a second run with the same inputs prints the directory at once.
 # Progress goes to stderr, make output to KEYDIR/build.log.
+# build.sh --source only unpacks the source (once, into the same cache) and
+# prints its tree: tools/kselftest.sh builds dp's selftests in it.
 #   DP_DEBUG_KERNEL_SRC  the source tarball (default Debian's, under /usr/src)
 #   DP_DEBUG_KERNEL_JOBS make -j (default: nproc)
 set -eu
+source_only=
+[ "${1:-}" = --source ] && source_only=1
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 dir=${DP_DEBUG_KERNEL_DIR:-$top/build/debug-kernel}
@@ -44,7 +48,7 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 key=$({ echo "$srcid recipe $RECIPE"; cat "$frag"; gcc --version | head -n 1; } | sha256sum | cut -c1-12)
 kd=$dir/$key
-if [ -f "$kd/.done" ]; then
+if [ -z "$source_only" ] && [ -f "$kd/.done" ]; then
 	say "cached: $(cat "$kd/kernel.release") ($srcid, key $key)"
 	echo "$kd"
 	exit 0
@@ -62,6 +66,10 @@ if [ ! -f "$src/.extracted" ]; then
 fi
 ksrc=$(find "$src" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 [ -f "$ksrc/Makefile" ] || die "no kernel tree in $src"
+if [ -n "$source_only" ]; then
+	echo "$ksrc"
+	exit 0
+fi
 
 # Other configurations' builds are stale: keep the disk use bounded.
 for old in "$dir"/*/.done "$dir"/*/obj; do

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Boot N dp test guests under QEMU (TCG) and judge their output.
 
-  cluster.py --kernel KVER --guests N --mode check|demo|faults|icount|ping|run|shell|tulip
+  cluster.py --kernel KVER --guests N
+             --mode check|cluster|demo|faults|icount|kselftest|ping|run|shell|tulip
              --out DIR [--timeout S] [--initramfs FILE] [--nic MODEL] [--cmd SH]
              [--nics K] [--nic-driver none] [--faults SPEC] [--vmlinuz FILE]
              [--mem MIB] [--fabric TOPO]
@@ -24,7 +25,10 @@ DIR/MODE-switch.log has the relay's log.  Mode icount boots one guest with
 back for dp's tulip backend: --nic tulip --nic-driver none --nics 2), and
 --tap adds an e1000 for Linux on the same hub (dptap in the guest).
 Mode tulip boots one guest with two tulips on a hub, left unbound, plus the
-tap, and runs run_tulip.sh (dp's own tulip driver).  Modes ping and faults
+tap, and runs run_local.sh over them, then run_tulip.sh (dp's own tulip
+driver).  Mode kselftest boots one guest from the image tools/kselftest.sh
+makes (--initramfs) and runs the kselftest framework's run_kselftest.sh -c dp;
+each test's "# "-prefixed output is counted as its nested KTAP.  Modes ping and faults
 (2 guests, through the fault relay) are the harness's self-tests; mode run
 runs --cmd in every guest (one KTAP result each); mode shell gives one
 interactive guest on this terminal.
@@ -33,8 +37,11 @@ topology file, "default" or "one") and gives guest I the simulated LANai of
 host I, an ivshmem-doorbell device on socket hI.sock (docs/myrinet.md);
 DIR/MODE-myrisim.log has its log and final counters.
 
-The run fails on a guest that does not finish, a missing or "not ok" KTAP
-result, or a kernel log with an oops, BUG, WARNING, lockdep, KASAN or UBSAN
+Every guest runner's output is a document between DPG-DOC-BEGIN/END lines
+(guest init); each mode declares the documents its guests must print (DOCS).
+The run fails on a guest that does not finish, a missing document or one
+whose runner exited non-zero, a missing or "not ok" KTAP result, a skip that
+is not on the allow-list (--skips, tools/qemu/skips.txt), or a kernel log with an oops, BUG, WARNING, lockdep, KASAN or UBSAN
 report, a hung task, or a kmemleak report (the guest init scans for leaks at
 the end on kernels with kmemleak).  For demo and icount the lines between
 DPPERF-BEGIN and DPPERF-END of every guest are saved, in guest order, to
@@ -461,7 +468,113 @@ def read(path):
         return ""
 
 
-def judge(a, g, prefix, timed_out, qemu_rc):
+# The KTAP documents (guest init: doc NAME) every guest of a mode must print,
+# each ending with its runner's exit status 0.  Mode check: the cross-guest
+# exchange in every guest, the single-guest suite in guest 0 only.
+DOCS = {"cluster": ["run_cluster"], "tulip": ["run_local", "run_tulip"],
+        "faults": ["faults"], "ping": ["ping"], "run": ["run"],
+        "kselftest": ["kselftest"], "demo": ["demo"], "icount": ["icount"]}
+# Modes whose documents must hold KTAP results (demo and icount print figures).
+KTAP_MODES = ("check", "cluster", "faults", "kselftest", "ping", "run", "tulip")
+ALLOW = os.path.join(HERE, "skips.txt")
+DOC_BEGIN = re.compile(r"^DPG-DOC-BEGIN (\S+)\s*$")
+DOC_END = re.compile(r"^DPG-DOC-END (\S+) rc=(\d+)\s*$")
+
+
+def expected_docs(mode, g):
+    if mode == "check":
+        return ["run_cluster"] + (["run_local"] if g == 0 else [])
+    return DOCS.get(mode, [])
+
+
+def documents(lines):
+    """Split a guest's output into its runners' documents: a list of
+    (name, rc or None if it never ended, lines), and the lines outside."""
+    docs, outside, cur = [], [], None
+    for line in lines:
+        s = line.strip()
+        m = DOC_BEGIN.match(s)
+        if m:
+            if cur:
+                docs.append(cur)
+            cur = (m.group(1), None, [])
+            continue
+        m = DOC_END.match(s)
+        if m and cur and m.group(1) == cur[0]:
+            docs.append((cur[0], int(m.group(2)), cur[2]))
+            cur = None
+            continue
+        (cur[2] if cur else outside).append(line)
+    if cur:
+        docs.append(cur)
+    return docs, outside
+
+
+KSFT_HEAD = re.compile(r"^# selftests: (\S+): (\S+)\s*$")
+KSFT_RESULT = re.compile(r"^(not ok|ok) \d+ selftests: (\S+): (\S+)")
+
+
+def unwrap_kselftest(lines):
+    """The kselftest runner prints each test's output with "# " before every
+    line, between "# selftests: COLLECTION: TEST" and its own result line:
+    give those lines back as that result's indented subtests, so that the
+    test's own KTAP is counted and checked, not only the runner's verdict."""
+    out, inside = [], False
+    for line in lines:
+        if KSFT_HEAD.match(line):
+            inside = True
+            out.append(line)
+        elif inside and KSFT_RESULT.match(line):
+            inside = False
+            out.append(line)
+        elif inside and line.startswith("#"):
+            out.append("  " + line[2:] if line.startswith("# ") else "  " + line[1:])
+        else:
+            out.append(line)
+    return out
+
+
+def judge_docs(mode, g, lines, allow, context):
+    """Count the documents' KTAP; every expected document must be there, end
+    with status 0 and (KTAP modes) hold a KTAP document; no other may appear;
+    every skip must be on the allow-list for context."""
+    docs, outside = documents(lines)
+    rep = ktap.Report()
+    for name, _rc, text in docs:
+        if name == "kselftest":
+            text = unwrap_kselftest(text)
+        r = ktap.parse("\n".join(text), f"g{g} {name}")
+        if name == "kselftest":
+            # "selftests: dp: run_local.sh/x" is the same check as run_local/x
+            r.leaves = [(re.sub(r"^selftests: \S+: (\S+?)(\.sh)?(/|$)", r"\1\3", n), k, w)
+                        for n, k, w in r.leaves]
+        else:
+            r.prefix(name)
+        rep.add(r)
+        if mode in KTAP_MODES and r.docs == 0:
+            rep.fail(f"g{g}: {name}: no KTAP document")
+    rest = ktap.parse("\n".join(outside), f"g{g}")
+    rep.add(rest)
+    want = expected_docs(mode, g)
+    seen = [name for name, _, _ in docs]
+    for name in want:
+        if name not in seen:
+            rep.fail(f"g{g}: document {name} missing (its runner never started)")
+    for name, rc, _ in docs:
+        if name not in want:
+            rep.fail(f"g{g}: unexpected document {name} in mode {mode}")
+        elif rc is None:
+            rep.fail(f"g{g}: {name} did not finish (no DPG-DOC-END)")
+        elif rc != 0:
+            rep.fail(f"g{g}: {name} exited {rc}")
+    for name in sorted({x for x in seen if seen.count(x) > 1}):
+        rep.fail(f"g{g}: document {name} printed {seen.count(name)} times")
+    if allow is not None:
+        rep.judge_skips(allow, context, f"g{g}")
+    return rep
+
+
+def judge(a, g, prefix, timed_out, qemu_rc, allow=None):
     """Per-guest report: KTAP counts plus the harness's own test."""
     out = read(prefix + ".out.log")
     console = read(prefix + ".console.log")
@@ -475,7 +588,7 @@ def judge(a, g, prefix, timed_out, qemu_rc):
             inside = False
         elif not inside:
             body.append(line)
-    rep = ktap.parse("\n".join(body), f"g{g}")
+    rep = judge_docs(a.mode, g, body, allow, f"{a.mode} {a.kernel}")
     problems = []
     if timed_out:
         problems.append("host timeout")
@@ -485,6 +598,8 @@ def judge(a, g, prefix, timed_out, qemu_rc):
         problems.append("guest did not finish (no DPG-DONE)" +
                         (f"; qemu exit {qemu_rc}: {qlog[-1][:160]}"
                          if qemu_rc and qlog and not timed_out else ""))
+    elif m.group(1) != "0":
+        problems.append(f"guest runners exited {m.group(1)} (DPG-DONE)")
     if re.search(r"^# dpg: TIMEOUT", out, re.M):
         problems.append("guest timeout")
     if not dmesg and m:
@@ -493,7 +608,7 @@ def judge(a, g, prefix, timed_out, qemu_rc):
                   if KERNEL_BAD.search(ln)})
     if bad:
         problems.append(f"kernel log: {len(bad)} bad line(s), first: {bad[0][:160]}")
-    if a.mode in ("check", "cluster", "faults", "ping", "run", "tulip") and rep.docs == 0:
+    if a.mode in KTAP_MODES and rep.docs == 0:
         problems.append("no KTAP output")
     perf = section(out, "DPPERF-BEGIN", "DPPERF-END")
     if problems:
@@ -519,7 +634,8 @@ def run(a):
         sys.exit("cluster: mode faults runs 2 guests")
     os.makedirs(a.out, exist_ok=True)
     for old in os.listdir(a.out):
-        if old.startswith(f"{a.mode}-g") or old in (f"{a.mode}.tsv", f"{a.mode}-barrier.log"):
+        if old.startswith(f"{a.mode}-g") or old in (f"{a.mode}.tsv", f"{a.mode}-barrier.log",
+                                                    f"{a.mode}-names.txt"):
             os.unlink(os.path.join(a.out, old))
 
     # Unix socket paths must stay short (108 bytes): keep them in /tmp.
@@ -585,18 +701,24 @@ def run(a):
 
     total = ktap.Report()
     perf_all, summary = [], []
+    allow = ktap.load_allow(a.skips) if a.skips != "none" else None
     for g, p in enumerate(procs):
         prefix = os.path.join(a.out, f"{a.mode}-g{g}")
-        rep, perf, bad = judge(a, g, prefix, timed_out, p.returncode)
+        rep, perf, bad = judge(a, g, prefix, timed_out, p.returncode, allow)
         total.add(rep)
         perf_all += perf
         boot = re.search(r"starting \w+ after ([\d.]+)s", read(prefix + ".out.log"))
         summary.append({"guest": g, "passed": rep.passed, "failed": rep.failed,
                         "skipped": rep.skipped, "qemu_rc": p.returncode,
                         "boot_s": float(boot.group(1)) if boot else None,
-                        "failures": rep.failures, "kernel_bad": bad})
+                        "failures": rep.failures, "kernel_bad": bad,
+                        "skips": rep.skips})
         print(f"cluster: {a.kernel} g{g}: {rep.line()}"
               f" (up {boot.group(1) if boot else '?'}s guest time)")
+        for name, why in rep.skips:
+            listed = allow is not None and ktap.allow_reason(
+                allow, f"{a.mode} {a.kernel}", name) is not None
+            print(f"cluster:   SKIP {name} # {why}{'' if listed else ' (NOT on the allow-list)'}")
         for what in rep.failures:
             print(f"cluster:   FAIL {what}")
     if a.mode in ("demo", "icount"):
@@ -608,6 +730,7 @@ def run(a):
         else:
             total.fail("no DPPERF-BEGIN/END block from any guest")
             print("cluster:   FAIL no DPPERF-BEGIN/END block from any guest")
+    ktap.write_names(os.path.join(a.out, f"{a.mode}-names.txt"), total)
     with open(os.path.join(a.out, f"{a.mode}-summary.json"), "w") as f:
         json.dump({"kernel": a.kernel, "mode": a.mode, "guests": summary, "link": link,
                    "elapsed_s": round(elapsed, 1), "host_timeout": timed_out}, f, indent=1)
@@ -627,8 +750,8 @@ def main():
     ap.add_argument("--kernel", help="kernel version (default: tools/kvers.sh's first)")
     ap.add_argument("--guests", type=int, default=2)
     ap.add_argument("--mode", default="check",
-                    choices=["check", "cluster", "demo", "faults", "icount", "ping", "run",
-                             "shell", "tulip"])
+                    choices=["check", "cluster", "demo", "faults", "icount", "kselftest",
+                             "ping", "run", "shell", "tulip"])
     ap.add_argument("--out", help="log directory (default build/results/KVER)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds for the whole run")
     ap.add_argument("--initramfs")
@@ -658,6 +781,9 @@ def main():
     ap.add_argument("--fabric", metavar="TOPO",
                     help="attach guest I to host I of the Myrinet fabric simulator "
                          "(a topology file, default or one)")
+    ap.add_argument("--skips", default=ALLOW,
+                    help="the skip allow-list (default tools/qemu/skips.txt): a skip not "
+                         "listed for 'MODE KVER' fails the run; 'none': skips only counted")
     ap.add_argument("--faults", metavar="SPEC",
                     help="join the guests through dpswitch with these fault rates, e.g. "
                          "drop=5,dup=2,reorder=5,corrupt=1,seed=42 (percent of frames; "

@@ -1,18 +1,22 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host tests of the harness itself: the KTAP counter, dpswitch and its
-fault-injection control channel (the fault engine's own tests: test_faults.c).
+"""Host tests of the harness itself: the KTAP counter, the skip allow-list,
+the judgement of a guest's documents and exit codes, check.sh's unit stage,
+dpswitch and its fault-injection control channel (the fault engine's own tests: test_faults.c).
 
-  test_harness.py DPSWITCH     (prints KTAP; exit 1 on any failure)
+  test_harness.py DPSWITCH TEST_KTAP_H   (prints KTAP; exit 1 on any failure)
 """
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 import ktap  # noqa: E402
 
 results = []
@@ -46,6 +50,190 @@ def test_ktap():
     check("ktap: two documents", counts("KTAP version 1\n1..1\nok 1 a\n"
                                         "KTAP version 1\n1..1\nnot ok 1 b\n") == (1, 1, 0))
     check("ktap: bail out fails", counts("KTAP version 1\n1..1\nBail out! x\n")[1] == 2)
+    # A program that skips as a whole is one skip, with its parent's name.
+    whole = ("KTAP version 1\n1..2\n  KTAP version 1\n  1..0 # SKIP x\n"
+             "ok 1 a # SKIP\nok 2 b\n")
+    r = ktap.parse(whole)
+    check("ktap: a whole-program skip counts as one skip",
+          (r.passed, r.failed, r.skipped) == (1, 0, 1) and r.skips == [("a", "x")],
+          f"{r.line()} {r.skips}")
+    check("ktap: a lone skipped document (plan 1..0, SKIP) is one skip",
+          counts("KTAP version 1\n1..0 # SKIP no tulip\n") == (0, 0, 1))
+    check("ktap: an empty plan without SKIP fails",
+          counts("KTAP version 1\n1..0\n")[1] == 1)
+    check("ktap: a parent SKIP over passing subtests is one skip",
+          counts("KTAP version 1\n1..1\n  KTAP version 1\n  1..1\n  ok 1 x\n"
+                 "ok 1 a # SKIP late\n") == (1, 0, 1))
+    r = ktap.parse("KTAP version 1\n1..2\n  KTAP version 1\n  1..2\n  ok 1 x # SKIP why\n"
+                   "  ok 2 y\nok 1 a\nok 2 b # SKIP netdev only\n")
+    check("ktap: skips are named by their path",
+          r.skips == [("a/x", "why"), ("b", "netdev only")], str(r.skips))
+
+
+def write_allow(d, lines):
+    path = os.path.join(d, "skips.txt")
+    with open(path, "w") as f:
+        f.write("# test\n" + "".join(line + "\n" for line in lines))
+    return ktap.load_allow(path)
+
+
+def test_allow():
+    """An unlisted skip fails; a listed one is only counted."""
+    d = tempfile.mkdtemp(prefix="dpallow-")
+    try:
+        allow = write_allow(d, ["tulip * | run_local/send_fault_rtnl | netdev only",
+                                "unit | a | why"])
+        text = "KTAP version 1\n1..2\nok 1 send_fault_rtnl # SKIP netdev\nok 2 b\n"
+        r = ktap.parse(text)
+        r.prefix("run_local")
+        bad = r.judge_skips(allow, "tulip 6.1.0-56-amd64")
+        check("allow: a listed skip stays a skip", not bad and r.failed == 0 and r.skipped == 1)
+        r = ktap.parse(text)
+        r.prefix("run_local")
+        bad = r.judge_skips(allow, "check 6.1.0-56-amd64")
+        check("allow: the same skip in another context fails and is still counted",
+              len(bad) == 1 and r.failed == 1 and r.skipped == 1, r.line())
+        try:
+            write_allow(d, ["unit | a"])
+            check("allow: an entry without a reason is refused", False)
+        except ValueError:
+            check("allow: an entry without a reason is refused", True)
+        write_allow(d, ["unit | a | why"])
+        p = subprocess.run([sys.executable, os.path.join(HERE, "ktap.py"), "--allow",
+                            os.path.join(d, "skips.txt"), "--context", "unit", "-"],
+                           input="KTAP version 1\n1..1\nok 1 q # SKIP no\n",
+                           capture_output=True, text=True)
+        check("allow: ktap.py --allow fails an unlisted skip",
+              p.returncode == 1 and p.stdout.splitlines()[-1] == "0 passed, 1 failed, 1 skipped",
+              p.stdout)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def guest_out(docs, done_rc=0):
+    """A guest's ttyS2 output as the guest init prints it: (name, rc, KTAP)."""
+    out = "# dpg: guest 0 of 2, mode check\n"
+    for name, rc, text in docs:
+        out += f"DPG-DOC-BEGIN {name}\n{text}"
+        if rc is not None:
+            out += f"DPG-DOC-END {name} rc={rc}\n"
+    return out + f"DPG-DMESG-BEGIN\n[0.0] Linux\nDPG-DMESG-END\nDPG-DONE rc={done_rc}\n"
+
+
+def judged(mode, g, out, allow=None):
+    import argparse
+    import cluster
+    d = tempfile.mkdtemp(prefix="dpjudge-")
+    try:
+        prefix = os.path.join(d, f"{mode}-g{g}")
+        with open(prefix + ".out.log", "w") as f:
+            f.write(out)
+        open(prefix + ".console.log", "w").close()
+        a = argparse.Namespace(mode=mode, kernel="6.12.117+deb12-amd64")
+        return cluster.judge(a, g, prefix, False, 0, allow)[0]
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+OK_DOC = "KTAP version 1\n1..1\nok 1 t\n"
+
+
+def init_doc(cmd):
+    """The guest init's own doc() and run_ktap() run on cmd, in sh."""
+    src = open(os.path.join(HERE, "guest", "init")).read()
+    funcs = []
+    for fn in ("log", "doc", "run_ktap"):
+        start = src.index(f"\n{fn}() {{") + 1
+        end = src.index("\n}\n", start) + 3 if fn != "log" else src.index("\n", start) + 1
+        funcs.append(src[start:end])
+    script = "".join(funcs) + cmd + '\necho "last=$?"\n'
+    return subprocess.run(["sh", "-c", script], capture_output=True, text=True).stdout
+
+
+def test_judge():
+    """The host's judgement of a guest: documents, exit codes, skips."""
+    good = guest_out([("run_cluster", 0, OK_DOC), ("run_local", 0, OK_DOC)])
+    r = judged("check", 0, good)
+    check("judge: a complete check guest passes", r.failed == 0 and r.passed == 3, r.line())
+    r = judged("check", 1, guest_out([("run_cluster", 0, OK_DOC)]))
+    check("judge: the second check guest owes only run_cluster", r.failed == 0, r.line())
+    r = judged("check", 0, guest_out([("run_cluster", 0, OK_DOC)]))
+    check("judge: a missing document fails",
+          r.failed == 1 and "run_local missing" in r.failures[0], str(r.failures))
+    r = judged("check", 0, guest_out([("run_cluster", 0, OK_DOC), ("run_local", 1, OK_DOC)]))
+    check("judge: a runner exiting 1 fails though its KTAP passed",
+          r.failed == 1 and "run_local exited 1" in r.failures[0], str(r.failures))
+    r = judged("check", 0, guest_out([("run_cluster", 0, OK_DOC), ("run_local", None, OK_DOC)]))
+    check("judge: a runner that never ended fails", r.failed >= 1, str(r.failures))
+    r = judged("check", 0, guest_out([("run_cluster", 0, OK_DOC), ("run_local", 0, "")]))
+    check("judge: a document without KTAP fails", r.failed >= 1, str(r.failures))
+    r = judged("check", 0, good.replace("DPG-DONE rc=0", "DPG-DONE rc=1"))
+    check("judge: DPG-DONE rc=1 fails", r.failed == 1, str(r.failures))
+    out = init_doc("doc run_local sh -c 'echo KTAP version 1; echo 1..1; echo ok 1 t; exit 1'")
+    check("judge: guest init passes a runner's status on",
+          "DPG-DOC-END run_local rc=1" in out and "last=1" in out, out)
+    out = init_doc("doc run_local run_ktap /nonexistent/run_local.sh")
+    check("judge: guest init fails a missing runner",
+          "not ok 1 run_local.sh missing" in out and "last=1" in out, out)
+    skipped = "KTAP version 1\n1..1\n  KTAP version 1\n  1..0 # SKIP relay silent\n" \
+              "ok 1 rel_cluster # SKIP relay silent\n"
+    d = tempfile.mkdtemp(prefix="dpallow-")
+    try:
+        allow = write_allow(d, ["tulip * | run_local/send_fault_rtnl | netdev only"])
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    r = judged("run", 0, guest_out([("run", 0, skipped)]), allow)
+    check("judge: an unlisted skip fails the run and is counted",
+          r.failed == 1 and r.skipped == 1 and "rel_cluster" in r.failures[0], str(r.failures))
+
+
+def test_kselftest_doc():
+    """The kselftest runner's "# "-prefixed output is counted as its nested
+    KTAP, named as the same suite run directly."""
+    text = ("TAP version 13\n1..1\n# selftests: dp: run_local.sh\n# KTAP version 1\n"
+            "# 1..2\n#   KTAP version 1\n#   1..2\n#   ok 1 one\n#   not ok 2 two\n"
+            "# not ok 1 bind\n#   KTAP version 1\n#   1..0 # SKIP whole\n"
+            "# ok 2 xfer # SKIP whole\nnot ok 1 selftests: dp: run_local.sh # exit=1\n")
+    r = judged("kselftest", 0, guest_out([("kselftest", 1, text)]))
+    check("kselftest: nested results counted, one program skip, runner's exit fails",
+          (r.passed, r.skipped) == (2, 1) and r.failed == 2
+          and r.skips == [("run_local/xfer", "whole")], f"{r.line()} {r.skips} {r.failures}")
+
+
+def test_unit_stage():
+    """check.sh's unit stage: a listed target that cannot run fails."""
+    d = tempfile.mkdtemp(prefix="dpunit-")
+    try:
+        os.makedirs(os.path.join(d, "broken"))
+        with open(os.path.join(d, "broken", "Makefile"), "w") as f:
+            f.write("check:\n\tthis is not a recipe line\n  oops: =\n")
+        os.makedirs(os.path.join(d, "good"))
+        with open(os.path.join(d, "good", "Makefile"), "w") as f:
+            f.write("check:\n\t@echo 'KTAP version 1'; echo 1..1; echo ok 1 fine\n")
+        env = dict(os.environ, CHECK_LOGS=os.path.join(d, "logs"),
+                   CHECK_UNIT=f"{d}/good:check {d}/broken:check {d}/none:check "
+                              f"{d}/good:nosuchtarget")
+        p = subprocess.run([os.path.join(TOP, "tools", "check.sh"), "unit"], env=env,
+                           capture_output=True, text=True)
+        last = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
+        check("unit stage: a broken Makefile, a missing one and a missing target fail",
+              p.returncode == 1 and last == "1 passed, 3 failed", p.stdout[-400:])
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_ktap_h(exe):
+    """selftests/dp/ktap.h prints the version line, the plan, then the results,
+    whatever way the program ends; a forked child's diagnostic goes out at once."""
+    for how, want, rc in (("finish", (2, 0, 0), 0), ("skip", (2, 0, 1), 0),
+                          ("exit", (2, 1, 0), 0), ("term", (2, 1, 0), -15),
+                          ("segv", (2, 1, 0), -11)):
+        p = subprocess.run([exe, how], capture_output=True, text=True)
+        lines = [ln for ln in p.stdout.splitlines() if not ln.startswith("# from the child")]
+        check(f"ktap.h: {how}: version line, plan, results",
+              lines[:2] == ["KTAP version 1", f"1..{sum(want)}"]
+              and counts(p.stdout) == want and p.returncode == rc
+              and "# from the child" in p.stdout, p.stdout)
 
 
 def test_kernel_bad():
@@ -88,6 +276,16 @@ def frame(dst, src, tag):
     return bytes(dst) + bytes(src) + b"\x88\xb5" + tag.ljust(46, b"\0")
 
 
+# A frame that must arrive is waited for this long; one that must not is
+# shown absent by a marker sent after it on the same path arriving first
+# (dpswitch forwards in order), not by a short timeout.
+RECV_S = 5.0
+
+
+def tag_of(f):
+    return f[14:].rstrip(b"\0") if f else None
+
+
 def test_switch(exe):
     d = tempfile.mkdtemp(prefix="dpsw-")
     paths = [os.path.join(d, f"p{i}") for i in range(3)]
@@ -95,7 +293,7 @@ def test_switch(exe):
     for p in paths:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         s.bind(p)
-        s.settimeout(0.3)
+        s.settimeout(RECV_S)
         socks.append(s)
     sw = os.path.join(d, "sw")
     proc = subprocess.Popen([exe, sw] + paths, stderr=subprocess.PIPE, text=True)
@@ -114,23 +312,24 @@ def test_switch(exe):
         mac = [[0x52, 0x54, 0, 0, 0, i + 1] for i in range(3)]
         bcast = [0xff] * 6
         socks[0].sendto(frame(bcast, mac[0], b"hello"), sw)
-        got = [recv(1), recv(2), recv(0)]
-        check("dpswitch: broadcast floods to the other ports",
-              got[0] and got[1] and got[2] is None)
+        got = [recv(1), recv(2)]
         socks[1].sendto(frame(mac[0], mac[1], b"to0"), sw)  # port 0 learned
-        got = [recv(0), recv(2)]
-        check("dpswitch: learned unicast goes to one port",
-              got[0] and got[0].endswith(b"to0".ljust(46, b"\0")) and got[1] is None)
+        first0 = recv(0)
+        check("dpswitch: broadcast floods to the other ports, not back",
+              tag_of(got[0]) == b"hello" and tag_of(got[1]) == b"hello"
+              and tag_of(first0) == b"to0", f"port 0 got {tag_of(first0)} first")
         socks[0].sendto(frame(mac[2], mac[0], b"to2?"), sw)  # port 2 not learned yet
         got = [recv(1), recv(2)]
-        check("dpswitch: unknown unicast floods", got[0] and got[1])
+        check("dpswitch: learned unicast goes to one port (port 2's next frame is the next one)",
+              tag_of(first0) == b"to0" and tag_of(got[1]) == b"to2?", f"port 2 got {tag_of(got[1])}")
+        check("dpswitch: unknown unicast floods", tag_of(got[0]) == b"to2?" and got[1])
         big = frame(mac[1], mac[0], b"jumbo") + b"\x5a" * 9000
         socks[0].sendto(big, sw)
         check("dpswitch: 9 KB frame passes whole", recv(1) == big)
         for k in range(200):  # more than the kernel's 10-datagram queue
             socks[0].sendto(frame(mac[1], mac[0], b"burst%d" % k), sw)
         n = 0
-        while recv(1) is not None:
+        while n < 200 and recv(1) is not None:
             n += 1
         check("dpswitch: a 200-frame burst arrives whole", n == 200, f"got {n}")
     finally:
@@ -154,7 +353,7 @@ class Relay:
         for p in self.paths:
             s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
             s.bind(p)
-            s.settimeout(0.3)
+            s.settimeout(RECV_S)
             self.socks.append(s)
         self.sw = os.path.join(self.d, "sw")
         self.proc = subprocess.Popen(
@@ -211,18 +410,26 @@ def test_relay(exe):
         st = r.ctl("partition")
         r.send(0, b"b")
         r.send(1, b"c")
-        got = [r.recv(1), r.recv(0)]
-        check("relay: partition answers OK and cuts both directions",
-              st.startswith("OK ") and st.endswith("partition=all") and got == [None, None]
-              and r.stats()["partitioned"] == "2", st)
-        st = r.ctl("heal")
+        r.wait_frames(3)
+        parted = r.stats()["partitioned"]
+        st2 = r.ctl("heal")
         r.send(1, b"d")
-        check("relay: heal lets frames pass again",
-              st.endswith("partition=none") and r.recv(0) is not None, st)
+        r.send(0, b"d2")
+        got = [tag_of(r.recv(0)), tag_of(r.recv(1))]
+        check("relay: partition answers OK and cuts both directions",
+              st.startswith("OK ") and st.endswith("partition=all") and parted == "2"
+              and got == [b"d", b"d2"], f"{st}; after heal got {got}")
+        check("relay: heal lets frames pass again", st2.endswith("partition=none"), st2)
         st = r.ctl("set drop=100")
         r.send(0, b"e")
+        r.wait_frames(6)
+        dropped = r.stats()["dropped"]
+        r.ctl("set drop=0")
+        r.send(0, b"e2")
+        got = tag_of(r.recv(1))
         check("relay: set drop=100 drops, stats counts it",
-              " drop=100 " in st and r.recv(1) is None and r.stats()["dropped"] == "1", st)
+              " drop=100 " in st and got == b"e2" and dropped == "1", f"{st}; got {got}")
+        r.ctl("set drop=100")
         st = r.ctl("set drop=1000")
         check("relay: a bad value answers ERR and changes nothing",
               st.startswith("ERR ") and r.stats()["drop"] == "100", st)
@@ -238,8 +445,12 @@ def test_relay(exe):
         r.wait_frames(base + 40)
         r.ctl("partition")
         r.ctl("heal")
+        r.send(0, b"end")
         n = 0
-        while r.recv(1) is not None:
+        while True:
+            t = tag_of(r.recv(1))
+            if t is None or t == b"end":
+                break
             n += 1
         check("relay: a partition also drops the frames queued on the cut link",
               0 < n < 40, f"{n} of 40 arrived")
@@ -256,6 +467,11 @@ def test_relay(exe):
 
 def main():
     test_ktap()
+    test_allow()
+    test_judge()
+    test_kselftest_doc()
+    test_unit_stage()
+    test_ktap_h(sys.argv[2])
     test_kernel_bad()
     test_tcg_accel()
     test_switch(sys.argv[1])

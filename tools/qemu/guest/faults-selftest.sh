@@ -23,10 +23,10 @@ peer_mac=$(printf '52:54:00:00:00:%02x' $((peer_id + 1)))
 port=5001
 lines=300000	# seq 1 $lines: 1.9 MB, the same on both sides
 
-t=0
+t=0 nfail=0
 res() { # RC DESCRIPTION
 	t=$((t + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $t $2"; else echo "not ok $t $2"; fi
+	if [ "$1" -eq 0 ]; then echo "ok $t $2"; else echo "not ok $t $2"; nfail=$((nfail + 1)); fi
 }
 bar() {
 	dp-barrier "faults-$1" 180 || echo "# barrier faults-$1 timed out"
@@ -176,3 +176,4 @@ n=$(received -c 2 -i 0.2 -W 5)
 [ "${n:-0}" -eq 2 ]
 res $? "netem removed: ping works again"
 bar end
+[ "$nfail" -eq 0 ]
