@@ -17,6 +17,8 @@
 #                     on e1000 and on tulip (dp's own driver against UDP/TCP over
 #                     Linux's), then the report (build/results/)
 #   make deps         install the Debian packages (tools/deps.sh)
+#   make install      libdp, dpctl, dpperf and the man pages into DESTDIR/PREFIX
+#                     (default /usr/local)
 #   make all          dp.ko for both kernels, libdp, tools, selftests, initramfs images
 #   make module       dp.ko per kernel in build/KVER/src/ (warnings are errors)
 #   make unit         host unit tests (module/tests, libdp, tools, tools/qemu)
@@ -40,7 +42,8 @@ STAGE := $(TOP)/build/stage
 RESULTS := $(TOP)/build/results
 USERSPACE := libdp tools selftests
 # directory:target pairs run by `make unit`; a missing Makefile or target is skipped
-UNIT := module/tests:check module/tests:fuzz-smoke libdp:check tools:check tools/qemu:check
+UNIT := module/tests:check module/tests:fuzz-smoke libdp:check tools:check tools/qemu:check \
+	man:check
 GUEST_TIMEOUT ?= 900
 
 # Stages depend on each other's files in order (module, stage, image): keep
@@ -48,6 +51,7 @@ GUEST_TIMEOUT ?= 900
 .NOTPARALLEL:
 
 .PHONY: all check check-debug soak profile demo deps module userspace initramfs unit sparse dkms \
+	install \
 	guest-check guest-ping shell clean demo-run
 
 all: module userspace initramfs
@@ -65,6 +69,13 @@ userspace:
 	rm -rf $(STAGE)
 	@mkdir -p $(STAGE)
 	@set -e; for d in $(USERSPACE_HERE); do $(MAKE) stage-$$d; done
+
+# What a user installs by hand (the Debian packages split the same files).
+PREFIX ?= /usr/local
+install:
+	@set -e; for d in libdp tools man; do \
+		$(MAKE) -C $$d install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX); \
+	done
 
 # build one user-space part and install it into the staging root
 stage-%:
@@ -162,7 +173,7 @@ print-%:
 	@echo $($*)
 
 clean:
-	@for d in $(USERSPACE) module/tests; do \
+	@for d in $(USERSPACE) module/tests man; do \
 		[ -f $$d/Makefile ] && $(MAKE) -C $$d clean || true; \
 	done
 	rm -rf build
