@@ -17,7 +17,8 @@
 #                     on e1000 and on tulip (dp's own driver against UDP/TCP over
 #                     Linux's), then the report (build/results/)
 #   make deps         install the Debian packages (tools/deps.sh)
-#   make install      libdp, dpctl, dpperf and the man pages into DESTDIR/PREFIX
+#   make install      libdp, dpctl (and its bash completion), dpperf, the man
+#                     pages and the netlink spec into DESTDIR/PREFIX
 #                     (default /usr/local)
 #   make all          dp.ko for both kernels, libdp, tools, selftests, initramfs images
 #   make module       dp.ko per kernel in build/KVER/src/ (warnings are errors)
@@ -43,7 +44,7 @@ RESULTS := $(TOP)/build/results
 USERSPACE := libdp tools selftests
 # directory:target pairs run by `make unit`; a missing Makefile or target is skipped
 UNIT := module/tests:check module/tests:fuzz-smoke libdp:check tools:check tools/qemu:check \
-	man:check
+	man:check netlink:check
 GUEST_TIMEOUT ?= 900
 
 # Stages depend on each other's files in order (module, stage, image): keep
@@ -73,7 +74,7 @@ userspace:
 # What a user installs by hand (the Debian packages split the same files).
 PREFIX ?= /usr/local
 install:
-	@set -e; for d in libdp tools man; do \
+	@set -e; for d in libdp tools man netlink; do \
 		$(MAKE) -C $$d install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX); \
 	done
 
