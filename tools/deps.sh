@@ -18,7 +18,8 @@ linux-image-6.12-amd64 linux-headers-6.12-amd64
 iproute2 cpio zstd xz-utils kmod
 clang libclang-rt-14-dev python3
 linux-perf
-scdoc groff-base python3-yaml"
+scdoc groff-base python3-yaml
+debhelper dh-dkms lintian dpkg-dev fakeroot pkg-config"
 
 # Only make check-debug builds a kernel: Debian's 6.1 source tarball (under
 # /usr/src) and what its build needs.
