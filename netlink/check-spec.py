@@ -10,7 +10,8 @@
     and its nla_put_*() calls say, and as its uapi comment says where that
     starts with a type; the u64 nests (counters, ep-stats) and the pad;
   - ep-stats: its names and numbers as the uapi comment lists them;
-  - the family name and version (DP_GENL_NAME, DP_GENL_VERSION)."""
+  - the family name and version (DP_GENL_NAME, DP_GENL_VERSION), and its
+    one global policy (kernel-policy)."""
 import glob
 import os
 import re
@@ -69,6 +70,12 @@ check("family name is DP_GENL_NAME",
       spec.get("name") == re.search(r'#define DP_GENL_NAME\s+"(\w+)"', uapi).group(1))
 check("version is DP_GENL_VERSION",
       spec.get("version") == int(re.search(r"#define DP_GENL_VERSION\s+(\d+)", uapi).group(1)))
+
+# one policy for the whole family (struct genl_family .policy), not per op
+fam = re.search(r"struct genl_family \w+[^=;]*= \{(.*?)\};", genl, re.S)
+glob_policy = bool(fam and re.search(r"\.policy\s*=", fam.group(1)))
+check("kernel-policy: %s, as the family's" % spec.get("kernel-policy", "split"),
+      (spec.get("kernel-policy") == "global") == glob_policy)
 
 # commands
 ops = spec["operations"]["list"]
