@@ -19,6 +19,12 @@
 #                     on e1000 and on tulip (dp's own driver against UDP/TCP over
 #                     Linux's), then the report (build/results/)
 #   make deps         install the Debian packages (tools/deps.sh)
+#   make install      libdp, dpctl (and its bash completion), dpperf, the man
+#                     pages and the netlink spec into DESTDIR/PREFIX
+#                     (default /usr/local)
+#   make deb          the Debian packages dp-dkms, libdp1, libdp-dev, dp-utils
+#                     (dpkg-buildpackage on a clean copy, then lintian) in
+#                     build/deb/
 #   make all          dp.ko for both kernels, libdp, tools, selftests, initramfs images
 #   make module       dp.ko per kernel in build/KVER/src/ (warnings are errors)
 #   make unit         host unit tests (module/tests, libdp, tools, tools/qemu, tools/myrisim)
@@ -45,7 +51,7 @@ RESULTS := $(TOP)/build/results
 USERSPACE := libdp tools selftests
 # directory:target pairs run by `make unit`; a missing Makefile or target fails
 UNIT := module/tests:check module/tests:fuzz-smoke libdp:check tools:check tools/qemu:check \
-	tools/myrisim:check
+	tools/myrisim:check man:check netlink:check tools:deb-check
 GUEST_TIMEOUT ?= 900
 
 # Stages depend on each other's files in order (module, stage, image): keep
@@ -53,6 +59,7 @@ GUEST_TIMEOUT ?= 900
 .NOTPARALLEL:
 
 .PHONY: all check check-debug soak profile demo deps module userspace initramfs unit sparse dkms \
+	install deb \
 	guest-check guest-ping shell clean demo-run
 
 all: module userspace initramfs
@@ -70,6 +77,23 @@ userspace:
 	rm -rf $(STAGE)
 	@mkdir -p $(STAGE)
 	@set -e; for d in $(USERSPACE_HERE); do $(MAKE) stage-$$d; done
+
+# What a user installs by hand (the Debian packages split the same files).
+PREFIX ?= /usr/local
+install:
+	@set -e; for d in libdp tools man netlink; do \
+		$(MAKE) -C $$d install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX); \
+	done
+
+# Debian packages, built on a copy of the tree (dpkg-buildpackage writes
+# next to the source directory, and cleans it first) without build/ or .git.
+DEB := $(TOP)/build/deb
+deb:
+	rm -rf $(DEB)
+	mkdir -p $(DEB)/dp
+	tar -C $(TOP) --exclude=./build --exclude=./.git -cf - . | tar -C $(DEB)/dp -xf -
+	cd $(DEB)/dp && dpkg-buildpackage -b -us -uc
+	lintian --fail-on error $(DEB)/*.changes
 
 # build one user-space part and install it into the staging root
 stage-%:
@@ -167,7 +191,7 @@ print-%:
 	@echo $($*)
 
 clean:
-	@for d in $(USERSPACE) module/tests; do \
+	@for d in $(USERSPACE) module/tests man; do \
 		[ -f $$d/Makefile ] && $(MAKE) -C $$d clean || true; \
 	done
 	rm -rf build

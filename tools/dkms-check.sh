@@ -22,11 +22,11 @@ cleanup() {
 }
 
 rm -rf "$tree"
-mkdir -p "$tree"
+mkdir -p "$tree/tools"
 cp -a "$top/dkms.conf" "$top/Kbuild" "$top/module" "$top/uapi" "$tree/"
+cp -a "$top/tools/dkms-post-add.sh" "$tree/tools/"
 # only sources: no objects from an in-tree build, no user-space tests
-find "$tree" \( -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod*' \) -delete
-rm -rf "$tree/module/tests"
+(cd "$tree" && tools/dkms-post-add.sh)
 
 cleanup
 n=0 failed=0

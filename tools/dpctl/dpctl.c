@@ -16,6 +16,11 @@
  *   dpctl stats [NAME]                       node counters, "name value" per line
  *   dpctl stats reset
  *
+ * -j (--json) before the command prints what node, nart show, nart check,
+ * ep and stats print as one JSON document with the text's names and values
+ * ("none" and "-" become null); commands that only change the node print
+ * nothing either way.
+ *
  * Exit status 0 on success, 1 on any error (a message on stderr).
  */
 #define _GNU_SOURCE
@@ -59,11 +64,12 @@ static void die(const char *fmt, ...)
 static void usage(FILE *f, int status) __attribute__((noreturn));
 static void usage(FILE *f, int status)
 {
-	fputs("usage: dpctl node [set [nid N] [dev IFNAME] [backend netdev] | detach]\n"
+	fputs("usage: dpctl [-j] node [set [nid N] [dev IFNAME] [backend netdev] | detach]\n"
 	      "       dpctl nart [show | load FILE | add NID MAC | del NID | flush | check FILE]\n"
 	      "       dpctl ep      (endpoints: counters, edges and sessions, rx peers)\n"
 	      "       dpctl stats [NAME | reset]\n"
-	      "Acts on the dp node of the current network namespace.\n", f);
+	      "Acts on the dp node of the current network namespace.\n"
+	      "-j, --json: print node, nart, ep and stats output as JSON.\n", f);
 	exit(status);
 }
 
@@ -418,12 +424,127 @@ static size_t parse_mac(const char *s, uint8_t *out)
 	return 0;
 }
 
-static void print_mac(FILE *f, const uint8_t *a, size_t n)
-{
-	size_t i;
+/* ------------------------------------------------------------------ */
+/* Output: text "name value" pairs, or JSON objects with the same names */
+/* ------------------------------------------------------------------ */
 
+static int json;	/* -j */
+
+/*
+ * One record: text prints prefix, then "name value" pairs separated by sep,
+ * then the suffix given to rec_end; JSON prints {"name": value, ...}.
+ */
+struct rec {
+	FILE *f;
+	const char *sep;
+	int n;
+};
+
+static void rec_begin(struct rec *r, FILE *f, const char *prefix, const char *sep)
+{
+	r->f = f;
+	r->sep = sep;
+	r->n = 0;
+	fputs(json ? "{" : prefix, f);
+}
+
+static void rec_end(struct rec *r, const char *suffix)
+{
+	fputs(json ? "}" : suffix, r->f);
+}
+
+/* The separator and the name of the next pair. */
+static void rec_key(struct rec *r, const char *k)
+{
+	if (json)
+		fprintf(r->f, "%s\"%s\":", r->n ? "," : "", k);
+	else
+		fprintf(r->f, "%s%s ", r->n ? r->sep : "", k);
+	r->n++;
+}
+
+/* A JSON string: quotes, backslashes and control bytes escaped. */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void rec_u64(struct rec *r, const char *k, uint64_t v)
+{
+	rec_key(r, k);
+	fprintf(r->f, "%" PRIu64, v);
+}
+
+static void rec_s64(struct rec *r, const char *k, int64_t v)
+{
+	rec_key(r, k);
+	fprintf(r->f, "%" PRId64, v);
+}
+
+/* A string value; NULL is text's none (or dash), JSON's null. */
+static void rec_str(struct rec *r, const char *k, const char *v, const char *none)
+{
+	rec_key(r, k);
+	if (!v)
+		fputs(json ? "null" : none, r->f);
+	else if (json)
+		json_str(r->f, v);
+	else
+		fputs(v, r->f);
+}
+
+/* A link address as aa:bb:... in buf; NULL if absent or empty. */
+static const char *mac_str(const struct nlattr *a, char buf[3 * LLADDR_MAX + 1])
+{
+	size_t i, n = a ? attr_len(a) : 0;
+	const uint8_t *b = n ? attr_data(a) : NULL;
+
+	if (n > LLADDR_MAX)
+		n = LLADDR_MAX;
+	buf[0] = '\0';
 	for (i = 0; i < n; i++)
-		fprintf(f, "%s%02x", i ? ":" : "", a[i]);
+		snprintf(buf + 3 * i - (i ? 1 : 0), 4, "%s%02x", i ? ":" : "", b[i]);
+	return n ? buf : NULL;
+}
+
+static void rec_mac(struct rec *r, const char *k, const struct nlattr *a)
+{
+	char buf[3 * LLADDR_MAX + 1];
+
+	rec_str(r, k, mac_str(a, buf), "none");
+}
+
+/* JSON arrays: "[" a "," between elements "]" (text prints nothing). */
+static int json_elems;
+
+static void json_open(const char *open)
+{
+	json_elems = 0;
+	if (json)
+		fputs(open, stdout);
+}
+
+static void json_next(void)
+{
+	if (json && json_elems++)
+		putchar(',');
+}
+
+static void json_close(const char *close)
+{
+	if (json)
+		printf("%s\n", close);
 }
 
 /* ------------------------------------------------------------------ */
@@ -432,16 +553,17 @@ static void print_mac(FILE *f, const uint8_t *a, size_t n)
 
 static void node_cb(const struct nlattr **tb, void *arg)
 {
+	struct rec r;
+
 	(void)arg;
-	printf("nid %" PRIu32 "\n", get_u32(tb[DP_A_NID]));
-	printf("backend %s\n", get_str(tb[DP_A_BACKEND], "none"));
-	printf("ifname %s\n", get_str(tb[DP_A_IFNAME], "none"));
-	printf("lladdr ");
-	if (tb[DP_A_LLADDR] && attr_len(tb[DP_A_LLADDR]))
-		print_mac(stdout, attr_data(tb[DP_A_LLADDR]), attr_len(tb[DP_A_LLADDR]));
-	else
-		printf("none");
-	printf("\nmax_msg %" PRIu32 "\n", get_u32(tb[DP_A_MTU]));
+	rec_begin(&r, stdout, "", "\n");
+	rec_u64(&r, "nid", get_u32(tb[DP_A_NID]));
+	rec_str(&r, "backend", get_str(tb[DP_A_BACKEND], NULL), "none");
+	rec_str(&r, "ifname", get_str(tb[DP_A_IFNAME], NULL), "none");
+	rec_mac(&r, "lladdr", tb[DP_A_LLADDR]);
+	rec_u64(&r, "max_msg", get_u32(tb[DP_A_MTU]));
+	rec_end(&r, "");
+	putchar('\n');
 }
 
 static void cmd_node_set(struct nl *nl, int argc, char **argv)
@@ -493,17 +615,24 @@ struct nart_ent {
 	uint8_t addr[LLADDR_MAX];
 };
 
+/* Text: "NID MAC" per line, the NART file's format; JSON: {"nid", "lladdr"}. */
 static void nart_cb(const struct nlattr **tb, void *arg)
 {
-	const struct nlattr *ll = tb[DP_A_LLADDR];
+	char buf[3 * LLADDR_MAX + 1];
+	const char *mac;
+	struct rec r;
 
 	(void)arg;
-	printf("%" PRIu32 " ", get_u32(tb[DP_A_NID]));
-	if (ll && attr_len(ll))
-		print_mac(stdout, attr_data(ll), attr_len(ll));
-	else
-		printf("none");
-	putchar('\n');
+	json_next();
+	if (json) {
+		rec_begin(&r, stdout, "", "");
+		rec_u64(&r, "nid", get_u32(tb[DP_A_NID]));
+		rec_mac(&r, "lladdr", tb[DP_A_LLADDR]);
+		rec_end(&r, "");
+		return;
+	}
+	mac = mac_str(tb[DP_A_LLADDR], buf);
+	printf("%" PRIu32 " %s\n", get_u32(tb[DP_A_NID]), mac ? mac : "none");
 }
 
 static void nart_set(struct nl *nl, const struct nart_ent *e)
@@ -601,7 +730,9 @@ static void cmd_nart(struct nl *nl, int argc, char **argv)
 	struct msg m;
 
 	if (!argc || (!strcmp(argv[0], "show") && argc == 1)) {
+		json_open("[");
 		nl_dump(nl, DP_CMD_NART_GET, nart_cb, NULL);
+		json_close("]");
 	} else if (!strcmp(argv[0], "load") && argc == 2) {
 		cmd_nart_load(nl, argv[1]);
 	} else if (!strcmp(argv[0], "add") && argc == 3) {
@@ -621,25 +752,28 @@ static void cmd_nart(struct nl *nl, int argc, char **argv)
 /* ep                                                                  */
 /* ------------------------------------------------------------------ */
 
-static void ep_stats(const struct nlattr *a)
+/* The stats line: DP_A_EP_STATS attribute i; 12 (queued) is on the endpoint's line. */
+static void ep_stats(FILE *f, const struct nlattr *a)
 {
-	/* DP_A_EP_STATS attribute i; 12 (queued) is on the endpoint's line */
 	static const char *const names[] = {
 		NULL, "tx_msgs", "tx_bytes", "rx_msgs", "rx_bytes", "rx_drop_full",
 		"rx_drop_admit", "tx_unacked", "tx_undelivered", "tx_retrans",
 		"tx_blocked", "rx_dup",
 	};
 	const struct nlattr *tb[ATTR_MAX + 1];
+	struct rec r;
 	size_t i;
 
 	if (!a)
 		return;
 	parse_nested(tb, a);
-	printf(" ");
+	if (json)
+		fputs(",\"stats\":", f);
+	rec_begin(&r, f, "  ", " ");
 	for (i = 1; i < sizeof(names) / sizeof(names[0]); i++)
 		if (tb[i])	/* an older module lacks 7 on */
-			printf(" %s %" PRIu64, names[i], get_u64(tb[i]));
-	printf("\n");
+			rec_u64(&r, names[i], get_u64(tb[i]));
+	rec_end(&r, "\n");
 }
 
 static int32_t get_s32(const struct nlattr *a)
@@ -647,12 +781,12 @@ static int32_t get_s32(const struct nlattr *a)
 	return (int32_t)get_u32(a);
 }
 
-/* The errnos a session fails with, by name; others by number. */
+/* The errnos a session fails with, by name; others by number; NULL for 0. */
 static const char *errno_name(uint32_t err, char *buf, size_t len)
 {
 	switch (err) {
 	case 0:
-		return "none";
+		return NULL;	/* none */
 	case ETIMEDOUT:
 		return "ETIMEDOUT";
 	case ECONNRESET:
@@ -674,24 +808,87 @@ static const char *edge_state_name(uint32_t state)
 	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
 }
 
-/* The rest of an edge line: its session (a reliable endpoint's edges). */
-static void edge_session(const struct nlattr **tb)
+/* The rest of an edge: its session (a reliable endpoint's edges). */
+static void edge_session(struct rec *r, const struct nlattr **tb)
 {
 	char buf[16];
 
-	printf(" state %s err %s isn %" PRIu32 " snd_una %" PRIu32 " snd_nxt %" PRIu32
-	       " unacked %" PRIu32 " credit_left %" PRId32 " cwnd %" PRIu32
-	       " rto_ms %" PRIu32 " backoff %" PRIu32,
-	       edge_state_name(get_u32(tb[DP_A_EDGE_STATE])),
-	       errno_name(get_u32(tb[DP_A_EDGE_ERR]), buf, sizeof(buf)),
-	       get_u32(tb[DP_A_EDGE_ISN]), get_u32(tb[DP_A_EDGE_SND_UNA]),
-	       get_u32(tb[DP_A_EDGE_SND_NXT]), get_u32(tb[DP_A_EDGE_UNACKED]),
-	       get_s32(tb[DP_A_EDGE_CREDIT]), get_u32(tb[DP_A_EDGE_CWND]),
-	       get_u32(tb[DP_A_EDGE_RTO_MS]), get_u32(tb[DP_A_EDGE_BACKOFF]));
+	rec_str(r, "state", edge_state_name(get_u32(tb[DP_A_EDGE_STATE])), NULL);
+	rec_str(r, "err", errno_name(get_u32(tb[DP_A_EDGE_ERR]), buf, sizeof(buf)), "none");
+	rec_u64(r, "isn", get_u32(tb[DP_A_EDGE_ISN]));
+	rec_u64(r, "snd_una", get_u32(tb[DP_A_EDGE_SND_UNA]));
+	rec_u64(r, "snd_nxt", get_u32(tb[DP_A_EDGE_SND_NXT]));
+	rec_u64(r, "unacked", get_u32(tb[DP_A_EDGE_UNACKED]));
+	rec_s64(r, "credit_left", get_s32(tb[DP_A_EDGE_CREDIT]));
+	rec_u64(r, "cwnd", get_u32(tb[DP_A_EDGE_CWND]));
+	rec_u64(r, "rto_ms", get_u32(tb[DP_A_EDGE_RTO_MS]));
+	rec_u64(r, "backoff", get_u32(tb[DP_A_EDGE_BACKOFF]));
 	if (tb[DP_A_EDGE_HEARD_MS])
-		printf(" heard_ms %" PRIu32, get_u32(tb[DP_A_EDGE_HEARD_MS]));
+		rec_u64(r, "heard_ms", get_u32(tb[DP_A_EDGE_HEARD_MS]));
 	else
-		printf(" heard_ms -");
+		rec_str(r, "heard_ms", NULL, "-");
+}
+
+/*
+ * JSON of the endpoint being listed: its own fields, edges and rx peers
+ * are kept apart until the next endpoint (a continuation message adds more
+ * edges and rx peers to it), then printed as one object.
+ */
+struct ep_out {
+	char *buf[3];
+	size_t len[3];
+	FILE *f[3];	/* text: stdout for all three */
+	int open;
+};
+enum { EP_HEAD, EP_EDGES, EP_RX };
+
+static struct ep_out ep_out;
+
+static void ep_flush(void)
+{
+	struct ep_out *o = &ep_out;
+	int i;
+
+	if (!json || !o->open)
+		return;
+	for (i = 0; i < 3; i++)
+		if (fclose(o->f[i]))
+			die("%s", strerror(errno));
+	json_next();
+	printf("%s,\"edges\":[%s],\"rx_peers\":[%s]}", o->buf[EP_HEAD], o->buf[EP_EDGES],
+	       o->buf[EP_RX]);
+	for (i = 0; i < 3; i++)
+		free(o->buf[i]);
+	o->open = 0;
+}
+
+/* Where the next endpoint's parts go; a new endpoint flushes the last. */
+static void ep_start(int cont)
+{
+	struct ep_out *o = &ep_out;
+	int i;
+
+	if (!json) {
+		for (i = 0; i < 3; i++)
+			o->f[i] = stdout;
+		return;
+	}
+	if (cont && o->open)
+		return;
+	ep_flush();
+	for (i = 0; i < 3; i++) {
+		o->f[i] = open_memstream(&o->buf[i], &o->len[i]);
+		if (!o->f[i])
+			die("%s", strerror(errno));
+	}
+	o->open = 1;
+}
+
+/* A separator before the second and later elements of a JSON list. */
+static void ep_sep(FILE *f)
+{
+	if (json && ftell(f) > 0)
+		fputc(',', f);
 }
 
 /*
@@ -700,22 +897,34 @@ static void edge_session(const struct nlattr **tb)
  */
 static void ep_edge(const struct nlattr **tb)
 {
-	printf("  edge nid %" PRIu32 " dpid %" PRIu32, get_u32(tb[DP_A_NID]),
-	       get_u32(tb[DP_A_DPID]));
+	FILE *f = ep_out.f[EP_EDGES];
+	struct rec r;
+
+	ep_sep(f);
+	rec_begin(&r, f, "  edge ", " ");
+	rec_u64(&r, "nid", get_u32(tb[DP_A_NID]));
+	rec_u64(&r, "dpid", get_u32(tb[DP_A_DPID]));
 	if (tb[DP_A_EDGE_STATE])
-		edge_session(tb);
+		edge_session(&r, tb);
 	else
-		printf(" tx_seq %" PRIu32, get_u32(tb[DP_A_EDGE_TX_SEQ]));
-	printf("\n");
+		rec_u64(&r, "tx_seq", get_u32(tb[DP_A_EDGE_TX_SEQ]));
+	rec_end(&r, "\n");
 }
 
 static void ep_rx_peer(const struct nlattr **tb)
 {
-	printf("  rx_peer nid %" PRIu32 " dpid %" PRIu32 " isn %" PRIu32 " rcv_nxt %" PRIu32
-	       " held %" PRIu32 " credit_left %" PRId32 "\n",
-	       get_u32(tb[DP_A_NID]), get_u32(tb[DP_A_DPID]), get_u32(tb[DP_A_RX_PEER_ISN]),
-	       get_u32(tb[DP_A_RX_PEER_RCV_NXT]), get_u32(tb[DP_A_RX_PEER_HELD]),
-	       get_s32(tb[DP_A_RX_PEER_CREDIT]));
+	FILE *f = ep_out.f[EP_RX];
+	struct rec r;
+
+	ep_sep(f);
+	rec_begin(&r, f, "  rx_peer ", " ");
+	rec_u64(&r, "nid", get_u32(tb[DP_A_NID]));
+	rec_u64(&r, "dpid", get_u32(tb[DP_A_DPID]));
+	rec_u64(&r, "isn", get_u32(tb[DP_A_RX_PEER_ISN]));
+	rec_u64(&r, "rcv_nxt", get_u32(tb[DP_A_RX_PEER_RCV_NXT]));
+	rec_u64(&r, "held", get_u32(tb[DP_A_RX_PEER_HELD]));
+	rec_s64(&r, "credit_left", get_s32(tb[DP_A_RX_PEER_CREDIT]));
+	rec_end(&r, "\n");
 }
 
 /* Edges and rx peers are many attributes of one type: walk them, not the index. */
@@ -748,22 +957,44 @@ static const char *admit_name(uint32_t admit)
 	return admit < 4 ? names[admit] : "?";
 }
 
+/* The endpoint's own line (JSON: the object's fields up to "stats"). */
+static void ep_head(FILE *f, const struct nlattr **tb)
+{
+	struct rec r;
+
+	rec_begin(&r, f, "", " ");
+	rec_u64(&r, "dpid", get_u32(tb[DP_A_DPID]));
+	rec_u64(&r, "uid", get_u32(tb[DP_A_EP_UID]));
+	rec_u64(&r, "pool", get_u32(tb[DP_A_EP_POOL_SIZE]));
+	rec_u64(&r, "queued", get_u32(tb[DP_A_EP_QUEUED]));
+	if (tb[DP_A_EP_BIND_FLAGS])
+		rec_str(&r, "mode", get_u32(tb[DP_A_EP_BIND_FLAGS]) & DP_BIND_RAW ?
+			"raw" : "reliable", NULL);
+	rec_str(&r, "admit", admit_name(get_u32(tb[DP_A_EP_ADMIT])), NULL);
+	if (!json)
+		rec_end(&r, "\n");
+	/* JSON: the object stays open for stats, edges and rx_peers */
+}
+
 static void ep_cb(const struct nlattr **tb, void *arg)
 {
 	(void)arg;
 	/* A continuation (DP_A_EP_CONT) has only more edges and rx peers. */
+	ep_start(!!tb[DP_A_EP_CONT]);
 	if (!tb[DP_A_EP_CONT]) {
-		printf("dpid %" PRIu32 " uid %" PRIu32 " pool %" PRIu32 " queued %" PRIu32,
-		       get_u32(tb[DP_A_DPID]), get_u32(tb[DP_A_EP_UID]),
-		       get_u32(tb[DP_A_EP_POOL_SIZE]), get_u32(tb[DP_A_EP_QUEUED]));
-		if (tb[DP_A_EP_BIND_FLAGS])
-			printf(" mode %s",
-			       get_u32(tb[DP_A_EP_BIND_FLAGS]) & DP_BIND_RAW ? "raw" : "reliable");
-		printf(" admit %s\n", admit_name(get_u32(tb[DP_A_EP_ADMIT])));
-		ep_stats(tb[DP_A_EP_STATS]);
+		ep_head(ep_out.f[EP_HEAD], tb);
+		ep_stats(ep_out.f[EP_HEAD], tb[DP_A_EP_STATS]);
 	}
 	ep_list(tb[DP_A_EP_EDGES], DP_A_EDGE, ep_edge);
 	ep_list(tb[DP_A_EP_RX_PEERS], DP_A_RX_PEER, ep_rx_peer);
+}
+
+static void cmd_ep(struct nl *nl)
+{
+	json_open("[");
+	nl_dump(nl, DP_CMD_EP_GET, ep_cb, NULL);
+	ep_flush();
+	json_close("]");
 }
 
 /* ------------------------------------------------------------------ */
@@ -816,8 +1047,9 @@ static void cmd_stats(struct nl *nl, int argc, char **argv)
 {
 	struct counters c = { .n = 0 };
 	struct msg m;
+	struct rec r;
 	char buf[32];
-	unsigned int i;
+	unsigned int i, n;
 
 	if (argc == 1 && !strcmp(argv[0], "reset")) {
 		nl_simple(nl, DP_CMD_COUNTERS_RESET);
@@ -827,18 +1059,25 @@ static void cmd_stats(struct nl *nl, int argc, char **argv)
 		usage(stderr, 1);
 	msg_init(&m, nl->family, 0, DP_CMD_NODE_GET);
 	nl_do(nl, &m, counters_cb, &c);
-	for (i = 0; i < (c.n > DP_CTR_COUNT ? c.n : DP_CTR_COUNT); i++) {
-		const char *name = ctr_name(i, buf, sizeof(buf));
-
-		if (!argc)
-			printf("%s %" PRIu64 "\n", name, c.v[i]);
-		else if (!strcmp(argv[0], name)) {
-			printf("%" PRIu64 "\n", c.v[i]);
-			return;
-		}
-	}
-	if (argc)
+	n = c.n > DP_CTR_COUNT ? c.n : DP_CTR_COUNT;
+	for (i = 0; argc && i < n; i++)
+		if (!strcmp(argv[0], ctr_name(i, buf, sizeof(buf))))
+			break;
+	if (argc && i == n)
 		die("no counter named \"%s\" (see dpctl stats)", argv[0]);
+	/* Text prints one counter's value alone; JSON still names it. */
+	if (argc && !json) {
+		printf("%" PRIu64 "\n", c.v[i]);
+		return;
+	}
+	rec_begin(&r, stdout, "", "\n");
+	for (i = argc ? i : 0; i < n; i++) {
+		rec_u64(&r, ctr_name(i, buf, sizeof(buf)), c.v[i]);
+		if (argc)
+			break;
+	}
+	rec_end(&r, "");
+	putchar('\n');
 }
 
 /* ------------------------------------------------------------------ */
@@ -855,10 +1094,29 @@ static void set_ctx(int argc, char **argv)
 	ctx = buf;
 }
 
+/* dpctl nart check FILE: validate a NART file without touching the node. */
+static void cmd_nart_check(const char *path)
+{
+	struct nart_ent *v = NULL;
+	size_t n = nart_read(path, &v);
+
+	if (json)
+		printf("{\"entries\":%zu}\n", n);
+	else
+		printf("%zu entries\n", n);
+	free(v);
+}
+
 int main(int argc, char **argv)
 {
 	struct nl nl;
 
+	if (argc > 1 && (!strcmp(argv[1], "-j") || !strcmp(argv[1], "--json"))) {
+		json = 1;
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	if (argc < 2)
 		usage(stderr, 1);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
@@ -867,12 +1125,9 @@ int main(int argc, char **argv)
 	    strcmp(argv[1], "ep") && strcmp(argv[1], "stats"))
 		usage(stderr, 1);
 	set_ctx(argc, argv);
-	/* Validate a NART file without touching the node (no module needed). */
+	/* No module needed to check a file. */
 	if (argc == 4 && !strcmp(argv[1], "nart") && !strcmp(argv[2], "check")) {
-		struct nart_ent *v = NULL;
-
-		printf("%zu entries\n", nart_read(argv[3], &v));
-		free(v);
+		cmd_nart_check(argv[3]);
 		return 0;
 	}
 	nl_open(&nl);
@@ -882,7 +1137,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "nart"))
 		cmd_nart(&nl, argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "ep") && argc == 2)
-		nl_dump(&nl, DP_CMD_EP_GET, ep_cb, NULL);
+		cmd_ep(&nl);
 	else if (!strcmp(argv[1], "stats"))
 		cmd_stats(&nl, argc - 2, argv + 2);
 	else

@@ -1,0 +1,173 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""json-test.py DPCTL FAKENL_SO: TAP.  Runs every dpctl command against
+fakenl.so (a stand-in for dp.ko's generic netlink family) twice, as text and
+with -j: the JSON must parse and hold exactly what the text says (the text
+is parsed by its own grammar), and a few values the fake serves are checked
+in both.  Commands that change the node must print nothing either way and
+send the same requests with and without -j."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+dpctl, fake = sys.argv[1], sys.argv[2]
+results = []
+
+
+def run(args, log=None, stdin=None):
+    env = dict(os.environ, LD_PRELOAD=fake)
+    if log:
+        env["FAKENL_LOG"] = log
+    p = subprocess.run([dpctl] + args, capture_output=True, text=True, env=env,
+                       input=stdin, timeout=10)
+    return p.returncode, p.stdout, p.stderr
+
+
+def value(tok):
+    if tok in ("none", "-"):
+        return None
+    return int(tok) if re.fullmatch(r"-?\d+", tok) else tok
+
+
+def pairs(toks):
+    if len(toks) % 2:
+        raise ValueError("odd name/value list: %r" % toks)
+    return {toks[i]: value(toks[i + 1]) for i in range(0, len(toks), 2)}
+
+
+def parse_node(text):  # "name value" per line; also stats
+    return pairs(text.split())
+
+
+def parse_nart(text):
+    out = []
+    for line in text.splitlines():
+        nid, mac = line.split()
+        out.append({"nid": int(nid), "lladdr": value(mac)})
+    return out
+
+
+def parse_ep(text):
+    eps = []
+    for line in text.splitlines():
+        toks = line.split()
+        if not line.startswith(" "):
+            eps.append(dict(pairs(toks), edges=[], rx_peers=[]))
+        elif toks and toks[0] == "edge":
+            eps[-1]["edges"].append(pairs(toks[1:]))
+        elif toks and toks[0] == "rx_peer":
+            eps[-1]["rx_peers"].append(pairs(toks[1:]))
+        else:
+            eps[-1]["stats"] = pairs(toks)
+    return eps
+
+
+def check(name, ok, diag=""):
+    results.append((ok, name, diag))
+
+
+def compare(args, parse, expect, label=None):
+    rc_t, text, err_t = run(args)
+    label = label or " ".join(args)
+    rc_j, js, err_j = run(["-j"] + args)
+    try:
+        got = json.loads(js)
+        parsed = True
+    except ValueError as e:
+        got, parsed = "%s: %r" % (e, js), False
+    check("dpctl -j %s: exit 0 and the output parses as JSON" % label,
+          rc_t == 0 and rc_j == 0 and parsed, err_t + err_j + (got if not parsed else ""))
+    if not parsed:
+        return
+    try:
+        want = parse(text)
+    except (ValueError, IndexError, KeyError) as e:
+        want = "text unparsable: %s: %r" % (e, text)
+    check("dpctl -j %s: JSON equals the text output" % label, got == want,
+          "json %r\ntext %r" % (got, want))
+    try:
+        expected = expect(got)
+    except (KeyError, IndexError, TypeError) as e:
+        expected = [("shape: %s" % e, False)]
+    bad = [k for k, ok in expected if not ok]
+    check("dpctl %s: the fake's values shown (%d checked)" % (label, len(expected)),
+          not bad, "wrong: %s" % bad)
+
+
+def node_expect(d):
+    return [("nid", d.get("nid") == 7), ("backend", d.get("backend") == "netdev"),
+            ("ifname", d.get("ifname") == 'eth"0\\'),
+            ("lladdr", d.get("lladdr") == "52:54:00:ab:cd:07"),
+            ("max_msg", d.get("max_msg") == 1448)]
+
+
+def nart_expect(v):
+    return [("3 entries", len(v) == 3),
+            ("16-byte address", v[1]["lladdr"] == ":".join("%02x" % (i * 17) for i in range(16))),
+            ("no address", v[2] == {"nid": 4000000000, "lladdr": None})]
+
+
+def stats_expect(d):
+    return [("tx_bytes 64-bit", d.get("tx_bytes") == (1 << 40) + 1003),
+            ("rx_drop_full", d.get("rx_drop_full") == 1039),
+            ("newer counter named", d.get("counter_31") == 99)]
+
+
+def ep_expect(v):
+    e0 = v[0]
+    return [("3 endpoints", [e["dpid"] for e in v] == [100, 101, 102]),
+            ("continuation joined", [x["nid"] for x in e0["edges"]] == [2, 3, 4]
+             and [x["nid"] for x in e0["rx_peers"]] == [2, 4]),
+            ("negative credit", e0["edges"][0]["credit_left"] == -64),
+            ("failed session errno", e0["edges"][1]["err"] == "ETIMEDOUT"),
+            ("idle: no heard_ms", e0["edges"][2]["heard_ms"] is None),
+            ("raw mode and tx_seq", v[1]["mode"] == "raw" and v[1]["edges"] == [
+                {"nid": 2, "dpid": 201, "tx_seq": 42}]),
+            ("older module: six stats", len(v[1]["stats"]) == 6),
+            ("no bind flags: no mode", "mode" not in v[2] and v[2]["admit"] == "uid")]
+
+
+compare(["node"], parse_node, node_expect)
+compare(["node", "show"], parse_node, node_expect)
+compare(["nart"], parse_nart, nart_expect)
+compare(["nart", "show"], parse_nart, nart_expect)
+compare(["stats"], parse_node, stats_expect)
+compare(["stats", "rx_drop_full"], lambda t: {"rx_drop_full": int(t)},
+        lambda d: [("value", d == {"rx_drop_full": 1039})])
+compare(["ep"], parse_ep, ep_expect)
+
+with tempfile.TemporaryDirectory() as tmp:
+    nart = os.path.join(tmp, "nart")
+    with open(nart, "w") as f:
+        f.write("# two nodes\n1 52:54:00:00:00:01\n\n2 52:54:00:00:00:02  # b\n")
+    compare(["nart", "check", nart], lambda t: {"entries": int(t.split()[0])}
+            if t.split()[1:] == ["entries"] else None,
+            lambda d: [("entries", d == {"entries": 2})], "nart check FILE")
+
+    for args in (["node", "set", "nid", "3", "dev", "eth0"], ["node", "set", "backend", "netdev"],
+                 ["node", "detach"], ["nart", "add", "9", "52:54:00:00:00:09"],
+                 ["nart", "del", "9"], ["nart", "flush"], ["nart", "load", nart],
+                 ["stats", "reset"]):
+        logs = []
+        outs = []
+        for j in ([], ["-j"]):
+            log = os.path.join(tmp, "log%d" % len(logs))
+            rc, out, err = run(j + args, log)
+            outs.append((rc, out, err))
+            logs.append(open(log).read() if os.path.exists(log) else "")
+        check("dpctl [-j] %s: exit 0, no output, the same requests"
+              % " ".join(args).replace(nart, "FILE"),
+              all(o == (0, "", "") for o in outs) and logs[0] and logs[0] == logs[1],
+              "%r %r" % (outs, logs))
+
+print("TAP version 13")
+print("1..%d" % len(results))
+for i, (ok, name, diag) in enumerate(results, 1):
+    print("%s %d - %s" % ("ok" if ok else "not ok", i, name))
+    if not ok:
+        for line in diag.splitlines():
+            print("# " + line)
+sys.exit(0 if all(r[0] for r in results) else 1)
