@@ -273,7 +273,8 @@ struct dp_edge {
  * @edges: connected edges; RCU readers, writers hold @lock.
  * @n_edges: entries in @edges.
  * @cur: edge used by write(); RCU.
- * @tx_msgs, @tx_bytes: dp_ep_stats.
+ * @tx_msgs: messages sent (dp_ep_stats).
+ * @tx_bytes: their bytes.
  * @rx_drop_admit: messages refused by @admit.
  * @snd: what the edges' sending sessions share (dp_snd.h).
  * @rcv: the receiving sessions, one per sender (dp_rcv.h).

@@ -38,10 +38,11 @@ struct dp_reset {
  * struct dp_rcv - a receiving endpoint's sessions, one per sender.
  * @ep: the endpoint: frames are built from it (dp_tx_hdr()).
  * @node: its node: frames go out there, counters are counted there.
- * @pool: its receive pool, and @ring, the pool's ring; set at bind.
+ * @pool: its receive pool; set at bind.
+ * @ring: the pool's ring; set at bind.
  * @inc: the endpoint's incarnation; set at bind.
- * @lock: guards @peers, @n_peers, @n_active, @outstanding, @resets,
- *	@n_resets, @dead, @starved, @ooo_bytes and every rx peer; irq-safe.
+ * @lock: guards everything below but @ack_work and @rx_dup, and every rx
+ *	peer; irq-safe.
  * @peers: struct dp_rx_peer by sender; RCU readers.
  * @n_peers: entries in @peers.
  * @n_active: rx peers not idle: the pool is shared fairly among them.
@@ -50,6 +51,8 @@ struct dp_reset {
  * @dead: closing: @ack_work is not queued any more.
  * @ooo_bytes: what the messages held after gaps cost (bytes and their
  *	headers), all senders together: at most the pool size.
+ * @n_resets: entries in @resets.
+ * @resets: RESETs owed, sent by @ack_work.
  * @ack_work: sends owed ACKs, window updates and RESETs.
  * @rx_dup: dp_ep_stats' rx_dup.
  */

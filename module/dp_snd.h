@@ -64,8 +64,9 @@ enum dp_snd_state {
  * @ep_lock: the endpoint's lock: edges join and leave under it.
  * @wq: writers waiting for credit, and pollers; woken when a session's
  *	credit or state changes.
- * @retrans, @undelivered, @blocked: dp_ep_stats' tx_retrans,
- *	tx_undelivered, tx_blocked.
+ * @retrans: DATA frames sent again (dp_ep_stats.tx_retrans).
+ * @undelivered: messages given up without an ack (tx_undelivered).
+ * @blocked: sends that had to wait for credit (tx_blocked).
  */
 struct dp_snd_ep {
 	struct dp_endpoint *ep;
@@ -153,7 +154,9 @@ struct dp_snd {
  * struct dp_snd_info - one edge's session as dpctl shows it, read at once.
  * @state: enum dp_snd_state.
  * @err: positive errno the next send reports, 0 unless FAILED.
- * @isn: @snd_una, @snd_nxt: the session's sequence numbers.
+ * @isn: the session's initial sequence number.
+ * @snd_una: oldest seq not acknowledged.
+ * @snd_nxt: next seq to assign.
  * @credit_left: pool space the receiver still allows (credit - snd_space).
  * @cwnd: congestion window in messages.
  * @rto_ms: the retransmission timeout in force (backoff included).
