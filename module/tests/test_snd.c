@@ -127,6 +127,7 @@ static void test_snd_hello_backoff(void)
 static void test_snd_unreachable(void)
 {
 	u32 isn;
+	int err;
 
 	two(65536);
 	w.drop = drop_everything;
@@ -137,6 +138,7 @@ static void test_snd_unreachable(void)
 	w_run(1100);
 	CHECK_EQ(w_info(ab).state, DP_SND_FAILED);
 	CHECK_EQ(w_info(ab).err, ETIMEDOUT);
+	CHECK(dp_snd_writable(ab, &err) && err == -ETIMEDOUT, "poll: EPOLLOUT|EPOLLERR");
 	CHECK_EQ(w_send(ab, 100), -ETIMEDOUT);
 	CHECK_EQ(w_info(ab).state, DP_SND_IDLE);
 	w.drop = NULL;
@@ -233,6 +235,7 @@ static void test_snd_goback(void)
 	w.drop = drop_data;
 	for (i = 0; i < 10; i++)
 		CHECK_EQ(w_send(ab, 100), 0);
+	CHECK_EQ(dp_snd_unacked(ab), 10);	/* stats' tx_unacked */
 	w_run(199);
 	CHECK_EQ(w_count(DP_WT_DATA, 0), 10);
 	w_run(1);
@@ -244,6 +247,7 @@ static void test_snd_goback(void)
 	w.drop = NULL;
 	w_run(2000);
 	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(dp_snd_unacked(ab), 0);
 	CHECK_EQ(w_read(B, 16, seq), 10);
 	for (i = 0; i < 10; i++)
 		CHECK_EQ(seq[i], i + 1);
