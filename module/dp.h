@@ -9,24 +9,33 @@
  * the hardware behind struct dp_backend, one table per backend, each
  * registered by its own init (nic/dp_nic.c).  A node is a network namespace.
  *
+ * The files stack, each using only the ones below it (the receive path
+ * goes up the same stack):
+ *   endpoint  dp_endpoint.c, dp_edge.c (dp_send()), dp_cat.c, dp_genl.c
+ *   session   dp_snd.c (struct dp_snd, one per edge, in dp_snd.h) and
+ *             dp_rcv.c (struct dp_rcv, one per endpoint, in dp_rcv.h);
+ *             their fields are theirs alone, the rest uses their functions
+ *   frame     dp_tx.c (headers, route, loopback), dp_mdr.c (dispatch)
+ *   NIC       nic/
+ *
  * Lock order, outermost first:
  *   rtnl_lock                  (NIC attach/detach only)
  *   dp_backend_lock (nic/dp_nic.c)  the registry; held across an attach
  *   dp_node.cfg_lock           NID, NIC attachment, NART updates
  *   dp_endpoint.lock           bind, edges
  *   dp_uq_lock (dp_limits.c)   per-uid quota table
- *   dp_edge.tx_mutex           seq assignment + first transmission; the
- *                              edge's work (retransmission); NIC ->xmit
+ *   dp_snd.tx_mutex            seq assignment + first transmission; the
+ *                              session's work (retransmission); NIC ->xmit
  *                              locks (a backend's tx mutex) nest inside
  *   dp_endpoint.rd_lock        readers: read(), release
- *   dp_endpoint.rx_lock (irq-safe)  rx peers, credit, pending RESETs
+ *   dp_rcv.lock (irq-safe)     rx peers, credit, pending RESETs
  *   dp_pool.lock (irq-safe)    ring producer/consumer
- * dp_edge.lock (irq-safe) guards an edge's sender state and is never held
+ * dp_snd.lock (irq-safe) guards an edge's sender state and is never held
  * with another dp lock taken inside it.  The CAT xarray uses its own
  * xa_lock.  The receive path takes no mutex: it finds the NIC, NART,
- * endpoint, edge and rx peer under RCU and takes only dp_edge.lock, or
- * dp_endpoint.rx_lock then dp_pool.lock; it never transmits (ACKs and
- * RESETs go through the endpoint's ack_work, see docs/reliability.md).
+ * endpoint, edge and rx peer under RCU and takes only dp_snd.lock, or
+ * dp_rcv.lock then dp_pool.lock; it never transmits (ACKs and RESETs go
+ * through dp_rcv's ack_work, see docs/reliability.md).
  */
 #ifndef _DP_H
 #define _DP_H
@@ -53,18 +62,14 @@
 #include "dp_ring.h"
 #include "dp_wire.h"
 #include "dp_compat.h"
+#include "dp_sess.h"
+#include "dp_snd.h"
+#include "dp_rcv.h"
 
 #define DP_MAX_MSG		65535u	/* the wire length field is 16 bits */
 #define DP_MAX_EDGES		1024u
-#define DP_MAX_RX_PEERS		1024u	/* senders an endpoint keeps state for */
-#define DP_RESETS_PENDING	8u	/* RESETs queued per endpoint, more dropped */
 
 extern unsigned int dp_pool_size_default;
-extern unsigned int dp_unreach_ms;
-extern unsigned int dp_rto_min_ms;
-extern unsigned int dp_rto_max_ms;
-extern unsigned int dp_credit_idle_ms;
-extern struct workqueue_struct *dp_wq;
 
 /* ---- NIC layer (nic/dp_nic.c) ---- */
 
@@ -170,8 +175,6 @@ struct dp_node {
 };
 
 struct dp_node *dp_node_of(const struct net *net);
-void dp_count(struct dp_node *node, enum dp_counter c);
-void dp_count_add(struct dp_node *node, enum dp_counter c, u64 v);
 void dp_node_counters(struct dp_node *node, u64 *out);
 void dp_node_counters_reset(struct dp_node *node);
 int dp_node_set_nid(struct dp_node *node, u32 nid);
@@ -213,9 +216,6 @@ bool dp_pool_size_valid(u32 size);
 size_t dp_pool_map_size(u32 data_size);
 int dp_pool_init(struct dp_pool *pool, u32 data_size, u32 nid, u32 dpid);
 void dp_pool_free(struct dp_pool *pool);
-int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
-		    u32 src_uid, u32 tok_seq, const void *payload);
-int dp_pool_refuse(struct dp_pool *pool);
 u32 dp_pool_release(struct dp_pool *pool, u32 n);
 bool dp_pool_empty(const struct dp_pool *pool);
 u32 dp_pool_queued(const struct dp_pool *pool);
@@ -255,76 +255,13 @@ void dp_limits_init(void);
 /* ---- Endpoint (dp_endpoint.c) and its edges (dp_edge.c) ---- */
 
 /**
- * struct dp_txmsg - the kernel copy of one message not yet acknowledged.
- * @node: in dp_edge.unacked, in seq order.
- * @seq: its sequence number.
- * @space: DP_TOKEN_SPACE(@len): what it costs in the receiver's pool.
- * @len: message bytes in @data.
- * @resent: sent more than once: no RTT sample from it (Karn's rule).
- * @sent_ns: ktime of the first transmission.
- * @data: the bytes, copied once from user space.
- */
-struct dp_txmsg {
-	struct list_head node;
-	u32 seq;
-	u32 space;
-	u16 len;
-	bool resent;
-	u64 sent_ns;
-	u8 data[];
-};
-
-/*
- * enum dp_snd_state - an edge's sending session (docs/reliability.md, 4),
- * numbered as dpctl sees it (enum dp_edge_state).
- */
-enum dp_snd_state {
-	DP_SND_IDLE = DP_EDGE_IDLE,	/* no session: the next send opens one */
-	DP_SND_HELLO = DP_EDGE_HELLO,	/* HELLO sent, waiting for the answer */
-	DP_SND_OPEN = DP_EDGE_OPEN,	/* sending */
-	DP_SND_FAILED = DP_EDGE_FAILED,	/* @err is reported to the next send */
-};
-
-/**
- * struct dp_edge - a directed edge {peer NID, peer DPID} of an endpoint,
- *	and the sender state of its reliable session.
+ * struct dp_edge - a directed edge {peer NID, peer DPID} of an endpoint.
  * @hnode: in dp_endpoint.edges, keyed by dp_edge_key().
  * @to: the peer.
  * @ep: the endpoint owning the edge (outlives it).
  * @refs: one for the hash table, one per sender using it.
  * @tx_seq: messages sent on the edge (raw mode: also their seq).
- * @tx_mutex: serialises seq assignment with the first transmission, and
- *	retransmission, so frames leave in seq order.
- * @lock: guards everything below; irq-safe (the MDR may run in hard irq).
- * @dead: removed from the endpoint: timer and work are not re-armed.
- * @state: enum dp_snd_state.
- * @err: ETIMEDOUT or ECONNRESET while FAILED.
- * @fast: a gap was reported: resend the first unacknowledged now.
- * @fast_seq: the seq last resent that way (once per hole).
- * @cwnd: messages allowed in flight (congestion window, on top of credit).
- * @ssthresh: slow start below, additive increase above.
- * @cwnd_acc: acknowledged messages towards the next additive step.
- * @probe: a writer waits for credit: the timer probes the window.
- * @want: space of the message a writer last found no credit for (0 once
- *	one is sent): the probing goes on until it fits.
- * @waiters: writers asleep waiting for credit: no credit return meanwhile.
- * @returned: the credit was given back while idle (none asked for since).
- * @peer_inc: the receiver's incarnation, learnt from the HELLO's answer.
- * @isn: the session's initial sequence number, random.
- * @snd_nxt: next seq to assign.
- * @snd_una: oldest seq not acknowledged.
- * @snd_space: cumulative space of the messages assigned a seq.
- * @credit: cumulative space the receiver allows.
- * @peer_max: the receiver's largest message (its pool's limit).
- * @n_unacked: entries in @unacked.
- * @unacked: struct dp_txmsg list; changed under @tx_mutex and @lock.
- * @last_heard: jiffies of the last frame of this session from the peer.
- * @wait_since: jiffies when the peer last came to owe an answer (nothing
- *	was pending before): unreach_ms counts from the later of the two.
- * @deadline: jiffies when the timer acts next.
- * @rtt: the RTO estimator.
- * @timer: retransmission, HELLO and window-probe timer; it queues @work.
- * @work: sends in process context (a backend's xmit may sleep).
+ * @snd: the edge's reliable sending session (dp_snd.h).
  */
 struct dp_edge {
 	struct hlist_node hnode;
@@ -332,102 +269,8 @@ struct dp_edge {
 	struct dp_endpoint *ep;
 	refcount_t refs;
 	atomic_t tx_seq;
-	struct mutex tx_mutex;	/* see the lock order above */
-	spinlock_t lock;	/* irq-safe: sender state */
-	bool dead;
-	u8 state;
-	int err;
-	bool fast;
-	bool probe;
-	u32 want;
-	u32 fast_seq;
-	u32 cwnd;
-	u32 ssthresh;
-	u32 cwnd_acc;
-	u32 waiters;
-	bool returned;
-	u32 peer_inc;
-	u32 isn;
-	u32 snd_nxt;
-	u32 snd_una;
-	u32 snd_space;
-	u32 credit;
-	u32 peer_max;
-	u32 n_unacked;
-	struct list_head unacked;
-	unsigned long last_heard;
-	unsigned long wait_since;
-	unsigned long deadline;
-	struct dp_rtt rtt;
-	struct timer_list timer;
-	struct work_struct work;
+	struct dp_snd snd;
 	struct rcu_head rcu;
-};
-
-/**
- * struct dp_rx_peer - a receiving endpoint's state for one sender.
- * @hnode: in dp_endpoint.rx_peers.
- * @from: the sender {NID, DPID}.
- * @peer_inc: the sender's incarnation in the current session.
- * @isn: the session's initial sequence number.
- * @rcv_nxt: next seq expected.
- * @arrived: cumulative space delivered.
- * @credit: cumulative space granted.
- * @adv: the credit last sent to the sender.
- * @ack_due: DP_ACK_* bits: an ACK is owed.
- * @gap: a gap ACK was sent for the current gap.
- * @idle: the sender gave its credit back, or stayed silent past unreach_ms
- *	(its credit was taken back): no grants until it asks.
- * @heard: jiffies of the sender's last frame of this session.
- * @ooo: struct dp_ooo, messages that arrived after a gap, by seq.
- * @n_ooo: entries in @ooo.
- */
-struct dp_rx_peer {
-	struct hlist_node hnode;
-	struct dp_addr from;
-	u32 peer_inc;
-	u32 isn;
-	u32 rcv_nxt;
-	u32 arrived;
-	u32 credit;
-	u32 adv;
-	u8 ack_due;
-	bool gap;
-	bool idle;
-	unsigned long heard;
-	struct list_head ooo;
-	u32 n_ooo;
-	struct rcu_head rcu;
-};
-
-/*
- * struct dp_ooo - a message that arrived after a gap, held (a copy) until
- * the gap is filled, so only the missing message is resent.
- */
-struct dp_ooo {
-	struct list_head node;
-	struct dp_msg_hdr h;
-	u8 data[];
-};
-
-#define DP_OOO_MAX	128u	/* held messages per sender */
-#define DP_CWND_MIN	4u	/* congestion window bounds, in messages */
-#define DP_CWND_INIT	32u
-#define DP_CWND_MAX	4096u
-#define DP_OOO_SPAN	1024u	/* only this far past the gap */
-
-#define DP_ACK_DELAYED	0x1	/* after a delivery: may wait for a piggy-back */
-#define DP_ACK_NOW	0x2	/* a HELLO, a duplicate, a probe, a low window */
-#define DP_ACK_GAP	0x4	/* send with DP_WF_GAP */
-
-/*
- * A RESET owed to a sender whose frame fits no session here: @seq echoes
- * that frame's, so the sender can tell which of its sessions it answers.
- */
-struct dp_reset {
-	struct dp_addr to;
-	u32 dst_inc;
-	u32 seq;
 };
 
 /**
@@ -447,20 +290,11 @@ struct dp_reset {
  * @edges: connected edges; RCU readers, writers hold @lock.
  * @n_edges: entries in @edges.
  * @cur: edge used by write(); RCU.
+ * @tx_msgs: messages sent (dp_ep_stats).
+ * @tx_bytes: their bytes.
  * @rx_drop_admit: messages refused by @admit.
- * @tx_wq: writers waiting for credit; woken when an edge's credit or
- *	state changes.
- * @tx_retrans, @tx_undelivered, @tx_blocked, @rx_dup: dp_ep_stats.
- * @rx_lock: guards @rx_peers, @n_rx_peers, @n_active, @outstanding,
- *	@resets, @n_resets, @rx_dead, @starved; irq-safe.
- * @rx_peers: struct dp_rx_peer by sender; RCU readers.
- * @n_active: rx peers not idle: the pool is shared fairly among them.
- * @outstanding: credit granted and not yet used, over all rx peers.
- * @starved: a grant was cut short by a full pool: releases re-grant.
- * @rx_dead: closing: @ack_work is not queued any more.
- * @ooo_bytes: what the messages held after gaps cost (bytes and their
- *	headers), all senders together: at most the pool size.
- * @ack_work: sends owed ACKs, window updates and RESETs.
+ * @snd: what the edges' sending sessions share (dp_snd.h).
+ * @rcv: the receiving sessions, one per sender (dp_rcv.h).
  * @charge: what the pool is charged to (dp_limits.c).
  * @pool: receive pool, valid once @dpid is set.
  */
@@ -481,22 +315,8 @@ struct dp_endpoint {
 	atomic64_t tx_msgs;
 	atomic64_t tx_bytes;
 	atomic64_t rx_drop_admit;
-	wait_queue_head_t tx_wq;
-	atomic64_t tx_retrans;
-	atomic64_t tx_undelivered;
-	atomic64_t tx_blocked;
-	atomic64_t rx_dup;
-	spinlock_t rx_lock;	/* irq-safe: receiver sessions */
-	DECLARE_HASHTABLE(rx_peers, 6);
-	u32 n_rx_peers;
-	u32 n_active;
-	u32 outstanding;
-	bool starved;
-	bool rx_dead;
-	u32 ooo_bytes;
-	u32 n_resets;
-	struct dp_reset resets[DP_RESETS_PENDING];
-	struct delayed_work ack_work;
+	struct dp_snd_ep snd;
+	struct dp_rcv rcv;
 	struct dp_charge charge;
 	struct dp_pool pool;
 	struct rcu_head rcu;
@@ -518,91 +338,15 @@ int dp_cat_bind(struct dp_node *node, struct dp_endpoint *ep, u32 dpid);
 void dp_cat_unbind(struct dp_node *node, struct dp_endpoint *ep);
 struct dp_endpoint *dp_cat_lookup(struct dp_node *node, u32 dpid);
 
-/* ---- Send path (dp_tx.c) and MDR (dp_mdr.c) ---- */
+/* ---- Sending on an edge (dp_edge.c) ---- */
 ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 		const void __user *buf, size_t len, bool nonblock);
-u32 dp_max_msg(struct dp_node *node);
-void dp_tx_hdr(struct dp_endpoint *ep, struct dp_msg_hdr *h, u8 type,
-	       const struct dp_addr *to);
-int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
-		const void *msg);
+
+/* ---- Frames: send path (dp_tx.c, more in dp_sess.h) and MDR (dp_mdr.c) ---- */
 void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,
 	       const void *frame, unsigned int len);
 void dp_mdr_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 		  const void *payload);
-int dp_mdr_deliver(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
-		   u32 tok_seq, const void *payload);
-
-/**
- * struct dp_snd_info - one edge's session as dpctl shows it, read at once.
- * @state: enum dp_snd_state.
- * @err: positive errno the next send reports, 0 unless FAILED.
- * @isn: @snd_una, @snd_nxt: the session's sequence numbers.
- * @credit_left: pool space the receiver still allows (credit - snd_space).
- * @cwnd: congestion window in messages.
- * @rto_ms: the retransmission timeout in force (backoff included).
- * @backoff: consecutive timeouts.
- * @heard_ms: since the peer was last heard (since the HELLO while HELLO).
- */
-struct dp_snd_info {
-	u8 state;
-	u32 err;
-	u32 isn;
-	u32 snd_una;
-	u32 snd_nxt;
-	s32 credit_left;
-	u32 cwnd;
-	u32 rto_ms;
-	u32 backoff;
-	u32 heard_ms;
-};
-
-/**
- * struct dp_rcv_info - a receiving endpoint's session with one sender.
- * @from: the sender.
- * @isn: the session's initial sequence number.
- * @rcv_nxt: next seq expected.
- * @held: messages held after a gap.
- * @credit_left: space granted and not yet arrived.
- */
-struct dp_rcv_info {
-	struct dp_addr from;
-	u32 isn;
-	u32 rcv_nxt;
-	u32 held;
-	s32 credit_left;
-};
-
-/* ---- Sender sessions (dp_snd.c) ---- */
-void dp_snd_info(struct dp_edge *e, struct dp_snd_info *si);
-void dp_snd_init(struct dp_edge *e);
-int dp_snd_send(struct dp_endpoint *ep, struct dp_edge *e,
-		const void __user *buf, size_t len, bool nonblock);
-void dp_snd_ack(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
-void dp_snd_reset(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
-void dp_snd_stop(struct dp_edge *e, bool goodbye);
-void dp_snd_release(struct dp_edge *e);
-bool dp_snd_writable(struct dp_edge *e, int *err);
-
-/* ---- Receiver sessions and credit (dp_rcv.c) ---- */
-void dp_rcv_init(struct dp_endpoint *ep);
-void dp_rcv_stop(struct dp_endpoint *ep);
-void dp_rcv_hello(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
-void dp_rcv_probe(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
-void dp_rcv_return(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
-void dp_rcv_refuse(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
-void dp_rcv_fin(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
-void dp_rcv_data(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
-		 const void *payload);
-void dp_rcv_raw(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
-		const void *payload);
-void dp_rcv_piggyback(struct dp_endpoint *ep, struct dp_msg_hdr *h,
-		      u32 peer_inc);
-void dp_rcv_unpiggyback(struct dp_endpoint *ep, const struct dp_msg_hdr *h);
-void dp_rcv_released(struct dp_endpoint *ep);
-u32 dp_rcv_max_msg(struct dp_endpoint *ep);
-void dp_rcv_info(struct dp_endpoint *ep, struct dp_rx_peer *rp,
-		 struct dp_rcv_info *ri);
 
 /* ---- Generic netlink (dp_genl.c) ---- */
 int dp_genl_init(void);

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Directed edges {local DPID, peer NID, peer DPID}.  An endpoint keeps its
- * edges in a small hash table: writers hold ep->lock, the send path reads
- * under RCU.  The current edge is the one write() uses.  A sender holds a
- * reference while it uses an edge (it may sleep waiting for credit); the
- * edge's session (dp_snd.c) is stopped when it leaves the table and its
- * kernel copies are freed with the last reference.
+ * Directed edges {local DPID, peer NID, peer DPID}, and sending on them.
+ * An endpoint keeps its edges in a small hash table: writers hold
+ * ep->lock, the send path reads under RCU.  The current edge is the one
+ * write() uses.  A sender holds a reference while it uses an edge (it may
+ * sleep waiting for credit); the edge's session (dp_snd.c) is stopped
+ * when it leaves the table and its kernel copies are freed with the last
+ * reference.
  */
 #include <linux/jhash.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "dp.h"
 
@@ -47,7 +49,7 @@ void dp_edge_put(struct dp_edge *e)
 {
 	if (!refcount_dec_and_test(&e->refs))
 		return;
-	dp_snd_release(e);
+	dp_snd_release(&e->snd);
 	kfree_rcu(e, rcu);
 }
 
@@ -77,7 +79,7 @@ int dp_edge_connect(struct dp_endpoint *ep, const struct dp_addr *to)
 		e->to = *to;
 		e->ep = ep;
 		refcount_set(&e->refs, 1);
-		dp_snd_init(e);
+		dp_snd_init(&e->snd, &ep->snd, to);
 		hash_add_rcu(ep->edges, &e->hnode, dp_edge_hash(to));
 		ep->n_edges++;
 	}
@@ -85,7 +87,7 @@ int dp_edge_connect(struct dp_endpoint *ep, const struct dp_addr *to)
 out:
 	mutex_unlock(&ep->lock);
 	if (!err)	/* poll()'s EPOLLOUT speaks for the current edge */
-		wake_up_interruptible_all(&ep->tx_wq);
+		dp_snd_wake(&ep->snd);
 	return err;
 }
 
@@ -98,7 +100,7 @@ static void dp_edge_remove(struct dp_endpoint *ep, struct dp_edge *e,
 		RCU_INIT_POINTER(ep->cur, NULL);
 	hash_del_rcu(&e->hnode);
 	ep->n_edges--;
-	dp_snd_stop(e, goodbye);
+	dp_snd_stop(&e->snd, goodbye);
 	dp_edge_put(e);
 	dp_limits_shrink(&ep->charge, sizeof(*e));
 }
@@ -128,4 +130,74 @@ void dp_edge_free_all(struct dp_endpoint *ep)
 	hash_for_each_safe(ep->edges, bkt, tmp, e, hnode)
 		dp_edge_remove(ep, e, true);
 	mutex_unlock(&ep->lock);
+}
+
+/* Raw mode (DP_BIND_RAW): v1 semantics, the copy is freed once sent. */
+static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
+		     const void __user *buf, size_t len)
+{
+	struct dp_msg_hdr h;
+	void *msg;
+	int err;
+
+	msg = kvmalloc(len, GFP_KERNEL_ACCOUNT);
+	if (!msg)
+		return -ENOMEM;
+	err = -EFAULT;
+	if (copy_from_user(msg, buf, len))
+		goto out;
+	dp_tx_hdr(ep, &h, DP_WT_DATA, &e->to);
+	h.flags = DP_WF_RAW;
+	h.len = len;
+	/* 0 is never a raw sequence number: skip it when the u32 wraps. */
+	while (!h.seq)
+		h.seq = atomic_inc_return(&e->tx_seq);
+	err = dp_tx_frame(ep->node, &h, msg);
+out:
+	kvfree(msg);
+	return err;
+}
+
+/*
+ * Send len bytes from buf on the edge to @to (NULL: the current edge):
+ * reliably (dp_snd.c) unless the endpoint is raw.
+ */
+ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
+		const void __user *buf, size_t len, bool nonblock)
+{
+	struct dp_node *node = ep->node;
+	struct dp_edge *e;
+	u32 nid;
+	int err;
+
+	if (len > DP_MAX_MSG)
+		return -EMSGSIZE;
+	e = dp_edge_get(ep, to);
+	if (!e)
+		return -ENOTCONN;
+	err = 0;
+	nid = READ_ONCE(node->nid);
+	if (!len)
+		goto out;
+	err = -EMSGSIZE;
+	if (len > dp_max_msg(node))	/* the NIC's; 65535 without one */
+		goto out;
+	err = -EADDRNOTAVAIL;
+	if (nid == DP_NID_NONE)
+		goto out;
+	if (ep->raw)
+		err = dp_tx_raw(ep, e, buf, len);
+	else
+		err = dp_snd_send(&e->snd, buf, len, nonblock);
+	if (err)
+		goto out;
+	atomic64_inc(&ep->tx_msgs);
+	atomic64_add(len, &ep->tx_bytes);
+	dp_count(node, DP_CTR_TX_MSGS);
+	dp_count_add(node, DP_CTR_TX_BYTES, len);
+	if (e->to.nid == nid)
+		dp_count(node, DP_CTR_TX_LOCAL);
+out:
+	dp_edge_put(e);
+	return err ? err : len;
 }

@@ -33,8 +33,8 @@ static int dp_ep_open(struct inode *inode, struct file *file)
 	mutex_init(&ep->lock);
 	mutex_init(&ep->rd_lock);
 	hash_init(ep->edges);
-	init_waitqueue_head(&ep->tx_wq);
-	dp_rcv_init(ep);
+	dp_rcv_init(&ep->rcv, ep, ep->node);
+	dp_snd_ep_init(&ep->snd, ep, ep->node, &ep->rcv, &ep->lock);
 	file->private_data = ep;
 	return nonseekable_open(inode, file);
 }
@@ -65,7 +65,7 @@ static int dp_ep_release(struct inode *inode, struct file *file)
 	if (dp_ep_bound(ep))
 		dp_cat_unbind(ep->node, ep);
 	dp_edge_free_all(ep);
-	dp_rcv_stop(ep);
+	dp_rcv_stop(&ep->rcv);
 	dp_limits_uncharge(&ep->charge);
 	call_rcu(&ep->rcu, dp_ep_free_rcu);
 	return 0;
@@ -105,6 +105,7 @@ static int dp_ep_bind(struct dp_endpoint *ep, const struct dp_bind *b)
 	do {	/* never 0: that means "not known" on the wire */
 		ep->inc = get_random_u32();
 	} while (!ep->inc);
+	dp_rcv_bind(&ep->rcv, &ep->pool, &ep->pool.ring, ep->inc);
 	/* The CAT publishes ep with release semantics: the pool is ready. */
 	err = dp_cat_bind(ep->node, ep, b->dpid);
 	if (err)
@@ -158,7 +159,7 @@ static ssize_t dp_ep_take(struct dp_endpoint *ep, char __user *buf,
 	if (copy_to_user(buf, t + 1, len))
 		return -EFAULT;
 	dp_pool_release(&ep->pool, 1);
-	dp_rcv_released(ep);
+	dp_rcv_released(&ep->rcv);
 	return len;
 }
 
@@ -200,7 +201,7 @@ static u32 dp_ep_release_n(struct dp_endpoint *ep, u32 n)
 	done = dp_pool_release(&ep->pool, n);
 	mutex_unlock(&ep->rd_lock);
 	if (done)
-		dp_rcv_released(ep);
+		dp_rcv_released(&ep->rcv);
 	return done;
 }
 
@@ -239,7 +240,7 @@ static __poll_t dp_ep_poll_out(struct dp_endpoint *ep)
 	if (ep->raw)
 		return EPOLLOUT | EPOLLWRNORM;
 	e = dp_edge_get(ep, NULL);
-	if (!e || dp_snd_writable(e, &err))
+	if (!e || dp_snd_writable(&e->snd, &err))
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	if (err)
 		mask |= EPOLLERR;
@@ -256,7 +257,7 @@ static __poll_t dp_ep_poll(struct file *file, poll_table *wait)
 	if (!dp_ep_bound(ep))
 		return EPOLLERR;
 	poll_wait(file, &ep->pool.wq, wait);
-	poll_wait(file, &ep->tx_wq, wait);
+	poll_wait(file, dp_snd_wq(&ep->snd), wait);
 	mask = dp_ep_poll_out(ep);
 	if (!dp_pool_empty(&ep->pool))
 		mask |= EPOLLIN | EPOLLRDNORM;
@@ -302,10 +303,21 @@ static u64 dp_ep_unacked(struct dp_endpoint *ep)
 
 	rcu_read_lock();
 	hash_for_each_rcu(ep->edges, bkt, e, hnode)
-		if (READ_ONCE(e->state) == DP_SND_OPEN)
-			n += (u32)(READ_ONCE(e->snd_nxt) - READ_ONCE(e->snd_una));
+		n += dp_snd_unacked(&e->snd);
 	rcu_read_unlock();
 	return n;
+}
+
+/*
+ * The wire carries the uid as the sending kernel's initial user namespace
+ * sees it; the token shows it as the owner's user namespace does (65534,
+ * the overflow uid, if it has no mapping there), as SO_PEERCRED would.
+ * Bound endpoints only.
+ */
+u32 dp_ep_token_uid(struct dp_endpoint *ep, u32 wire_uid)
+{
+	return from_kuid_munged(ep->cred->user_ns,
+				make_kuid(&init_user_ns, wire_uid));
 }
 
 /* Every dp_bind.flags bit chosen at bind (fixed once bound). */
@@ -328,10 +340,8 @@ void dp_ep_stats(struct dp_endpoint *ep, struct dp_ep_stats *st)
 	spin_unlock_irq(&ep->pool.lock);
 	st->rx_drop_admit = atomic64_read(&ep->rx_drop_admit);
 	st->tx_unacked = dp_ep_unacked(ep);
-	st->tx_undelivered = atomic64_read(&ep->tx_undelivered);
-	st->tx_retrans = atomic64_read(&ep->tx_retrans);
-	st->tx_blocked = atomic64_read(&ep->tx_blocked);
-	st->rx_dup = atomic64_read(&ep->rx_dup);
+	dp_snd_ep_stats(&ep->snd, st);
+	dp_rcv_stats(&ep->rcv, st);
 }
 
 static long dp_ioc_node_stats(struct dp_endpoint *ep, void __user *arg)

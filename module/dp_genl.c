@@ -217,7 +217,7 @@ static int dp_genl_put_session(struct sk_buff *skb, struct dp_edge *e)
 {
 	struct dp_snd_info si;
 
-	dp_snd_info(e, &si);
+	dp_snd_info(&e->snd, &si);
 	if (nla_put_u32(skb, DP_A_EDGE_STATE, si.state) ||
 	    (si.err && nla_put_u32(skb, DP_A_EDGE_ERR, si.err)) ||
 	    nla_put_u32(skb, DP_A_EDGE_ISN, si.isn) ||
@@ -282,25 +282,36 @@ static int dp_genl_put_edges(struct sk_buff *skb, struct dp_endpoint *ep,
 	return err;
 }
 
-static int dp_genl_put_rx_peer(struct sk_buff *skb, struct dp_endpoint *ep,
-			       struct dp_rx_peer *rp)
-{
-	struct nlattr *one = nla_nest_start(skb, DP_A_RX_PEER);
-	struct dp_rcv_info ri;
+/* Where a walk of the rx peers puts them. */
+struct dp_genl_rx {
+	struct sk_buff *skb;
+	struct dp_genl_pos *p;
+};
 
+static int dp_genl_put_rx_peer(const struct dp_rcv_info *ri, void *arg)
+{
+	struct dp_genl_rx *a = arg;
+	struct sk_buff *skb = a->skb;
+	struct nlattr *one;
+
+	if (a->p->pos < a->p->skip) {
+		a->p->pos++;
+		return 0;
+	}
+	one = nla_nest_start(skb, DP_A_RX_PEER);
 	if (!one)
 		return -EMSGSIZE;
-	dp_rcv_info(ep, rp, &ri);
-	if (nla_put_u32(skb, DP_A_NID, ri.from.nid) ||
-	    nla_put_u32(skb, DP_A_DPID, ri.from.dpid) ||
-	    nla_put_u32(skb, DP_A_RX_PEER_ISN, ri.isn) ||
-	    nla_put_u32(skb, DP_A_RX_PEER_RCV_NXT, ri.rcv_nxt) ||
-	    nla_put_u32(skb, DP_A_RX_PEER_HELD, ri.held) ||
-	    nla_put_s32(skb, DP_A_RX_PEER_CREDIT, ri.credit_left)) {
+	if (nla_put_u32(skb, DP_A_NID, ri->from.nid) ||
+	    nla_put_u32(skb, DP_A_DPID, ri->from.dpid) ||
+	    nla_put_u32(skb, DP_A_RX_PEER_ISN, ri->isn) ||
+	    nla_put_u32(skb, DP_A_RX_PEER_RCV_NXT, ri->rcv_nxt) ||
+	    nla_put_u32(skb, DP_A_RX_PEER_HELD, ri->held) ||
+	    nla_put_s32(skb, DP_A_RX_PEER_CREDIT, ri->credit_left)) {
 		nla_nest_cancel(skb, one);
 		return -EMSGSIZE;
 	}
 	nla_nest_end(skb, one);
+	a->p->pos++;
 	return 0;
 }
 
@@ -308,23 +319,14 @@ static int dp_genl_put_rx_peer(struct sk_buff *skb, struct dp_endpoint *ep,
 static int dp_genl_put_rx_peers(struct sk_buff *skb, struct dp_endpoint *ep,
 				struct dp_genl_pos *p)
 {
-	struct dp_rx_peer *rp;
+	struct dp_genl_rx a = { .skb = skb, .p = p };
 	struct nlattr *peers;
-	int bkt, err = 0;
+	int err;
 
 	peers = nla_nest_start(skb, DP_A_EP_RX_PEERS);
 	if (!peers)
 		return -EMSGSIZE;
-	hash_for_each_rcu(ep->rx_peers, bkt, rp, hnode) {
-		if (p->pos < p->skip) {
-			p->pos++;
-			continue;
-		}
-		err = dp_genl_put_rx_peer(skb, ep, rp);
-		if (err)
-			break;
-		p->pos++;
-	}
+	err = dp_rcv_walk(&ep->rcv, dp_genl_put_rx_peer, &a);
 	nla_nest_end(skb, peers);
 	return err;
 }

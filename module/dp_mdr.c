@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * MDR (message dispatch routine): a received message goes from the NIC
- * layer straight into the destination endpoint's pool.  Runs in softirq or
- * interrupt context; every frame is untrusted and every frame that is not
- * delivered is charged to exactly one drop counter.
+ * MDR (message dispatch routine): a received frame goes from the NIC layer
+ * to the destination endpoint's sessions, by type: its receiving side
+ * (dp_rcv.c places DATA straight into the pool) or the sending session of
+ * the edge it answers (dp_snd.c).  Runs in softirq or interrupt context;
+ * every frame is untrusted and every frame that is not delivered is
+ * charged to exactly one drop counter.
  */
 #include <linux/uidgid.h>
 
@@ -26,34 +28,28 @@ static bool dp_mdr_admit(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
 }
 
 /*
- * The wire carries the uid as the sending kernel's initial user namespace
- * sees it; the token shows it as the owner's user namespace does (65534,
- * the overflow uid, if it has no mapping there), as SO_PEERCRED would.
+ * The sending session an ACK or RESET from h's source is for: the edge to
+ * it, if the frame names this incarnation of the endpoint.  Caller holds
+ * RCU (edges are RCU-freed).
  */
-static u32 dp_mdr_token_uid(const struct dp_endpoint *ep, kuid_t from)
+static struct dp_snd *dp_mdr_snd(struct dp_endpoint *ep,
+				 const struct dp_msg_hdr *h)
 {
-	return from_kuid_munged(ep->cred->user_ns, from);
+	const struct dp_addr from = { .nid = h->src_nid, .dpid = h->src_dpid };
+	struct dp_edge *e;
+
+	if (h->dst_inc != ep->inc)
+		return NULL;
+	e = dp_edge_find(ep, &from);
+	return e ? &e->snd : NULL;
 }
 
-/*
- * Place a message in @ep's pool with token seq @tok_seq; counts it.
- * Returns 0 or the drop counter (the caller counts drops).  Caller holds
- * ep->rx_lock, so the receiver's credit arithmetic sees every delivery.
- */
-int dp_mdr_deliver(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
-		   u32 tok_seq, const void *payload)
+static void dp_mdr_ack(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 {
-	kuid_t from = make_kuid(&init_user_ns, h->src_uid);
-	int drop;
+	struct dp_snd *s = dp_mdr_snd(ep, h);
 
-	lockdep_assert_held(&ep->rx_lock);
-	drop = dp_pool_deliver(&ep->pool, h, dp_mdr_token_uid(ep, from),
-			       tok_seq, payload);
-	if (drop)
-		return drop;
-	dp_count(ep->node, DP_CTR_RX_MSGS);
-	dp_count_add(ep->node, DP_CTR_RX_BYTES, h->len);
-	return 0;
+	if (s)
+		dp_snd_ack(s, h);
 }
 
 /* DATA and HELLO pass the endpoint's admission rule, or are counted. */
@@ -72,11 +68,11 @@ static void dp_mdr_data(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
 	if (!dp_mdr_admitted(ep, h))
 		return;
 	if (h->flags & DP_WF_ACK)	/* a piggy-backed ack */
-		dp_snd_ack(ep, h);
+		dp_mdr_ack(ep, h);
 	if (h->flags & DP_WF_RAW)
-		dp_rcv_raw(ep, h, payload);
+		dp_rcv_raw(&ep->rcv, h, payload);
 	else
-		dp_rcv_data(ep, h, payload);
+		dp_rcv_data(&ep->rcv, h, payload);
 }
 
 /*
@@ -106,23 +102,27 @@ void dp_mdr_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 	switch (h->type) {
 	case DP_WT_ACK:
 		if (h->flags & DP_WF_RETURN)
-			dp_rcv_return(ep, h);
+			dp_rcv_return(&ep->rcv, h);
 		else if (h->flags & DP_WF_PROBE)
-			dp_rcv_probe(ep, h);
+			dp_rcv_probe(&ep->rcv, h);
 		else
-			dp_snd_ack(ep, h);
+			dp_mdr_ack(ep, h);
 		break;
 	case DP_WT_HELLO:
 		if (dp_mdr_admitted(ep, h))
-			dp_rcv_hello(ep, h);
+			dp_rcv_hello(&ep->rcv, h);
 		else
-			dp_rcv_refuse(ep, h);	/* the sender gets ECONNREFUSED */
+			dp_rcv_refuse(&ep->rcv, h);	/* the sender gets ECONNREFUSED */
 		break;
 	case DP_WT_RESET:
-		if (h->flags & DP_WF_FIN)
-			dp_rcv_fin(ep, h);
-		else
-			dp_snd_reset(ep, h);
+		if (h->flags & DP_WF_FIN) {
+			dp_rcv_fin(&ep->rcv, h);
+		} else {
+			struct dp_snd *s = dp_mdr_snd(ep, h);
+
+			if (s)
+				dp_snd_reset(s, h);
+		}
 		break;
 	}
 }

@@ -5,28 +5,82 @@
  * incarnation and ISN, the next seq it expects, and the credit it granted.
  * DATA is placed in the pool only in order and only within credit, so a
  * message is delivered exactly once and always fits.  Everything here runs
- * in the MDR's context under ep->rx_lock (irq-safe) and never transmits:
+ * in the MDR's context under r->lock (irq-safe) and never transmits:
  * owed ACKs and RESETs are sent by the endpoint's ack_work, in process
  * context, unless a DATA frame going the other way carries the ack first.
+ *
+ * Below the session is the frame layer (dp_tx_hdr(), dp_tx_frame()) and
+ * the pool; the endpoint, node and pool are opaque here (dp_sess.h), so
+ * this file also builds on the host against module/tests/mock/.
  */
 #include <linux/jhash.h>
 #include <linux/slab.h>
 
-#include "dp.h"
+#include "dp_rcv.h"
+
+/**
+ * struct dp_rx_peer - a receiving endpoint's state for one sender.
+ * @hnode: in dp_rcv.peers.
+ * @from: the sender {NID, DPID}.
+ * @peer_inc: the sender's incarnation in the current session.
+ * @isn: the session's initial sequence number.
+ * @rcv_nxt: next seq expected.
+ * @arrived: cumulative space delivered.
+ * @credit: cumulative space granted.
+ * @adv: the credit last sent to the sender.
+ * @ack_due: DP_ACK_* bits: an ACK is owed.
+ * @gap: a gap ACK was sent for the current gap.
+ * @idle: the sender gave its credit back, or stayed silent past unreach_ms
+ *	(its credit was taken back): no grants until it asks.
+ * @heard: jiffies of the sender's last frame of this session.
+ * @ooo: struct dp_ooo, messages that arrived after a gap, by seq.
+ * @n_ooo: entries in @ooo.
+ */
+struct dp_rx_peer {
+	struct hlist_node hnode;
+	struct dp_addr from;
+	u32 peer_inc;
+	u32 isn;
+	u32 rcv_nxt;
+	u32 arrived;
+	u32 credit;
+	u32 adv;
+	u8 ack_due;
+	bool gap;
+	bool idle;
+	unsigned long heard;
+	struct list_head ooo;
+	u32 n_ooo;
+	struct rcu_head rcu;
+};
+
+/*
+ * struct dp_ooo - a message that arrived after a gap, held (a copy) until
+ * the gap is filled, so only the missing message is resent.
+ */
+struct dp_ooo {
+	struct list_head node;
+	struct dp_msg_hdr h;
+	u8 data[];
+};
+
+#define DP_ACK_DELAYED	0x1	/* after a delivery: may wait for a piggy-back */
+#define DP_ACK_NOW	0x2	/* a HELLO, a duplicate, a probe, a low window */
+#define DP_ACK_GAP	0x4	/* send with DP_WF_GAP */
 
 static u32 dp_rcv_hash(const struct dp_addr *a)
 {
 	return jhash_2words(a->nid, a->dpid, 1);
 }
 
-/* Caller holds rcu_read_lock() or ep->rx_lock. */
-static struct dp_rx_peer *dp_rcv_find(struct dp_endpoint *ep,
+/* Caller holds rcu_read_lock() or r->lock. */
+static struct dp_rx_peer *dp_rcv_find(struct dp_rcv *r,
 				      const struct dp_addr *from)
 {
 	struct dp_rx_peer *rp;
 
-	hash_for_each_possible_rcu(ep->rx_peers, rp, hnode, dp_rcv_hash(from),
-				   lockdep_is_held(&ep->rx_lock))
+	hash_for_each_possible_rcu(r->peers, rp, hnode, dp_rcv_hash(from),
+				   lockdep_is_held(&r->lock))
 		if (rp->from.nid == from->nid && rp->from.dpid == from->dpid)
 			return rp;
 	return NULL;
@@ -38,36 +92,36 @@ static struct dp_addr dp_rcv_src(const struct dp_msg_hdr *h)
 }
 
 /* The largest message this endpoint accepts: its pool's, its NIC's limit. */
-u32 dp_rcv_max_msg(struct dp_endpoint *ep)
+static u32 dp_rcv_max_msg(struct dp_rcv *r)
 {
-	return min(dp_ring_max_msg(&ep->pool.ring), dp_max_msg(ep->node));
+	return min(dp_ring_max_msg(r->ring), dp_max_msg(r->node));
 }
 
 /* Space of the largest message: the wrap reserve of section 6. */
-static u32 dp_rcv_smax(struct dp_endpoint *ep)
+static u32 dp_rcv_smax(struct dp_rcv *r)
 {
-	return DP_TOKEN_SPACE(dp_rcv_max_msg(ep));
+	return DP_TOKEN_SPACE(dp_rcv_max_msg(r));
 }
 
-/* Producers all hold rx_lock, so prod is stable; cons only grows. */
-static u64 dp_rcv_used(struct dp_endpoint *ep)
+/* Producers all hold r->lock, so prod is stable; cons only grows. */
+static u64 dp_rcv_used(struct dp_rcv *r)
 {
-	lockdep_assert_held(&ep->rx_lock);
-	return ep->pool.ring.prod - READ_ONCE(ep->pool.ring.cons);
+	lockdep_assert_held(&r->lock);
+	return r->ring->prod - READ_ONCE(r->ring->cons);
 }
 
 /* Idle senders hold no credit and take no share of the pool. */
-static void dp_rcv_set_idle(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+static void dp_rcv_set_idle(struct dp_rcv *r, struct dp_rx_peer *rp,
 			    bool idle)
 {
-	lockdep_assert_held(&ep->rx_lock);
+	lockdep_assert_held(&r->lock);
 	if (rp->idle == idle)
 		return;
 	rp->idle = idle;
 	if (idle)
-		ep->n_active--;
+		r->n_active--;
 	else
-		ep->n_active++;
+		r->n_active++;
 }
 
 /*
@@ -86,55 +140,55 @@ static bool dp_rcv_silent(const struct dp_rx_peer *rp, unsigned long now)
  * Returns whether the sender should hear about it now: its last advertised
  * window is under half the target.
  */
-static bool dp_rcv_grant(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+static bool dp_rcv_grant(struct dp_rcv *r, struct dp_rx_peer *rp,
 			 u32 smax)
 {
-	u32 size = ep->pool.ring.size, room, target, add;
+	u32 size = r->ring->size, room, target, add;
 
-	lockdep_assert_held(&ep->rx_lock);
+	lockdep_assert_held(&r->lock);
 	if (rp->idle)
 		return false;
-	room = dp_credit_room(size, smax, dp_rcv_used(ep), ep->outstanding);
-	target = dp_credit_target(size, smax, ep->n_active);
+	room = dp_credit_room(size, smax, dp_rcv_used(r), r->outstanding);
+	target = dp_credit_target(size, smax, r->n_active);
 	add = dp_credit_grant(rp->credit, rp->arrived, target, room);
 	rp->credit += add;
-	ep->outstanding += add;
+	r->outstanding += add;
 	if (dp_seq_diff(rp->credit, rp->arrived) < (s32)(target / 2))
-		WRITE_ONCE(ep->starved, true);	/* a release grants more */
+		WRITE_ONCE(r->starved, true);	/* a release grants more */
 	return add && dp_seq_diff(rp->adv, rp->arrived) < (s32)(target / 2);
 }
 
 /* Have ack_work run: at once, or after a tick (a chance to piggy-back). */
-static void dp_rcv_kick(struct dp_endpoint *ep, bool now)
+static void dp_rcv_kick(struct dp_rcv *r, bool now)
 {
-	lockdep_assert_held(&ep->rx_lock);
-	if (ep->rx_dead)
+	lockdep_assert_held(&r->lock);
+	if (r->dead)
 		return;
 	if (now)
-		mod_delayed_work(dp_wq, &ep->ack_work, 0);
+		mod_delayed_work(dp_wq, &r->ack_work, 0);
 	else
-		queue_delayed_work(dp_wq, &ep->ack_work, 1);
+		queue_delayed_work(dp_wq, &r->ack_work, 1);
 }
 
-static void dp_rcv_owe(struct dp_endpoint *ep, struct dp_rx_peer *rp, u8 bits)
+static void dp_rcv_owe(struct dp_rcv *r, struct dp_rx_peer *rp, u8 bits)
 {
 	rp->ack_due |= bits;
-	dp_rcv_kick(ep, bits & (DP_ACK_NOW | DP_ACK_GAP));
+	dp_rcv_kick(r, bits & (DP_ACK_NOW | DP_ACK_GAP));
 }
 
-/* A RESET for a frame that fits no session here.  Caller holds rx_lock. */
-static void dp_rcv_owe_reset(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+/* A RESET for a frame that fits no session here.  Caller holds r->lock. */
+static void dp_rcv_owe_reset(struct dp_rcv *r, const struct dp_msg_hdr *h)
 {
-	struct dp_reset *r;
+	struct dp_reset *rs;
 
-	lockdep_assert_held(&ep->rx_lock);
-	if (!h->src_inc || ep->n_resets >= DP_RESETS_PENDING)
+	lockdep_assert_held(&r->lock);
+	if (!h->src_inc || r->n_resets >= DP_RESETS_PENDING)
 		return;		/* the sender retransmits: it will hear later */
-	r = &ep->resets[ep->n_resets++];
-	r->to = dp_rcv_src(h);
-	r->dst_inc = h->src_inc;
-	r->seq = h->seq;
-	dp_rcv_kick(ep, true);
+	rs = &r->resets[r->n_resets++];
+	rs->to = dp_rcv_src(h);
+	rs->dst_inc = h->src_inc;
+	rs->seq = h->seq;
+	dp_rcv_kick(r, true);
 }
 
 /* What a held message costs the endpoint: its bytes and its header. */
@@ -143,11 +197,11 @@ static u32 dp_ooo_cost(u32 len)
 	return sizeof(struct dp_ooo) + len;
 }
 
-static void dp_rcv_ooo_del(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+static void dp_rcv_ooo_del(struct dp_rcv *r, struct dp_rx_peer *rp,
 			   struct dp_ooo *o)
 {
-	lockdep_assert_held(&ep->rx_lock);
-	ep->ooo_bytes -= dp_ooo_cost(o->h.len);
+	lockdep_assert_held(&r->lock);
+	r->ooo_bytes -= dp_ooo_cost(o->h.len);
 	rp->n_ooo--;
 	list_del(&o->node);
 	kfree(o);
@@ -157,37 +211,37 @@ static void dp_rcv_ooo_del(struct dp_endpoint *ep, struct dp_rx_peer *rp,
  * Drop the messages held after a gap (the session ended before it was
  * filled).  Each frame a node receives lands in one counter: a held
  * message is counted when it is delivered or, here, as ahead of a gap.
- * Caller holds rx_lock.
+ * Caller holds r->lock.
  */
-static void dp_rcv_ooo_free(struct dp_endpoint *ep, struct dp_rx_peer *rp)
+static void dp_rcv_ooo_free(struct dp_rcv *r, struct dp_rx_peer *rp)
 {
 	struct dp_ooo *o, *tmp;
 
-	lockdep_assert_held(&ep->rx_lock);
+	lockdep_assert_held(&r->lock);
 	if (rp->n_ooo)
-		dp_count_add(ep->node, DP_CTR_RX_DROP_SEQ, rp->n_ooo);
+		dp_count_add(r->node, DP_CTR_RX_DROP_SEQ, rp->n_ooo);
 	list_for_each_entry_safe(o, tmp, &rp->ooo, node)
-		dp_rcv_ooo_del(ep, rp, o);
+		dp_rcv_ooo_del(r, rp, o);
 }
 
-/* Return a peer's unused credit to the pool.  Caller holds rx_lock. */
-static void dp_rcv_forget_credit(struct dp_endpoint *ep, struct dp_rx_peer *rp)
+/* Return a peer's unused credit to the pool.  Caller holds r->lock. */
+static void dp_rcv_forget_credit(struct dp_rcv *r, struct dp_rx_peer *rp)
 {
 	s32 left = dp_seq_diff(rp->credit, rp->arrived);
 
 	if (left > 0)
-		ep->outstanding -= left;
+		r->outstanding -= left;
 	rp->credit = rp->arrived;
 }
 
-static void dp_rcv_drop_peer(struct dp_endpoint *ep, struct dp_rx_peer *rp)
+static void dp_rcv_drop_peer(struct dp_rcv *r, struct dp_rx_peer *rp)
 {
-	lockdep_assert_held(&ep->rx_lock);
-	dp_rcv_forget_credit(ep, rp);
-	dp_rcv_ooo_free(ep, rp);
-	dp_rcv_set_idle(ep, rp, true);
+	lockdep_assert_held(&r->lock);
+	dp_rcv_forget_credit(r, rp);
+	dp_rcv_ooo_free(r, rp);
+	dp_rcv_set_idle(r, rp, true);
 	hash_del_rcu(&rp->hnode);
-	ep->n_rx_peers--;
+	r->n_peers--;
 	kfree_rcu(rp, rcu);
 }
 
@@ -195,18 +249,18 @@ static void dp_rcv_drop_peer(struct dp_endpoint *ep, struct dp_rx_peer *rp)
  * The table is full: forget one sender silent past unreach_ms (it died, or
  * it idles with its credit given back), so that senders which will never
  * speak again cannot lock newcomers out.  If it does speak again it gets a
- * RESET, as from a receiver that restarted.  Caller holds rx_lock.
+ * RESET, as from a receiver that restarted.  Caller holds r->lock.
  */
-static bool dp_rcv_evict(struct dp_endpoint *ep)
+static bool dp_rcv_evict(struct dp_rcv *r)
 {
 	unsigned long now = jiffies;
 	struct dp_rx_peer *rp;
 	int bkt;
 
-	lockdep_assert_held(&ep->rx_lock);
-	hash_for_each(ep->rx_peers, bkt, rp, hnode) {
+	lockdep_assert_held(&r->lock);
+	hash_for_each(r->peers, bkt, rp, hnode) {
 		if (dp_rcv_silent(rp, now)) {
-			dp_rcv_drop_peer(ep, rp);
+			dp_rcv_drop_peer(r, rp);
 			return true;
 		}
 	}
@@ -217,44 +271,44 @@ static bool dp_rcv_evict(struct dp_endpoint *ep)
  * Senders silent past unreach_ms keep no credit: one that died, or whose
  * RETURN or FIN was lost, would otherwise hold its share of the pool for
  * good.  If it speaks again, DATA beyond its credit makes a new grant
- * (dp_rcv_next()).  Caller holds rx_lock.
+ * (dp_rcv_next()).  Caller holds r->lock.
  */
-static void dp_rcv_reclaim(struct dp_endpoint *ep)
+static void dp_rcv_reclaim(struct dp_rcv *r)
 {
 	unsigned long now = jiffies;
 	struct dp_rx_peer *rp;
 	int bkt;
 
-	lockdep_assert_held(&ep->rx_lock);
-	hash_for_each(ep->rx_peers, bkt, rp, hnode) {
+	lockdep_assert_held(&r->lock);
+	hash_for_each(r->peers, bkt, rp, hnode) {
 		if (rp->idle || !dp_rcv_silent(rp, now))
 			continue;
-		dp_rcv_forget_credit(ep, rp);
-		dp_rcv_ooo_free(ep, rp);
+		dp_rcv_forget_credit(r, rp);
+		dp_rcv_ooo_free(r, rp);
 		rp->gap = false;
 		rp->adv = rp->credit;
-		dp_rcv_set_idle(ep, rp, true);
+		dp_rcv_set_idle(r, rp, true);
 	}
 }
 
 /* HELLO: open (or reopen) the sender's session and answer it. */
-void dp_rcv_hello(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+void dp_rcv_hello(struct dp_rcv *r, const struct dp_msg_hdr *h)
 {
 	const struct dp_addr from = dp_rcv_src(h);
 	struct dp_rx_peer *rp;
 	unsigned long flags;
 	int drop = 0;
 
-	spin_lock_irqsave(&ep->rx_lock, flags);
-	rp = dp_rcv_find(ep, &from);
+	spin_lock_irqsave(&r->lock, flags);
+	rp = dp_rcv_find(r, &from);
 	if (rp && rp->peer_inc == h->src_inc && rp->isn == h->seq) {
-		dp_rcv_owe(ep, rp, DP_ACK_NOW);		/* our answer was lost */
+		dp_rcv_owe(r, rp, DP_ACK_NOW);		/* our answer was lost */
 		goto out;
 	}
 	if (!rp) {
 		drop = DP_CTR_RX_DROP_NOMEM;
-		if (ep->rx_dead ||
-		    (ep->n_rx_peers >= DP_MAX_RX_PEERS && !dp_rcv_evict(ep)))
+		if (r->dead ||
+		    (r->n_peers >= DP_MAX_RX_PEERS && !dp_rcv_evict(r)))
 			goto out;
 		rp = kzalloc(sizeof(*rp), GFP_ATOMIC);
 		if (!rp)
@@ -263,11 +317,11 @@ void dp_rcv_hello(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 		rp->from = from;
 		rp->idle = true;	/* not sharing the pool until just below */
 		INIT_LIST_HEAD(&rp->ooo);
-		hash_add_rcu(ep->rx_peers, &rp->hnode, dp_rcv_hash(&from));
-		ep->n_rx_peers++;
+		hash_add_rcu(r->peers, &rp->hnode, dp_rcv_hash(&from));
+		r->n_peers++;
 	}
-	dp_rcv_forget_credit(ep, rp);
-	dp_rcv_ooo_free(ep, rp);
+	dp_rcv_forget_credit(r, rp);
+	dp_rcv_ooo_free(r, rp);
 	rp->peer_inc = h->src_inc;
 	rp->isn = h->seq;
 	rp->rcv_nxt = h->seq;
@@ -276,69 +330,69 @@ void dp_rcv_hello(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 	rp->adv = 0;
 	rp->gap = false;
 	rp->heard = jiffies;
-	dp_rcv_set_idle(ep, rp, false);
-	dp_rcv_grant(ep, rp, dp_rcv_smax(ep));
-	dp_rcv_owe(ep, rp, DP_ACK_NOW);
+	dp_rcv_set_idle(r, rp, false);
+	dp_rcv_grant(r, rp, dp_rcv_smax(r));
+	dp_rcv_owe(r, rp, DP_ACK_NOW);
 out:
-	spin_unlock_irqrestore(&ep->rx_lock, flags);
+	spin_unlock_irqrestore(&r->lock, flags);
 	if (drop)
-		dp_count(ep->node, drop);
+		dp_count(r->node, drop);
 }
 
 /* A sender's window probe: answer with the current credit. */
-void dp_rcv_probe(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+void dp_rcv_probe(struct dp_rcv *r, const struct dp_msg_hdr *h)
 {
 	const struct dp_addr from = dp_rcv_src(h);
 	struct dp_rx_peer *rp;
 	unsigned long flags;
 
-	spin_lock_irqsave(&ep->rx_lock, flags);
-	rp = dp_rcv_find(ep, &from);
-	if (rp && rp->peer_inc == h->src_inc && h->dst_inc == ep->inc) {
+	spin_lock_irqsave(&r->lock, flags);
+	rp = dp_rcv_find(r, &from);
+	if (rp && rp->peer_inc == h->src_inc && h->dst_inc == r->inc) {
 		rp->heard = jiffies;
-		dp_rcv_set_idle(ep, rp, false);
-		dp_rcv_grant(ep, rp, dp_rcv_smax(ep));
-		dp_rcv_owe(ep, rp, DP_ACK_NOW);
+		dp_rcv_set_idle(r, rp, false);
+		dp_rcv_grant(r, rp, dp_rcv_smax(r));
+		dp_rcv_owe(r, rp, DP_ACK_NOW);
 	} else {
-		dp_rcv_owe_reset(ep, h);
+		dp_rcv_owe_reset(r, h);
 	}
-	spin_unlock_irqrestore(&ep->rx_lock, flags);
+	spin_unlock_irqrestore(&r->lock, flags);
 }
 
 /*
  * An idle sender gives back its credit beyond h->credit (the space it has
  * sent): others may have it.  It asks again (a probe) before it sends.
  */
-void dp_rcv_return(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+void dp_rcv_return(struct dp_rcv *r, const struct dp_msg_hdr *h)
 {
 	const struct dp_addr from = dp_rcv_src(h);
 	struct dp_rx_peer *rp;
 	unsigned long flags;
 
-	spin_lock_irqsave(&ep->rx_lock, flags);
-	rp = dp_rcv_find(ep, &from);
-	if (rp && rp->peer_inc == h->src_inc && h->dst_inc == ep->inc &&
+	spin_lock_irqsave(&r->lock, flags);
+	rp = dp_rcv_find(r, &from);
+	if (rp && rp->peer_inc == h->src_inc && h->dst_inc == r->inc &&
 	    dp_seq_diff(h->credit, rp->arrived) >= 0 &&
 	    dp_seq_diff(h->credit, rp->credit) <= 0) {
-		ep->outstanding -= rp->credit - h->credit;
+		r->outstanding -= rp->credit - h->credit;
 		rp->credit = h->credit;
 		rp->adv = h->credit;
 		rp->heard = jiffies;
-		dp_rcv_set_idle(ep, rp, true);
-		if (ep->starved)
-			dp_rcv_kick(ep, true);	/* someone was waiting for it */
+		dp_rcv_set_idle(r, rp, true);
+		if (r->starved)
+			dp_rcv_kick(r, true);	/* someone was waiting for it */
 	}
-	spin_unlock_irqrestore(&ep->rx_lock, flags);
+	spin_unlock_irqrestore(&r->lock, flags);
 }
 
 /* A HELLO the admission rule refuses: a RESET tells the sender. */
-void dp_rcv_refuse(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+void dp_rcv_refuse(struct dp_rcv *r, const struct dp_msg_hdr *h)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&ep->rx_lock, flags);
-	dp_rcv_owe_reset(ep, h);
-	spin_unlock_irqrestore(&ep->rx_lock, flags);
+	spin_lock_irqsave(&r->lock, flags);
+	dp_rcv_owe_reset(r, h);
+	spin_unlock_irqrestore(&r->lock, flags);
 }
 
 /*
@@ -346,19 +400,39 @@ void dp_rcv_refuse(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
  * names the session by its ISN: a late FIN of an older session between the
  * same two endpoints must not end the one opened since.
  */
-void dp_rcv_fin(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+void dp_rcv_fin(struct dp_rcv *r, const struct dp_msg_hdr *h)
 {
 	const struct dp_addr from = dp_rcv_src(h);
 	struct dp_rx_peer *rp;
 	unsigned long flags;
 
-	if (h->dst_inc != ep->inc)
+	if (h->dst_inc != r->inc)
 		return;
-	spin_lock_irqsave(&ep->rx_lock, flags);
-	rp = dp_rcv_find(ep, &from);
+	spin_lock_irqsave(&r->lock, flags);
+	rp = dp_rcv_find(r, &from);
 	if (rp && rp->peer_inc == h->src_inc && rp->isn == h->seq)
-		dp_rcv_drop_peer(ep, rp);
-	spin_unlock_irqrestore(&ep->rx_lock, flags);
+		dp_rcv_drop_peer(r, rp);
+	spin_unlock_irqrestore(&r->lock, flags);
+}
+
+/*
+ * Place a message in the pool with token seq @tok_seq; counts it.  Returns
+ * 0 or the drop counter (the caller counts drops).  Caller holds r->lock,
+ * so the receiver's credit arithmetic sees every delivery.
+ */
+static int dp_rcv_deliver(struct dp_rcv *r, const struct dp_msg_hdr *h,
+			  u32 tok_seq, const void *payload)
+{
+	int drop;
+
+	lockdep_assert_held(&r->lock);
+	drop = dp_pool_deliver(r->pool, h, dp_ep_token_uid(r->ep, h->src_uid),
+			       tok_seq, payload);
+	if (drop)
+		return drop;
+	dp_count(r->node, DP_CTR_RX_MSGS);
+	dp_count_add(r->node, DP_CTR_RX_BYTES, h->len);
+	return 0;
 }
 
 /* Whether in-order DATA @h is within the credit granted to its sender. */
@@ -371,20 +445,20 @@ static bool dp_rcv_within(const struct dp_rx_peer *rp, const struct dp_msg_hdr *
  * In-order DATA into the pool, or refused (counted full on the endpoint
  * once) when it is beyond its sender's credit.  Returns a drop counter.
  */
-static int dp_rcv_one(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+static int dp_rcv_one(struct dp_rcv *r, struct dp_rx_peer *rp,
 		      const struct dp_msg_hdr *h, const void *payload)
 {
 	u32 space = DP_TOKEN_SPACE(h->len);
 	int drop;
 
 	if (!dp_rcv_within(rp, h))
-		return dp_pool_refuse(&ep->pool);
-	drop = dp_mdr_deliver(ep, h, h->seq - rp->isn + 1, payload);
+		return dp_pool_refuse(r->pool);
+	drop = dp_rcv_deliver(r, h, h->seq - rp->isn + 1, payload);
 	if (drop)
 		return drop;	/* only if the MTU grew: it comes again */
 	rp->rcv_nxt++;
 	rp->arrived += space;
-	ep->outstanding -= space;
+	r->outstanding -= space;
 	return 0;
 }
 
@@ -393,7 +467,7 @@ static int dp_rcv_one(struct dp_endpoint *ep, struct dp_rx_peer *rp,
  * cannot be placed (beyond its credit) is dropped, not kept at the head:
  * its sender still has it and resends it, and it then arrives in order.
  */
-static void dp_rcv_drain(struct dp_endpoint *ep, struct dp_rx_peer *rp)
+static void dp_rcv_drain(struct dp_rcv *r, struct dp_rx_peer *rp)
 {
 	struct dp_ooo *o, *tmp;
 	int drop;
@@ -401,16 +475,16 @@ static void dp_rcv_drain(struct dp_endpoint *ep, struct dp_rx_peer *rp)
 	list_for_each_entry_safe(o, tmp, &rp->ooo, node) {
 		if (o->h.seq != rp->rcv_nxt)
 			break;
-		drop = dp_rcv_one(ep, rp, &o->h, o->data);
-		dp_rcv_ooo_del(ep, rp, o);
+		drop = dp_rcv_one(r, rp, &o->h, o->data);
+		dp_rcv_ooo_del(r, rp, o);
 		if (drop) {
-			dp_count(ep->node, drop);
+			dp_count(r->node, drop);
 			break;
 		}
 	}
 }
 
-static int dp_rcv_next(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+static int dp_rcv_next(struct dp_rcv *r, struct dp_rx_peer *rp,
 		       const struct dp_msg_hdr *h, const void *payload)
 {
 	int drop;
@@ -427,22 +501,22 @@ static int dp_rcv_next(struct dp_endpoint *ep, struct dp_rx_peer *rp,
 		 * room.  Without the room it is dropped and comes again
 		 * (retransmitted) once a reader frees some.
 		 */
-		dp_rcv_set_idle(ep, rp, false);
-		dp_rcv_grant(ep, rp, dp_rcv_smax(ep));
+		dp_rcv_set_idle(r, rp, false);
+		dp_rcv_grant(r, rp, dp_rcv_smax(r));
 	}
-	drop = dp_rcv_one(ep, rp, h, payload);
+	drop = dp_rcv_one(r, rp, h, payload);
 	if (drop) {
-		dp_rcv_owe(ep, rp, DP_ACK_NOW);	/* it hears where it stands */
+		dp_rcv_owe(r, rp, DP_ACK_NOW);	/* it hears where it stands */
 		return drop;
 	}
-	dp_rcv_drain(ep, rp);
-	dp_rcv_set_idle(ep, rp, false);
-	owe = dp_rcv_grant(ep, rp, dp_rcv_smax(ep)) ? DP_ACK_NOW : DP_ACK_DELAYED;
+	dp_rcv_drain(r, rp);
+	dp_rcv_set_idle(r, rp, false);
+	owe = dp_rcv_grant(r, rp, dp_rcv_smax(r)) ? DP_ACK_NOW : DP_ACK_DELAYED;
 	/* Still holding messages: the next hole is there, report it. */
 	rp->gap = rp->n_ooo;
 	if (rp->gap)
 		owe = DP_ACK_NOW | DP_ACK_GAP;
-	dp_rcv_owe(ep, rp, owe);
+	dp_rcv_owe(r, rp, owe);
 	return 0;
 }
 
@@ -451,14 +525,14 @@ static int dp_rcv_next(struct dp_endpoint *ep, struct dp_rx_peer *rp,
  * within the sender's credit, so it will fit the pool once the gap is
  * filled).  Returns the drop counter, 0 if held.
  */
-static int dp_rcv_hold(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+static int dp_rcv_hold(struct dp_rcv *r, struct dp_rx_peer *rp,
 		       const struct dp_msg_hdr *h, const void *payload)
 {
 	struct dp_ooo *o, *at;
 
 	if (rp->n_ooo >= DP_OOO_MAX ||
 	    (u32)dp_seq_diff(h->seq, rp->rcv_nxt) > DP_OOO_SPAN ||
-	    ep->ooo_bytes + dp_ooo_cost(h->len) > ep->pool.ring.size)
+	    r->ooo_bytes + dp_ooo_cost(h->len) > r->ring->size)
 		return DP_CTR_RX_DROP_SEQ;
 	list_for_each_entry(at, &rp->ooo, node) {
 		if (at->h.seq == h->seq)
@@ -473,12 +547,12 @@ static int dp_rcv_hold(struct dp_endpoint *ep, struct dp_rx_peer *rp,
 	memcpy(o->data, payload, h->len);
 	list_add_tail(&o->node, &at->node);	/* before @at, or at the end */
 	rp->n_ooo++;
-	ep->ooo_bytes += dp_ooo_cost(h->len);
+	r->ooo_bytes += dp_ooo_cost(h->len);
 	return 0;
 }
 
 /* Reliable DATA: exactly once, in order (docs/reliability.md, 5.2). */
-void dp_rcv_data(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
+void dp_rcv_data(struct dp_rcv *r, const struct dp_msg_hdr *h,
 		 const void *payload)
 {
 	const struct dp_addr from = dp_rcv_src(h);
@@ -486,69 +560,69 @@ void dp_rcv_data(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
 	unsigned long flags;
 	int drop = 0;
 
-	spin_lock_irqsave(&ep->rx_lock, flags);
-	rp = dp_rcv_find(ep, &from);
-	if (h->dst_inc != ep->inc) {
+	spin_lock_irqsave(&r->lock, flags);
+	rp = dp_rcv_find(r, &from);
+	if (h->dst_inc != r->inc) {
 		drop = DP_CTR_RX_DROP_STALE;
-		dp_rcv_owe_reset(ep, h);
+		dp_rcv_owe_reset(r, h);
 	} else if (!rp || rp->peer_inc != h->src_inc) {
 		drop = DP_CTR_RX_DROP_SEQ;
-		dp_rcv_owe_reset(ep, h);
+		dp_rcv_owe_reset(r, h);
 	} else {
 		rp->heard = jiffies;
 		switch (dp_rx_classify(rp->rcv_nxt, h->seq)) {
 		case DP_RX_DUP:
 			drop = DP_CTR_RX_DROP_DUP;
-			atomic64_inc(&ep->rx_dup);
-			dp_rcv_owe(ep, rp, DP_ACK_NOW);
+			atomic64_inc(&r->rx_dup);
+			dp_rcv_owe(r, rp, DP_ACK_NOW);
 			break;
 		case DP_RX_GAP:
-			drop = dp_rcv_hold(ep, rp, h, payload);
+			drop = dp_rcv_hold(r, rp, h, payload);
 			if (drop == DP_CTR_RX_DROP_DUP)
-				atomic64_inc(&ep->rx_dup);
+				atomic64_inc(&r->rx_dup);
 			if (!rp->gap) {		/* one gap report per gap */
 				rp->gap = true;
-				dp_rcv_owe(ep, rp, DP_ACK_NOW | DP_ACK_GAP);
+				dp_rcv_owe(r, rp, DP_ACK_NOW | DP_ACK_GAP);
 			}
 			break;
 		case DP_RX_NEXT:
-			drop = dp_rcv_next(ep, rp, h, payload);
+			drop = dp_rcv_next(r, rp, h, payload);
 			break;
 		}
 	}
-	spin_unlock_irqrestore(&ep->rx_lock, flags);
+	spin_unlock_irqrestore(&r->lock, flags);
 	if (drop)
-		dp_count(ep->node, drop);
+		dp_count(r->node, drop);
 }
 
 /*
  * Raw DATA: delivered as v1 did, but never into space promised to a
  * reliable sender.
  */
-void dp_rcv_raw(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
+void dp_rcv_raw(struct dp_rcv *r, const struct dp_msg_hdr *h,
 		const void *payload)
 {
 	unsigned long flags;
 	u32 room;
 	int drop;
 
-	spin_lock_irqsave(&ep->rx_lock, flags);
-	room = dp_credit_room(ep->pool.ring.size, dp_rcv_smax(ep),
-			      dp_rcv_used(ep), ep->outstanding);
-	if (ep->outstanding && DP_TOKEN_SPACE(h->len) > room)
-		drop = dp_pool_refuse(&ep->pool);
+	spin_lock_irqsave(&r->lock, flags);
+	room = dp_credit_room(r->ring->size, dp_rcv_smax(r),
+			      dp_rcv_used(r), r->outstanding);
+	if (r->outstanding && DP_TOKEN_SPACE(h->len) > room)
+		drop = dp_pool_refuse(r->pool);
 	else
-		drop = dp_mdr_deliver(ep, h, h->seq, payload);
-	spin_unlock_irqrestore(&ep->rx_lock, flags);
+		drop = dp_rcv_deliver(r, h, h->seq, payload);
+	spin_unlock_irqrestore(&r->lock, flags);
 	if (drop)
-		dp_count(ep->node, drop);
+		dp_count(r->node, drop);
 }
 
 /*
  * Fill the ack fields of a DATA frame to the sender @h->dst if we owe it
  * one in the same pair of incarnations (@peer_inc), and cancel the ACK.
  */
-void dp_rcv_piggyback(struct dp_endpoint *ep, struct dp_msg_hdr *h,
+void dp_rcv_piggyback(struct dp_rcv *r, struct dp_msg_hdr *h,
 		      u32 peer_inc)
 {
 	const struct dp_addr to = { .nid = h->dst_nid, .dpid = h->dst_dpid };
@@ -557,8 +631,8 @@ void dp_rcv_piggyback(struct dp_endpoint *ep, struct dp_msg_hdr *h,
 
 	if (!peer_inc)
 		return;
-	spin_lock_irqsave(&ep->rx_lock, flags);
-	rp = dp_rcv_find(ep, &to);
+	spin_lock_irqsave(&r->lock, flags);
+	rp = dp_rcv_find(r, &to);
 	if (rp && rp->peer_inc == peer_inc) {
 		h->flags |= DP_WF_ACK | (rp->ack_due & DP_ACK_GAP ? DP_WF_GAP : 0);
 		h->ack = rp->rcv_nxt - 1;
@@ -566,52 +640,78 @@ void dp_rcv_piggyback(struct dp_endpoint *ep, struct dp_msg_hdr *h,
 		rp->adv = rp->credit;
 		rp->ack_due = 0;
 	}
-	spin_unlock_irqrestore(&ep->rx_lock, flags);
+	spin_unlock_irqrestore(&r->lock, flags);
 }
 
 /* A DATA frame that carried an ack did not leave: the ack is owed again. */
-void dp_rcv_unpiggyback(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+void dp_rcv_unpiggyback(struct dp_rcv *r, const struct dp_msg_hdr *h)
 {
 	const struct dp_addr to = { .nid = h->dst_nid, .dpid = h->dst_dpid };
 	struct dp_rx_peer *rp;
 	unsigned long flags;
 
-	spin_lock_irqsave(&ep->rx_lock, flags);
-	rp = dp_rcv_find(ep, &to);
+	spin_lock_irqsave(&r->lock, flags);
+	rp = dp_rcv_find(r, &to);
 	if (rp && rp->peer_inc == h->dst_inc)
-		dp_rcv_owe(ep, rp, DP_ACK_NOW |
+		dp_rcv_owe(r, rp, DP_ACK_NOW |
 			   (h->flags & DP_WF_GAP ? DP_ACK_GAP : 0));
-	spin_unlock_irqrestore(&ep->rx_lock, flags);
+	spin_unlock_irqrestore(&r->lock, flags);
 }
 
 /* The reader released messages: if some sender was short, grant now. */
-void dp_rcv_released(struct dp_endpoint *ep)
+void dp_rcv_released(struct dp_rcv *r)
 {
 	unsigned long flags;
 
-	if (!READ_ONCE(ep->starved))
+	if (!READ_ONCE(r->starved))
 		return;
-	spin_lock_irqsave(&ep->rx_lock, flags);
-	dp_rcv_kick(ep, true);
-	spin_unlock_irqrestore(&ep->rx_lock, flags);
+	spin_lock_irqsave(&r->lock, flags);
+	dp_rcv_kick(r, true);
+	spin_unlock_irqrestore(&r->lock, flags);
 }
 
 /*
- * A sender's session as dpctl shows it, read under rx_lock.  The caller
+ * A sender's session as dpctl shows it, read under r->lock.  The caller
  * keeps @rp alive: RCU (rx peers are freed after a grace period).
  */
-void dp_rcv_info(struct dp_endpoint *ep, struct dp_rx_peer *rp,
-		 struct dp_rcv_info *ri)
+static void dp_rcv_info(struct dp_rcv *r, struct dp_rx_peer *rp,
+			struct dp_rcv_info *ri)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&ep->rx_lock, flags);
+	spin_lock_irqsave(&r->lock, flags);
 	ri->from = rp->from;
 	ri->isn = rp->isn;
 	ri->rcv_nxt = rp->rcv_nxt;
 	ri->held = rp->n_ooo;
 	ri->credit_left = dp_seq_diff(rp->credit, rp->arrived);
-	spin_unlock_irqrestore(&ep->rx_lock, flags);
+	spin_unlock_irqrestore(&r->lock, flags);
+}
+
+/*
+ * Each sender's session, in hash order, to @fn until it returns non-zero
+ * (returned).  Caller holds RCU: a peer removed meanwhile is still
+ * readable and is shown as it was.
+ */
+int dp_rcv_walk(struct dp_rcv *r,
+		int (*fn)(const struct dp_rcv_info *ri, void *arg), void *arg)
+{
+	struct dp_rcv_info ri;
+	struct dp_rx_peer *rp;
+	int bkt, err;
+
+	hash_for_each_rcu(r->peers, bkt, rp, hnode) {
+		dp_rcv_info(r, rp, &ri);
+		err = fn(&ri, arg);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void dp_rcv_stats(struct dp_rcv *r, struct dp_ep_stats *st)
+{
+	st->rx_dup = atomic64_read(&r->rx_dup);
 }
 
 #define DP_ACK_BATCH	16
@@ -621,13 +721,13 @@ struct dp_ack_batch {
 	unsigned int n;
 };
 
-/* The ACK owed to @rp, into the batch.  Caller holds rx_lock. */
-static void dp_rcv_take_ack(struct dp_endpoint *ep, struct dp_rx_peer *rp,
+/* The ACK owed to @rp, into the batch.  Caller holds r->lock. */
+static void dp_rcv_take_ack(struct dp_rcv *r, struct dp_rx_peer *rp,
 			    struct dp_ack_batch *b, u32 max_msg)
 {
 	struct dp_msg_hdr *h = &b->h[b->n++];
 
-	dp_tx_hdr(ep, h, DP_WT_ACK, &rp->from);
+	dp_tx_hdr(r->ep, h, DP_WT_ACK, &rp->from);
 	h->flags = DP_WF_ACK | (rp->ack_due & DP_ACK_GAP ? DP_WF_GAP : 0);
 	h->seq = max_msg;
 	h->ack = rp->rcv_nxt - 1;
@@ -641,64 +741,79 @@ static void dp_rcv_take_ack(struct dp_endpoint *ep, struct dp_rx_peer *rp,
  * Collect up to a batch of owed ACKs and RESETs; re-grant first if a
  * release made room.  Returns whether more may be owed.
  */
-static bool dp_rcv_collect(struct dp_endpoint *ep, struct dp_ack_batch *b)
+static bool dp_rcv_collect(struct dp_rcv *r, struct dp_ack_batch *b)
 {
-	u32 smax = dp_rcv_smax(ep), max_msg = dp_rcv_max_msg(ep);
+	u32 smax = dp_rcv_smax(r), max_msg = dp_rcv_max_msg(r);
 	struct dp_rx_peer *rp;
 	bool regrant;
 	int bkt;
 
-	spin_lock_irq(&ep->rx_lock);
-	regrant = ep->starved;
-	ep->starved = false;
+	spin_lock_irq(&r->lock);
+	regrant = r->starved;
+	r->starved = false;
 	if (regrant)
-		dp_rcv_reclaim(ep);
-	hash_for_each(ep->rx_peers, bkt, rp, hnode) {
-		if (regrant && dp_rcv_grant(ep, rp, smax))
+		dp_rcv_reclaim(r);
+	hash_for_each(r->peers, bkt, rp, hnode) {
+		if (regrant && dp_rcv_grant(r, rp, smax))
 			rp->ack_due |= DP_ACK_NOW;
 		if (rp->ack_due && b->n < DP_ACK_BATCH)
-			dp_rcv_take_ack(ep, rp, b, max_msg);
+			dp_rcv_take_ack(r, rp, b, max_msg);
 	}
-	while (ep->n_resets && b->n < DP_ACK_BATCH) {
-		struct dp_reset *r = &ep->resets[--ep->n_resets];
+	while (r->n_resets && b->n < DP_ACK_BATCH) {
+		struct dp_reset *rs = &r->resets[--r->n_resets];
 		struct dp_msg_hdr *h = &b->h[b->n++];
 
-		dp_tx_hdr(ep, h, DP_WT_RESET, &r->to);
-		h->seq = r->seq;
-		h->dst_inc = r->dst_inc;
+		dp_tx_hdr(r->ep, h, DP_WT_RESET, &rs->to);
+		h->seq = rs->seq;
+		h->dst_inc = rs->dst_inc;
 	}
-	spin_unlock_irq(&ep->rx_lock);
+	spin_unlock_irq(&r->lock);
 	return b->n == DP_ACK_BATCH;
 }
 
 static void dp_rcv_ack_work(struct work_struct *work)
 {
-	struct dp_endpoint *ep = container_of(to_delayed_work(work),
-					      struct dp_endpoint, ack_work);
+	struct dp_rcv *r = container_of(to_delayed_work(work), struct dp_rcv,
+					ack_work);
 	struct dp_ack_batch *b = kmalloc(sizeof(*b), GFP_KERNEL);
 	bool more;
 	unsigned int i;
 
 	if (!b) {	/* try again soon */
-		spin_lock_irq(&ep->rx_lock);
-		dp_rcv_kick(ep, false);
-		spin_unlock_irq(&ep->rx_lock);
+		spin_lock_irq(&r->lock);
+		dp_rcv_kick(r, false);
+		spin_unlock_irq(&r->lock);
 		return;
 	}
 	do {
 		b->n = 0;
-		more = dp_rcv_collect(ep, b);
+		more = dp_rcv_collect(r, b);
 		for (i = 0; i < b->n; i++)
-			dp_tx_frame(ep->node, &b->h[i], NULL);
+			dp_tx_frame(r->node, &b->h[i], NULL);
 	} while (more);
 	kfree(b);
 }
 
-void dp_rcv_init(struct dp_endpoint *ep)
+void dp_rcv_init(struct dp_rcv *r, struct dp_endpoint *ep,
+		 struct dp_node *node)
 {
-	spin_lock_init(&ep->rx_lock);
-	hash_init(ep->rx_peers);
-	INIT_DELAYED_WORK(&ep->ack_work, dp_rcv_ack_work);
+	r->ep = ep;
+	r->node = node;
+	spin_lock_init(&r->lock);
+	hash_init(r->peers);
+	INIT_DELAYED_WORK(&r->ack_work, dp_rcv_ack_work);
+}
+
+/*
+ * The endpoint is bound: its pool and incarnation.  Before the endpoint
+ * is published in the CAT, so no frame reaches the sessions sooner.
+ */
+void dp_rcv_bind(struct dp_rcv *r, struct dp_pool *pool, struct dp_ring *ring,
+		 u32 inc)
+{
+	r->pool = pool;
+	r->ring = ring;
+	r->inc = inc;
 }
 
 /*
@@ -707,7 +822,7 @@ void dp_rcv_init(struct dp_endpoint *ep)
  * with ECONNRESET instead of after unreach_ms), then free the rx peers.
  * Process context.
  */
-void dp_rcv_stop(struct dp_endpoint *ep)
+void dp_rcv_stop(struct dp_rcv *r)
 {
 	struct dp_ack_batch *b = kmalloc(sizeof(*b), GFP_KERNEL);
 	struct hlist_node *tmp;
@@ -715,32 +830,32 @@ void dp_rcv_stop(struct dp_endpoint *ep)
 	unsigned int i;
 	int bkt;
 
-	spin_lock_irq(&ep->rx_lock);
-	ep->rx_dead = true;
-	spin_unlock_irq(&ep->rx_lock);
-	cancel_delayed_work_sync(&ep->ack_work);
+	spin_lock_irq(&r->lock);
+	r->dead = true;
+	spin_unlock_irq(&r->lock);
+	cancel_delayed_work_sync(&r->ack_work);
 	do {
 		if (b)
 			b->n = 0;
-		spin_lock_irq(&ep->rx_lock);
-		hash_for_each_safe(ep->rx_peers, bkt, tmp, rp, hnode) {
+		spin_lock_irq(&r->lock);
+		hash_for_each_safe(r->peers, bkt, tmp, rp, hnode) {
 			if (b && b->n == DP_ACK_BATCH)
 				continue;	/* next round */
 			if (b) {	/* with the last ack: what did arrive is known */
 				struct dp_msg_hdr *h = &b->h[b->n++];
 
-				dp_tx_hdr(ep, h, DP_WT_RESET, &rp->from);
+				dp_tx_hdr(r->ep, h, DP_WT_RESET, &rp->from);
 				h->flags = DP_WF_ACK;
 				h->seq = rp->rcv_nxt;	/* names the session */
 				h->ack = rp->rcv_nxt - 1;
 				h->credit = rp->credit;
 				h->dst_inc = rp->peer_inc;
 			}
-			dp_rcv_drop_peer(ep, rp);
+			dp_rcv_drop_peer(r, rp);
 		}
-		spin_unlock_irq(&ep->rx_lock);
+		spin_unlock_irq(&r->lock);
 		for (i = 0; b && i < b->n; i++)
-			dp_tx_frame(ep->node, &b->h[i], NULL);
+			dp_tx_frame(r->node, &b->h[i], NULL);
 	} while (b && b->n == DP_ACK_BATCH);
 	kfree(b);
 }

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Send path.  The kernel builds every header: the source NID, DPID and uid
- * come from the node and the endpoint, never from the user.  The user's
- * bytes are copied once from user space, into a kernel copy that the NIC
- * transmits from (docs/reliability.md, section 7).
+ * Frame layer, send side.  The kernel builds every header: the source NID,
+ * DPID and uid come from the node and the endpoint, never from the user.
+ * A frame goes to the NIC from the kernel copy the session keeps, or, for
+ * our own NID, straight to the MDR (docs/reliability.md, section 7).
  */
 #include <linux/cred.h>
-#include <linux/slab.h>
-#include <linux/uaccess.h>
 
 #include "dp.h"
 
@@ -116,74 +114,4 @@ int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 	if (!err && h->type != DP_WT_DATA)
 		dp_count(node, DP_CTR_TX_CTRL);
 	return err;
-}
-
-/* Raw mode (DP_BIND_RAW): v1 semantics, the copy is freed once sent. */
-static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
-		     const void __user *buf, size_t len)
-{
-	struct dp_msg_hdr h;
-	void *msg;
-	int err;
-
-	msg = kvmalloc(len, GFP_KERNEL_ACCOUNT);
-	if (!msg)
-		return -ENOMEM;
-	err = -EFAULT;
-	if (copy_from_user(msg, buf, len))
-		goto out;
-	dp_tx_hdr(ep, &h, DP_WT_DATA, &e->to);
-	h.flags = DP_WF_RAW;
-	h.len = len;
-	/* 0 is never a raw sequence number: skip it when the u32 wraps. */
-	while (!h.seq)
-		h.seq = atomic_inc_return(&e->tx_seq);
-	err = dp_tx_frame(ep->node, &h, msg);
-out:
-	kvfree(msg);
-	return err;
-}
-
-/*
- * Send len bytes from buf on the edge to @to (NULL: the current edge):
- * reliably (dp_snd.c) unless the endpoint is raw.
- */
-ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
-		const void __user *buf, size_t len, bool nonblock)
-{
-	struct dp_node *node = ep->node;
-	struct dp_edge *e;
-	u32 nid;
-	int err;
-
-	if (len > DP_MAX_MSG)
-		return -EMSGSIZE;
-	e = dp_edge_get(ep, to);
-	if (!e)
-		return -ENOTCONN;
-	err = 0;
-	nid = READ_ONCE(node->nid);
-	if (!len)
-		goto out;
-	err = -EMSGSIZE;
-	if (len > dp_max_msg(node))	/* the NIC's; 65535 without one */
-		goto out;
-	err = -EADDRNOTAVAIL;
-	if (nid == DP_NID_NONE)
-		goto out;
-	if (ep->raw)
-		err = dp_tx_raw(ep, e, buf, len);
-	else
-		err = dp_snd_send(ep, e, buf, len, nonblock);
-	if (err)
-		goto out;
-	atomic64_inc(&ep->tx_msgs);
-	atomic64_add(len, &ep->tx_bytes);
-	dp_count(node, DP_CTR_TX_MSGS);
-	dp_count_add(node, DP_CTR_TX_BYTES, len);
-	if (e->to.nid == nid)
-		dp_count(node, DP_CTR_TX_LOCAL);
-out:
-	dp_edge_put(e);
-	return err ? err : len;
 }

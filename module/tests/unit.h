@@ -48,6 +48,8 @@ extern const struct unit_test nart_tests[];
 extern const struct unit_test fuzz_replay_tests[];
 extern const struct unit_test srom_tests[];
 extern const struct unit_test rel_tests[];
+extern const struct unit_test snd_tests[];
+extern const struct unit_test rcv_tests[];
 
 /* Deterministic PRNG (xorshift64*), so a failure can be reproduced. */
 static inline uint64_t unit_rand(uint64_t *s)

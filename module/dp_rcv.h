@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Receiver sessions and credit (dp_rcv.c): one struct dp_rcv per endpoint,
+ * one rx peer in it per sender.  The struct is here only so that the
+ * endpoint can embed it: its fields are dp_rcv.c's, and everything else
+ * goes through the functions below.
+ */
+#ifndef _DP_RCV_H
+#define _DP_RCV_H
+
+#include <linux/atomic.h>
+#include <linux/hashtable.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "dp_rel.h"
+#include "dp_ring.h"
+#include "dp_sess.h"
+
+struct dp_ep_stats;
+
+#define DP_MAX_RX_PEERS		1024u	/* senders an endpoint keeps state for */
+#define DP_RESETS_PENDING	8u	/* RESETs queued per endpoint, more dropped */
+#define DP_OOO_MAX		128u	/* held messages per sender */
+#define DP_OOO_SPAN		1024u	/* only this far past the gap */
+
+/*
+ * A RESET owed to a sender whose frame fits no session here: @seq echoes
+ * that frame's, so the sender can tell which of its sessions it answers.
+ */
+struct dp_reset {
+	struct dp_addr to;
+	u32 dst_inc;
+	u32 seq;
+};
+
+/**
+ * struct dp_rcv - a receiving endpoint's sessions, one per sender.
+ * @ep: the endpoint: frames are built from it (dp_tx_hdr()).
+ * @node: its node: frames go out there, counters are counted there.
+ * @pool: its receive pool; set at bind.
+ * @ring: the pool's ring; set at bind.
+ * @inc: the endpoint's incarnation; set at bind.
+ * @lock: guards everything below but @ack_work and @rx_dup, and every rx
+ *	peer; irq-safe.
+ * @peers: struct dp_rx_peer by sender; RCU readers.
+ * @n_peers: entries in @peers.
+ * @n_active: rx peers not idle: the pool is shared fairly among them.
+ * @outstanding: credit granted and not yet used, over all rx peers.
+ * @starved: a grant was cut short by a full pool: releases re-grant.
+ * @dead: closing: @ack_work is not queued any more.
+ * @ooo_bytes: what the messages held after gaps cost (bytes and their
+ *	headers), all senders together: at most the pool size.
+ * @n_resets: entries in @resets.
+ * @resets: RESETs owed, sent by @ack_work.
+ * @ack_work: sends owed ACKs, window updates and RESETs.
+ * @rx_dup: dp_ep_stats' rx_dup.
+ */
+struct dp_rcv {
+	struct dp_endpoint *ep;
+	struct dp_node *node;
+	struct dp_pool *pool;
+	struct dp_ring *ring;
+	u32 inc;
+	spinlock_t lock;	/* irq-safe: receiver sessions */
+	DECLARE_HASHTABLE(peers, 6);
+	u32 n_peers;
+	u32 n_active;
+	u32 outstanding;
+	bool starved;
+	bool dead;
+	u32 ooo_bytes;
+	u32 n_resets;
+	struct dp_reset resets[DP_RESETS_PENDING];
+	struct delayed_work ack_work;
+	atomic64_t rx_dup;
+};
+
+/**
+ * struct dp_rcv_info - a receiving endpoint's session with one sender.
+ * @from: the sender.
+ * @isn: the session's initial sequence number.
+ * @rcv_nxt: next seq expected.
+ * @held: messages held after a gap.
+ * @credit_left: space granted and not yet arrived.
+ */
+struct dp_rcv_info {
+	struct dp_addr from;
+	u32 isn;
+	u32 rcv_nxt;
+	u32 held;
+	s32 credit_left;
+};
+
+/* Life: at open, at bind (before the endpoint is published), at close. */
+void dp_rcv_init(struct dp_rcv *r, struct dp_endpoint *ep,
+		 struct dp_node *node);
+void dp_rcv_bind(struct dp_rcv *r, struct dp_pool *pool, struct dp_ring *ring,
+		 u32 inc);
+void dp_rcv_stop(struct dp_rcv *r);
+
+/* Frames from the MDR, any context, RCU held */
+void dp_rcv_hello(struct dp_rcv *r, const struct dp_msg_hdr *h);
+void dp_rcv_probe(struct dp_rcv *r, const struct dp_msg_hdr *h);
+void dp_rcv_return(struct dp_rcv *r, const struct dp_msg_hdr *h);
+void dp_rcv_refuse(struct dp_rcv *r, const struct dp_msg_hdr *h);
+void dp_rcv_fin(struct dp_rcv *r, const struct dp_msg_hdr *h);
+void dp_rcv_data(struct dp_rcv *r, const struct dp_msg_hdr *h,
+		 const void *payload);
+void dp_rcv_raw(struct dp_rcv *r, const struct dp_msg_hdr *h,
+		const void *payload);
+
+/* Acks riding on the endpoint's own DATA (dp_snd.c) */
+void dp_rcv_piggyback(struct dp_rcv *r, struct dp_msg_hdr *h, u32 peer_inc);
+void dp_rcv_unpiggyback(struct dp_rcv *r, const struct dp_msg_hdr *h);
+
+/* The reader released messages */
+void dp_rcv_released(struct dp_rcv *r);
+
+/* Snapshots: counters; each sender's session, under RCU, until @fn != 0 */
+void dp_rcv_stats(struct dp_rcv *r, struct dp_ep_stats *st);
+int dp_rcv_walk(struct dp_rcv *r,
+		int (*fn)(const struct dp_rcv_info *ri, void *arg), void *arg);
+
+#endif /* _DP_RCV_H */

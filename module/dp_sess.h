@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the session layer (dp_snd.c, dp_rcv.c) uses of the layers around
+ * it, and nothing more: the frame layer below (dp_tx.c builds and sends a
+ * frame), the node's counters, the receive pool, and the endpoint above
+ * (the owner's view of a sender's uid).  The endpoint, node and pool stay
+ * opaque here, so the sessions also build on the host against a thin mock
+ * of the kernel (module/tests/mock/), with these functions played by the
+ * tests.
+ */
+#ifndef _DP_SESS_H
+#define _DP_SESS_H
+
+#include "dp_agnostic.h"
+#include "dp_wire.h"
+
+struct dp_endpoint;
+struct dp_node;
+struct dp_pool;
+struct workqueue_struct;
+
+extern unsigned int dp_unreach_ms;
+extern unsigned int dp_rto_min_ms;
+extern unsigned int dp_rto_max_ms;
+extern unsigned int dp_credit_idle_ms;
+extern struct workqueue_struct *dp_wq;
+
+/* Frame layer (dp_tx.c) */
+u32 dp_max_msg(struct dp_node *node);
+void dp_tx_hdr(struct dp_endpoint *ep, struct dp_msg_hdr *h, u8 type,
+	       const struct dp_addr *to);
+int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
+		const void *msg);
+
+/* Node counters (dp_node.c) */
+void dp_count(struct dp_node *node, enum dp_counter c);
+void dp_count_add(struct dp_node *node, enum dp_counter c, u64 v);
+
+/* Receive pool (dp_pool.c) */
+int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
+		    u32 src_uid, u32 tok_seq, const void *payload);
+int dp_pool_refuse(struct dp_pool *pool);
+
+/* Endpoint (dp_endpoint.c): a wire uid as the endpoint's owner sees it. */
+u32 dp_ep_token_uid(struct dp_endpoint *ep, u32 wire_uid);
+
+#endif /* _DP_SESS_H */

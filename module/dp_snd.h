@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sender sessions (dp_snd.c): one per edge, over the frame layer.  The
+ * structs are here only so that their owners can embed them: their fields
+ * are dp_snd.c's, and everything else goes through the functions below.
+ */
+#ifndef _DP_SND_H
+#define _DP_SND_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "dp_rel.h"
+#include "dp_sess.h"
+
+struct dp_rcv;
+struct dp_ep_stats;
+
+#define DP_CWND_MIN	4u	/* congestion window bounds, in messages */
+#define DP_CWND_INIT	32u
+#define DP_CWND_MAX	4096u
+
+/**
+ * struct dp_txmsg - the kernel copy of one message not yet acknowledged.
+ * @node: in dp_snd.unacked, in seq order.
+ * @seq: its sequence number.
+ * @space: DP_TOKEN_SPACE(@len): what it costs in the receiver's pool.
+ * @len: message bytes in @data.
+ * @resent: sent more than once: no RTT sample from it (Karn's rule).
+ * @sent_ns: ktime of the first transmission.
+ * @data: the bytes, copied once from user space.
+ */
+struct dp_txmsg {
+	struct list_head node;
+	u32 seq;
+	u32 space;
+	u16 len;
+	bool resent;
+	u64 sent_ns;
+	u8 data[];
+};
+
+/*
+ * enum dp_snd_state - an edge's sending session (docs/reliability.md, 4),
+ * numbered as dpctl sees it (enum dp_edge_state).
+ */
+enum dp_snd_state {
+	DP_SND_IDLE = DP_EDGE_IDLE,	/* no session: the next send opens one */
+	DP_SND_HELLO = DP_EDGE_HELLO,	/* HELLO sent, waiting for the answer */
+	DP_SND_OPEN = DP_EDGE_OPEN,	/* sending */
+	DP_SND_FAILED = DP_EDGE_FAILED,	/* @err is reported to the next send */
+};
+
+/**
+ * struct dp_snd_ep - what the sending sessions of one endpoint share.
+ * @ep: the endpoint: frames are built from it (dp_tx_hdr()).
+ * @node: its node: frames go out there, counters are counted there.
+ * @rcv: its receiving side, for acks that ride on DATA.
+ * @ep_lock: the endpoint's lock: edges join and leave under it.
+ * @wq: writers waiting for credit, and pollers; woken when a session's
+ *	credit or state changes.
+ * @retrans: DATA frames sent again (dp_ep_stats.tx_retrans).
+ * @undelivered: messages given up without an ack (tx_undelivered).
+ * @blocked: sends that had to wait for credit (tx_blocked).
+ */
+struct dp_snd_ep {
+	struct dp_endpoint *ep;
+	struct dp_node *node;
+	struct dp_rcv *rcv;
+	struct mutex *ep_lock;
+	wait_queue_head_t wq;
+	atomic64_t retrans;
+	atomic64_t undelivered;
+	atomic64_t blocked;
+};
+
+/**
+ * struct dp_snd - the sending session of one edge.
+ * @se: the endpoint's sending side (outlives the session).
+ * @to: the peer.
+ * @tx_mutex: serialises seq assignment with the first transmission, and
+ *	retransmission, so frames leave in seq order.
+ * @lock: guards everything below; irq-safe (the MDR may run in hard irq).
+ * @dead: removed from the endpoint: timer and work are not re-armed.
+ * @state: enum dp_snd_state.
+ * @err: ETIMEDOUT or ECONNRESET while FAILED.
+ * @fast: a gap was reported: resend the first unacknowledged now.
+ * @fast_seq: the seq last resent that way (once per hole).
+ * @cwnd: messages allowed in flight (congestion window, on top of credit).
+ * @ssthresh: slow start below, additive increase above.
+ * @cwnd_acc: acknowledged messages towards the next additive step.
+ * @probe: a writer waits for credit: the timer probes the window.
+ * @want: space of the message a writer last found no credit for (0 once
+ *	one is sent): the probing goes on until it fits.
+ * @waiters: writers asleep waiting for credit: no credit return meanwhile.
+ * @returned: the credit was given back while idle (none asked for since).
+ * @peer_inc: the receiver's incarnation, learnt from the HELLO's answer.
+ * @isn: the session's initial sequence number, random.
+ * @snd_nxt: next seq to assign.
+ * @snd_una: oldest seq not acknowledged.
+ * @snd_space: cumulative space of the messages assigned a seq.
+ * @credit: cumulative space the receiver allows.
+ * @peer_max: the receiver's largest message (its pool's limit).
+ * @n_unacked: entries in @unacked.
+ * @unacked: struct dp_txmsg list; changed under @tx_mutex and @lock.
+ * @last_heard: jiffies of the last frame of this session from the peer.
+ * @wait_since: jiffies when the peer last came to owe an answer (nothing
+ *	was pending before): unreach_ms counts from the later of the two.
+ * @deadline: jiffies when the timer acts next.
+ * @rtt: the RTO estimator.
+ * @timer: retransmission, HELLO and window-probe timer; it queues @work.
+ * @work: sends in process context (a backend's xmit may sleep).
+ */
+struct dp_snd {
+	struct dp_snd_ep *se;
+	struct dp_addr to;
+	struct mutex tx_mutex;	/* see the lock order in dp.h */
+	spinlock_t lock;	/* irq-safe: sender state */
+	bool dead;
+	u8 state;
+	int err;
+	bool fast;
+	bool probe;
+	u32 want;
+	u32 fast_seq;
+	u32 cwnd;
+	u32 ssthresh;
+	u32 cwnd_acc;
+	u32 waiters;
+	bool returned;
+	u32 peer_inc;
+	u32 isn;
+	u32 snd_nxt;
+	u32 snd_una;
+	u32 snd_space;
+	u32 credit;
+	u32 peer_max;
+	u32 n_unacked;
+	struct list_head unacked;
+	unsigned long last_heard;
+	unsigned long wait_since;
+	unsigned long deadline;
+	struct dp_rtt rtt;
+	struct timer_list timer;
+	struct work_struct work;
+};
+
+/**
+ * struct dp_snd_info - one edge's session as dpctl shows it, read at once.
+ * @state: enum dp_snd_state.
+ * @err: positive errno the next send reports, 0 unless FAILED.
+ * @isn: the session's initial sequence number.
+ * @snd_una: oldest seq not acknowledged.
+ * @snd_nxt: next seq to assign.
+ * @credit_left: pool space the receiver still allows (credit - snd_space).
+ * @cwnd: congestion window in messages.
+ * @rto_ms: the retransmission timeout in force (backoff included).
+ * @backoff: consecutive timeouts.
+ * @heard_ms: since the peer was last heard (since the HELLO while HELLO).
+ */
+struct dp_snd_info {
+	u8 state;
+	u32 err;
+	u32 isn;
+	u32 snd_una;
+	u32 snd_nxt;
+	s32 credit_left;
+	u32 cwnd;
+	u32 rto_ms;
+	u32 backoff;
+	u32 heard_ms;
+};
+
+/* The endpoint's side: at open; its wait queue; its counters. */
+void dp_snd_ep_init(struct dp_snd_ep *se, struct dp_endpoint *ep,
+		    struct dp_node *node, struct dp_rcv *rcv,
+		    struct mutex *ep_lock);
+void dp_snd_wake(struct dp_snd_ep *se);
+void dp_snd_ep_stats(struct dp_snd_ep *se, struct dp_ep_stats *st);
+
+static inline wait_queue_head_t *dp_snd_wq(struct dp_snd_ep *se)
+{
+	return &se->wq;
+}
+
+/* One edge's session */
+void dp_snd_init(struct dp_snd *s, struct dp_snd_ep *se,
+		 const struct dp_addr *to);
+int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
+		bool nonblock);
+void dp_snd_ack(struct dp_snd *s, const struct dp_msg_hdr *h);
+void dp_snd_reset(struct dp_snd *s, const struct dp_msg_hdr *h);
+void dp_snd_stop(struct dp_snd *s, bool goodbye);
+void dp_snd_release(struct dp_snd *s);
+bool dp_snd_writable(struct dp_snd *s, int *err);
+u32 dp_snd_unacked(struct dp_snd *s);
+void dp_snd_info(struct dp_snd *s, struct dp_snd_info *si);
+
+#endif /* _DP_SND_H */

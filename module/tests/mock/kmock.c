@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The mock kernel's state: clock, allocations, locks, timers, work. */
+#include <stdio.h>
+
+#include "kmock.h"
+
+unsigned long jiffies;
+u64 kmock_ns_extra;
+u32 kmock_random;
+int kmock_lockdep_errors;
+int kmock_spin_depth;
+int kmock_kmalloc_fail;
+long kmock_kmalloc_live;
+int kmock_uaccess_fail;
+void (*kmock_wait_hook)(void);
+int kmock_wait_rounds = 1000;
+
+#define KMOCK_SLOTS 256
+
+/* What is armed or queued, in the order it was */
+static struct timer_list *timers[KMOCK_SLOTS];
+static struct work_struct *works[KMOCK_SLOTS];
+
+void kmock_lockdep_fail(const char *what, const char *file, int line)
+{
+	kmock_lockdep_errors++;
+	printf("#   kmock: %s at %s:%d\n", what, file, line);
+}
+
+void kmock_lock(int *held, bool spin)
+{
+	if (*held)
+		kmock_lockdep_fail("lock taken twice", __FILE__, __LINE__);
+	if (!spin && kmock_spin_depth)
+		kmock_lockdep_fail("mutex under a spinlock", __FILE__, __LINE__);
+	*held = 1;
+	kmock_spin_depth += spin;
+}
+
+void kmock_unlock(int *held, bool spin)
+{
+	if (!*held)
+		kmock_lockdep_fail("unlock of a free lock", __FILE__, __LINE__);
+	*held = 0;
+	kmock_spin_depth -= spin;
+}
+
+int kmock_mutex_lock_interruptible(struct mutex *m)
+{
+	kmock_lock(&m->held, false);
+	return 0;
+}
+
+void *kmalloc(size_t size, gfp_t gfp)
+{
+	void *p;
+
+	(void)gfp;
+	if (kmock_kmalloc_fail > 0) {
+		kmock_kmalloc_fail--;
+		return NULL;
+	}
+	p = malloc(size);
+	if (p)
+		kmock_kmalloc_live++;
+	return p;
+}
+
+void *kzalloc(size_t size, gfp_t gfp)
+{
+	void *p = kmalloc(size, gfp);
+
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+void kfree(const void *p)
+{
+	if (p)
+		kmock_kmalloc_live--;
+	free((void *)p);
+}
+
+unsigned long copy_from_user(void *to, const void __user *from, unsigned long n)
+{
+	if (kmock_uaccess_fail > 0) {
+		kmock_uaccess_fail--;
+		return n;
+	}
+	memcpy(to, from, n);
+	return 0;
+}
+
+u64 ktime_get_ns(void)
+{
+	return (u64)jiffies * 1000000u + kmock_ns_extra;
+}
+
+u32 get_random_u32(void)
+{
+	return kmock_random++;
+}
+
+static void slot_add(void **slots, void *p)
+{
+	int i;
+
+	for (i = 0; i < KMOCK_SLOTS; i++)
+		if (slots[i] == p)
+			return;
+	for (i = 0; i < KMOCK_SLOTS; i++) {
+		if (!slots[i]) {
+			slots[i] = p;
+			return;
+		}
+	}
+	kmock_lockdep_fail("too many timers or works", __FILE__, __LINE__);
+}
+
+static void slot_del(void **slots, void *p)
+{
+	int i;
+
+	for (i = 0; i < KMOCK_SLOTS; i++)
+		if (slots[i] == p)
+			slots[i] = NULL;
+}
+
+int mod_timer(struct timer_list *t, unsigned long expires)
+{
+	int was = t->pending;
+
+	t->expires = expires;
+	t->pending = true;
+	slot_add((void **)timers, t);
+	return was;
+}
+
+int del_timer_sync(struct timer_list *t)
+{
+	int was = t->pending;
+
+	t->pending = false;
+	slot_del((void **)timers, t);
+	return was;
+}
+
+static bool work_at(struct work_struct *w, unsigned long due, bool modify)
+{
+	if (w->pending && !modify)
+		return false;
+	w->due = due;
+	w->pending = true;
+	slot_add((void **)works, w);
+	return true;
+}
+
+bool queue_work(struct workqueue_struct *wq, struct work_struct *w)
+{
+	(void)wq;
+	return work_at(w, jiffies, false);
+}
+
+bool queue_delayed_work(struct workqueue_struct *wq, struct delayed_work *dw,
+			unsigned long delay)
+{
+	(void)wq;
+	return work_at(&dw->work, jiffies + delay, false);
+}
+
+bool mod_delayed_work(struct workqueue_struct *wq, struct delayed_work *dw,
+		      unsigned long delay)
+{
+	(void)wq;
+	return work_at(&dw->work, jiffies + delay, true);
+}
+
+bool cancel_work_sync(struct work_struct *w)
+{
+	bool was = w->pending;
+
+	w->pending = false;
+	slot_del((void **)works, w);
+	return was;
+}
+
+bool cancel_delayed_work_sync(struct delayed_work *dw)
+{
+	return cancel_work_sync(&dw->work);
+}
+
+/* One due timer or work item, the oldest slot first; false if none. */
+static bool run_one(void)
+{
+	int i;
+
+	for (i = 0; i < KMOCK_SLOTS; i++) {
+		struct timer_list *t = timers[i];
+
+		if (t && t->pending && !time_before(jiffies, t->expires)) {
+			t->pending = false;
+			timers[i] = NULL;
+			t->fn(t);
+			return true;
+		}
+	}
+	for (i = 0; i < KMOCK_SLOTS; i++) {
+		struct work_struct *w = works[i];
+
+		if (w && w->pending && !time_before(jiffies, w->due)) {
+			w->pending = false;
+			works[i] = NULL;
+			w->fn(w);
+			return true;
+		}
+	}
+	return false;
+}
+
+int kmock_run(void)
+{
+	int n = 0;
+
+	if (kmock_spin_depth)
+		kmock_lockdep_fail("work run under a spinlock", __FILE__, __LINE__);
+	while (run_one() && n < 100000)
+		n++;
+	return n;
+}
+
+void kmock_advance(unsigned long ms)
+{
+	while (ms--) {
+		jiffies++;
+		kmock_run();
+	}
+}
+
+int kmock_pending(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < KMOCK_SLOTS; i++)
+		n += !!timers[i] + !!works[i];
+	return n;
+}
+
+void kmock_reset(void)
+{
+	memset(timers, 0, sizeof(timers));
+	memset(works, 0, sizeof(works));
+	jiffies = 1000000;
+	kmock_ns_extra = 0;
+	kmock_random = 1000;
+	kmock_lockdep_errors = 0;
+	kmock_spin_depth = 0;
+	kmock_kmalloc_fail = 0;
+	kmock_kmalloc_live = 0;
+	kmock_uaccess_fail = 0;
+	kmock_wait_hook = NULL;
+	kmock_wait_rounds = 1000;
+}

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A thin mock of the kernel for host builds of the session layer
+ * (dp_snd.c, dp_rcv.c): just the calls those files make, in plain C11
+ * plus GNU typeof.  The linux/ headers beside this one only include it.
+ *
+ * Time is a counter the tests move (HZ = 1000: a jiffy is a millisecond).
+ * Timers and work items are recorded when armed or queued and run by
+ * kmock_run() when due, in process context, one at a time.  Locks record
+ * whether they are held, so lockdep_assert_held() and might_sleep() check
+ * what the kernel's would; a violation is counted in kmock_lockdep_errors.
+ * kmalloc() and copy_from_user() fail on demand.
+ */
+#ifndef _DP_KMOCK_H
+#define _DP_KMOCK_H
+
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "dp_agnostic.h"
+
+#define typeof __typeof__
+
+typedef int64_t s64;
+typedef unsigned int gfp_t;
+
+#define __user
+#define __rcu
+#define __percpu
+#define __always_unused
+#define likely(x) (x)
+#define unlikely(x) (x)
+
+#define READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define min(a, b) ({ typeof(a) _a = (a); typeof(b) _b = (b); _a < _b ? _a : _b; })
+#define max(a, b) ({ typeof(a) _a = (a); typeof(b) _b = (b); _a > _b ? _a : _b; })
+
+#define ERESTARTSYS 512
+#define MAX_ERRNO 4095
+static inline void *ERR_PTR(long err) { return (void *)err; }
+static inline long PTR_ERR(const void *p) { return (long)p; }
+static inline bool IS_ERR(const void *p)
+{
+	return (unsigned long)p >= (unsigned long)-MAX_ERRNO;
+}
+
+/* ---- checks ---- */
+extern int kmock_lockdep_errors;	/* lock rules broken so far */
+extern int kmock_spin_depth;		/* spinlocks held now */
+void kmock_lockdep_fail(const char *what, const char *file, int line);
+
+#define might_sleep()							\
+	do {								\
+		if (kmock_spin_depth)					\
+			kmock_lockdep_fail("might_sleep under a spinlock", \
+					   __FILE__, __LINE__);		\
+	} while (0)
+#define lockdep_assert_held(l)						\
+	do {								\
+		if (!(l)->held)						\
+			kmock_lockdep_fail("lock not held: " #l,	\
+					   __FILE__, __LINE__);		\
+	} while (0)
+#define lockdep_is_held(l) ((l)->held)
+
+/* ---- memory ---- */
+#define GFP_KERNEL		0x1u
+#define GFP_ATOMIC		0x2u
+#define GFP_KERNEL_ACCOUNT	0x4u
+
+extern int kmock_kmalloc_fail;	/* fail the next n allocations */
+extern long kmock_kmalloc_live;	/* allocations not freed */
+void *kmalloc(size_t size, gfp_t gfp);
+void *kzalloc(size_t size, gfp_t gfp);
+void kfree(const void *p);
+#define kfree_rcu(p, field) kfree(p)
+#define struct_size(p, member, n) (sizeof(*(p)) + (size_t)(n) * sizeof((p)->member[0]))
+
+extern int kmock_uaccess_fail;	/* fail the next n copies */
+unsigned long copy_from_user(void *to, const void __user *from, unsigned long n);
+
+/* ---- time and randomness ---- */
+#define HZ 1000
+extern unsigned long jiffies;
+#define msecs_to_jiffies(ms) ((unsigned long)(ms))
+#define jiffies_to_msecs(j) ((unsigned int)(j))
+#define usecs_to_jiffies(us) (((unsigned long)(us) + 999) / 1000)
+#define time_after(a, b) ((long)((b) - (a)) < 0)
+#define time_before(a, b) time_after(b, a)
+u64 ktime_get_ns(void);		/* jiffies in ns, plus kmock_ns_extra */
+extern u64 kmock_ns_extra;
+static inline u64 div_u64(u64 a, u32 b) { return a / b; }
+u32 get_random_u32(void);	/* kmock_random, then counts up */
+extern u32 kmock_random;
+
+/* ---- locks and atomics ---- */
+typedef struct { int held; } spinlock_t;
+struct mutex { int held; };
+void kmock_lock(int *held, bool spin);
+void kmock_unlock(int *held, bool spin);
+#define spin_lock_init(l) ((l)->held = 0)
+#define spin_lock_irq(l) kmock_lock(&(l)->held, true)
+#define spin_unlock_irq(l) kmock_unlock(&(l)->held, true)
+#define spin_lock_irqsave(l, f) do { (f) = 0; kmock_lock(&(l)->held, true); } while (0)
+#define spin_unlock_irqrestore(l, f) do { (void)(f); kmock_unlock(&(l)->held, true); } while (0)
+#define mutex_init(m) ((m)->held = 0)
+#define mutex_lock(m) kmock_lock(&(m)->held, false)
+#define mutex_unlock(m) kmock_unlock(&(m)->held, false)
+int kmock_mutex_lock_interruptible(struct mutex *m);
+#define mutex_lock_interruptible(m) kmock_mutex_lock_interruptible(m)
+
+typedef struct { s64 counter; } atomic64_t;
+typedef struct { int counter; } atomic_t;
+#define atomic64_read(a) ((a)->counter)
+#define atomic64_set(a, v) ((a)->counter = (v))
+#define atomic64_add(n, a) ((a)->counter += (n))
+#define atomic64_inc(a) ((a)->counter++)
+
+/* ---- lists ---- */
+struct list_head { struct list_head *next, *prev; };
+#define LIST_HEAD(name) struct list_head name = { &(name), &(name) }
+static inline void INIT_LIST_HEAD(struct list_head *l) { l->next = l; l->prev = l; }
+static inline void list_add_tail(struct list_head *n, struct list_head *head)
+{
+	n->prev = head->prev;
+	n->next = head;
+	head->prev->next = n;
+	head->prev = n;
+}
+static inline void list_del(struct list_head *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->next = NULL;
+	n->prev = NULL;
+}
+static inline void list_move_tail(struct list_head *n, struct list_head *head)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	list_add_tail(n, head);
+}
+#define list_entry(p, type, member) container_of(p, type, member)
+#define list_for_each_entry(pos, head, member)				\
+	for (pos = list_entry((head)->next, typeof(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = list_entry(pos->member.next, typeof(*pos), member))
+#define list_for_each_entry_safe(pos, n, head, member)			\
+	for (pos = list_entry((head)->next, typeof(*pos), member),	\
+	     n = list_entry(pos->member.next, typeof(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = n, n = list_entry(n->member.next, typeof(*n), member))
+
+/* ---- hash tables (RCU variants are the plain ones: one thread) ---- */
+struct hlist_node { struct hlist_node *next, **pprev; };
+struct hlist_head { struct hlist_node *first; };
+struct rcu_head { void *unused; };
+#define DECLARE_HASHTABLE(name, bits) struct hlist_head name[1 << (bits)]
+#define HASH_SIZE(name) (ARRAY_SIZE(name))
+#define hash_init(t) memset((t), 0, sizeof(t))
+static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h)
+{
+	n->next = h->first;
+	if (h->first)
+		h->first->pprev = &n->next;
+	h->first = n;
+	n->pprev = &h->first;
+}
+static inline void hlist_del(struct hlist_node *n)
+{
+	*n->pprev = n->next;
+	if (n->next)
+		n->next->pprev = n->pprev;
+	n->next = NULL;
+	n->pprev = NULL;
+}
+#define hash_add(t, n, key) hlist_add_head(n, &(t)[(key) % HASH_SIZE(t)])
+#define hash_add_rcu hash_add
+#define hash_del(n) hlist_del(n)
+#define hash_del_rcu hash_del
+#define hlist_entry_safe(p, type, member) \
+	({ typeof(p) _p = (p); _p ? container_of(_p, type, member) : NULL; })
+#define hlist_for_each_entry(pos, head, member)				\
+	for (pos = hlist_entry_safe((head)->first, typeof(*pos), member); \
+	     pos;							\
+	     pos = hlist_entry_safe((pos)->member.next, typeof(*pos), member))
+#define hlist_for_each_entry_safe(pos, n, head, member)			\
+	for (pos = hlist_entry_safe((head)->first, typeof(*pos), member); \
+	     pos && ({ n = pos->member.next; 1; });			\
+	     pos = hlist_entry_safe(n, typeof(*pos), member))
+#define hash_for_each_possible_rcu(t, obj, member, key, ...)	\
+	hlist_for_each_entry(obj, &(t)[(key) % HASH_SIZE(t)], member)
+#define hash_for_each(t, bkt, obj, member)				\
+	for ((bkt) = 0, obj = NULL; obj == NULL && (bkt) < (int)HASH_SIZE(t); \
+	     (bkt)++)							\
+		hlist_for_each_entry(obj, &(t)[bkt], member)
+#define hash_for_each_rcu hash_for_each
+#define hash_for_each_safe(t, bkt, tmp, obj, member)			\
+	for ((bkt) = 0, obj = NULL; obj == NULL && (bkt) < (int)HASH_SIZE(t); \
+	     (bkt)++)							\
+		hlist_for_each_entry_safe(obj, tmp, &(t)[bkt], member)
+
+static inline u32 jhash_2words(u32 a, u32 b, u32 initval)
+{
+	u32 h = a * 0x9E3779B1u ^ (b + initval) * 0x85EBCA77u;
+
+	return h ^ (h >> 15);
+}
+
+/* ---- timers and work: recorded, run by kmock_run() ---- */
+struct timer_list {
+	void (*fn)(struct timer_list *t);
+	unsigned long expires;
+	bool pending;
+};
+struct work_struct {
+	void (*fn)(struct work_struct *w);
+	unsigned long due;
+	bool pending;
+};
+struct delayed_work { struct work_struct work; };
+struct workqueue_struct;
+
+#define timer_setup(t, f, flags) ((t)->fn = (f), (t)->pending = false)
+#define from_timer(var, t, field) container_of(t, typeof(*var), field)
+int mod_timer(struct timer_list *t, unsigned long expires);
+int del_timer_sync(struct timer_list *t);
+
+#define INIT_WORK(w, f) ((w)->fn = (f), (w)->pending = false)
+#define INIT_DELAYED_WORK(dw, f) INIT_WORK(&(dw)->work, f)
+#define to_delayed_work(w) container_of(w, struct delayed_work, work)
+bool queue_work(struct workqueue_struct *wq, struct work_struct *w);
+bool queue_delayed_work(struct workqueue_struct *wq, struct delayed_work *dw,
+			unsigned long delay);
+bool mod_delayed_work(struct workqueue_struct *wq, struct delayed_work *dw,
+		      unsigned long delay);
+bool cancel_work_sync(struct work_struct *w);
+bool cancel_delayed_work_sync(struct delayed_work *dw);
+
+/* Run every timer and work item due now; returns how many ran. */
+int kmock_run(void);
+/* Move the clock by @ms, a jiffy at a time, running what falls due. */
+void kmock_advance(unsigned long ms);
+/* Forget every timer and work item; reset the clock and the checks. */
+void kmock_reset(void);
+int kmock_pending(void);
+
+/* ---- wait queues ---- */
+typedef struct { int sleepers; int wakeups; } wait_queue_head_t;
+#define init_waitqueue_head(q) ((q)->sleepers = 0, (q)->wakeups = 0)
+#define wake_up_interruptible_all(q) ((q)->wakeups++)
+#define wq_has_sleeper(q) ((q)->sleepers > 0)
+/*
+ * A waiter asleep: kmock_wait_hook (if set) plays the rest of the world
+ * (delivers frames, moves time) up to kmock_wait_rounds times until the
+ * condition holds; otherwise the sleep ends as if by a signal.
+ */
+extern void (*kmock_wait_hook)(void);
+extern int kmock_wait_rounds;
+#define wait_event_interruptible(q, cond)				\
+	({								\
+		int _r = 0, _n = 0;					\
+		(q).sleepers++;						\
+		while (!(cond) && kmock_wait_hook && _n++ < kmock_wait_rounds) \
+			kmock_wait_hook();				\
+		(q).sleepers--;						\
+		if (!(cond))						\
+			_r = -ERESTARTSYS;				\
+		_r;							\
+	})
+
+#endif /* _DP_KMOCK_H */

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small world for the host tests of the session layer: nodes, endpoints
+ * with a real dp_snd_ep and dp_rcv over a real dp_ring, and a network that
+ * keeps every frame the sessions send (dp_tx_frame()) until the test
+ * delivers it, drops it or looks at it.  Delivery dispatches by type as
+ * the MDR does.  The kernel beneath is module/tests/mock/kmock.h.
+ */
+#ifndef _DP_SESS_WORLD_H
+#define _DP_SESS_WORLD_H
+
+#include "dp_snd.h"
+#include "dp_rcv.h"
+#include "unit.h"
+
+#define W_EDGES		4
+#define W_EPS		4
+#define W_FRAMES	16384
+#define W_MSG_MAX	1500
+
+struct dp_node {
+	u32 nid;
+	u32 max_msg;
+	u64 ctr[DP_CTR_COUNT];
+};
+
+struct dp_pool {
+	struct dp_ring ring;
+	u8 *data;
+	u32 refused;
+};
+
+struct w_edge {
+	struct dp_snd s;
+	bool used;
+};
+
+struct dp_endpoint {
+	struct dp_node *node;
+	u32 dpid;
+	u32 uid;
+	u32 inc;
+	bool refuse;		/* the admission rule refuses HELLOs */
+	bool open;
+	struct mutex lock;
+	struct dp_snd_ep snd;
+	struct dp_rcv rcv;
+	struct dp_pool pool;
+	struct w_edge edges[W_EDGES];
+};
+
+struct w_frame {
+	struct dp_msg_hdr h;
+	u8 data[W_MSG_MAX];
+	bool done;		/* delivered or dropped */
+};
+
+struct w_world {
+	struct dp_node nodes[2];
+	struct dp_endpoint eps[W_EPS];
+	struct w_frame *frames;
+	unsigned int n_frames;
+	int tx_err;		/* dp_tx_frame() fails with this, if set */
+	bool (*drop)(const struct w_frame *f);	/* lose a frame on the way */
+	unsigned int no_ep;	/* frames for no endpoint */
+};
+
+extern struct w_world w;
+
+/* A fresh world: node 1 and node 2, no endpoints; the mock reset. */
+void w_setup(void);
+/*
+ * Close what is open, then check what every test must leave: no lock rule
+ * broken, nothing allocated, no timer or work left.
+ */
+void w_teardown(void);
+
+struct dp_endpoint *w_ep(unsigned int i, struct dp_node *node, u32 dpid,
+			 u32 pool_size, u32 inc);
+struct dp_snd *w_connect(struct dp_endpoint *ep, u32 nid, u32 dpid);
+/* Close: every edge stopped with a FIN, then the receiving side. */
+void w_close(struct dp_endpoint *ep);
+
+int w_send(struct dp_snd *s, u32 len);			/* nonblocking */
+int w_send_wait(struct dp_snd *s, u32 len);		/* the world runs meanwhile */
+/* Read up to @n messages from the pool; returns how many; seqs in @seq. */
+unsigned int w_read(struct dp_endpoint *ep, unsigned int n, u32 *seq);
+unsigned int w_queued(struct dp_endpoint *ep);
+
+/* Deliver every frame in flight (and those they cause), then run work. */
+unsigned int w_pump(void);
+/* w_pump() and kmock_advance() a millisecond at a time, @ms times. */
+void w_run(unsigned long ms);
+/* Frames sent so far of @type whose flags include @flags. */
+unsigned int w_count(u8 type, u16 flags);
+/* The newest frame sent of @type with @flags, or NULL. */
+const struct w_frame *w_last(u8 type, u16 flags);
+/* Frames in flight (sent, not delivered or dropped). */
+unsigned int w_in_flight(void);
+/* Drop every frame in flight. */
+void w_drop_all(void);
+
+struct dp_snd_info w_info(struct dp_snd *s);
+/* The receiving side's session with sender {nid, dpid}; false if none. */
+bool w_rinfo(struct dp_endpoint *ep, u32 nid, u32 dpid, struct dp_rcv_info *ri);
+unsigned int w_rx_peers(struct dp_endpoint *ep);
+struct dp_ep_stats w_stats(struct dp_endpoint *ep);
+
+#endif /* _DP_SESS_WORLD_H */

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of the receiver's state machine (dp_rcv.c): duplicates and
+ * gaps, credit refusal, raw messages outside promised space, acks riding
+ * on DATA, RESETs for frames of no session (and their bound), eviction of
+ * silent senders from a full table, closing.  Frames are built here as a
+ * sender would, or come from a real dp_snd.c in the world of sess_world.c.
+ */
+#include "sess_world.h"
+
+#define A_INC	0xA1u
+#define B_INC	0xB2u
+
+static struct dp_endpoint *A, *B;
+static struct dp_snd *ab;
+
+static void two(u32 bpool)
+{
+	w_setup();
+	A = w_ep(0, &w.nodes[0], 10, 65536, A_INC);
+	B = w_ep(1, &w.nodes[1], 20, bpool, B_INC);
+	ab = w_connect(A, 2, 20);
+	CHECK_EQ(w_send(ab, 1), -EAGAIN);
+	w_pump();
+	CHECK_EQ(w_info(ab).state, DP_SND_OPEN);
+}
+
+/* A frame from sender {1, dpid} of incarnation @inc to B. */
+static struct dp_msg_hdr hdr(u8 type, u32 dpid, u32 inc, u32 seq)
+{
+	struct dp_msg_hdr h = {
+		.type = type, .src_nid = 1, .src_dpid = dpid, .src_inc = inc,
+		.dst_nid = 2, .dst_dpid = 20, .dst_inc = B_INC, .seq = seq,
+	};
+	return h;
+}
+
+static const u8 zeros[1500];
+
+/* A retransmitted message is dropped, counted, and acknowledged again. */
+static void test_rcv_dup(void)
+{
+	struct w_frame f;
+	unsigned int acks;
+
+	two(65536);
+	CHECK_EQ(w_send(ab, 100), 0);
+	f = *w_last(DP_WT_DATA, 0);
+	w_run(1);
+	acks = w_count(DP_WT_ACK, DP_WF_ACK);
+	dp_rcv_data(&B->rcv, &f.h, f.data);
+	CHECK_EQ(w_queued(B), 1);
+	CHECK_EQ(w_stats(B).rx_dup, 1);
+	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_DUP], 1);
+	w_pump();		/* at once, no delay */
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_ACK), acks + 1);
+	w_teardown();
+}
+
+static u32 hold_seq;
+static bool drop_hold_seq(const struct w_frame *f)
+{
+	return f->h.type == DP_WT_DATA && f->h.seq == hold_seq;
+}
+
+/* After a gap the rest is held, then delivered in order once it is filled. */
+static void test_rcv_gap_held(void)
+{
+	struct dp_rcv_info ri;
+	struct w_frame f;
+	u32 seq[8], i;
+
+	two(65536);
+	hold_seq = w_info(ab).snd_nxt;
+	w.drop = drop_hold_seq;
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(w_send(ab, 100), 0);
+	f = w.frames[w.n_frames - 5];
+	/* deliver 2..5 only: the receiver holds them */
+	for (i = 1; i < 5; i++) {
+		struct w_frame *g = &w.frames[w.n_frames - 5 + i];
+
+		g->done = true;
+		dp_rcv_data(&B->rcv, &g->h, g->data);
+	}
+	w.frames[w.n_frames - 5].done = true;
+	CHECK_EQ(w_queued(B), 0);
+	CHECK(w_rinfo(B, 1, 10, &ri), "B knows A");
+	CHECK_EQ(ri.held, 4);
+	CHECK_EQ(ri.rcv_nxt, hold_seq);
+	dp_rcv_data(&B->rcv, &f.h, f.data);
+	CHECK_EQ(w_queued(B), 5);
+	CHECK(w_rinfo(B, 1, 10, &ri), "B knows A");
+	CHECK_EQ(ri.held, 0);
+	CHECK_EQ(w_read(B, 8, seq), 5);
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(seq[i], i + 1);
+	w.drop = NULL;
+	w_run(300);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	w_teardown();
+}
+
+/* DATA beyond the credit granted (a full pool) is refused, counted full. */
+static void test_rcv_beyond_credit(void)
+{
+	struct w_frame f;
+	u32 q;
+
+	two(8192);
+	while (w_send(ab, 1000) == 0)
+		;
+	w_run(1);
+	q = w_queued(B);
+	f = *w_last(DP_WT_DATA, 0);
+	f.h.seq++;
+	f.h.flags = 0;
+	dp_rcv_data(&B->rcv, &f.h, f.data);
+	CHECK_EQ(w_queued(B), q);
+	CHECK_EQ(B->pool.refused, 1);
+	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_FULL], 1);
+	w_teardown();
+}
+
+/* Raw messages go in as v1's did, but never into space promised. */
+static void test_rcv_raw(void)
+{
+	struct dp_msg_hdr h = hdr(DP_WT_DATA, 77, 0, 5);
+	u32 seq;
+
+	w_setup();
+	B = w_ep(1, &w.nodes[1], 20, 8192, B_INC);
+	h.flags = DP_WF_RAW;
+	h.len = 100;
+	dp_rcv_raw(&B->rcv, &h, zeros);
+	CHECK_EQ(w_read(B, 1, &seq), 1);
+	CHECK_EQ(seq, 5);
+	/* a reliable sender's HELLO: its grant takes all the room */
+	h = hdr(DP_WT_HELLO, 10, A_INC, 1000);
+	dp_rcv_hello(&B->rcv, &h);
+	h = hdr(DP_WT_DATA, 77, 0, 6);
+	h.flags = DP_WF_RAW;
+	h.len = 100;
+	dp_rcv_raw(&B->rcv, &h, zeros);
+	CHECK_EQ(w_queued(B), 0);
+	CHECK_EQ(B->pool.refused, 1);
+	w_pump();
+	w_teardown();
+}
+
+/* An ack owed rides on DATA going the other way: no ACK frame of its own. */
+static void test_rcv_piggyback(void)
+{
+	const struct w_frame *f;
+	struct dp_snd *ba;
+	unsigned int acks;
+
+	two(65536);
+	ba = w_connect(B, 1, 10);
+	CHECK_EQ(w_send(ba, 1), -EAGAIN);
+	w_pump();
+	CHECK_EQ(w_info(ba).state, DP_SND_OPEN);
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_pump();		/* B owes A a delayed ACK */
+	acks = w_count(DP_WT_ACK, 0);
+	CHECK_EQ(w_send(ba, 100), 0);
+	f = w_last(DP_WT_DATA, DP_WF_ACK);
+	CHECK(f && f->h.src_nid == 2, "B's DATA carries the ack");
+	if (f)
+		CHECK_EQ(f->h.ack, w_info(ab).snd_nxt - 1);
+	w_run(5);
+	CHECK_EQ(w_count(DP_WT_ACK, 0) - acks, 1);	/* A's ack of B's, only */
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	w_teardown();
+}
+
+/* Frames of no session get a RESET naming them; 8 wait at most. */
+static void test_rcv_resets(void)
+{
+	struct dp_msg_hdr h;
+	const struct w_frame *f;
+	u32 i;
+
+	w_setup();
+	B = w_ep(1, &w.nodes[1], 20, 65536, B_INC);
+	h = hdr(DP_WT_DATA, 10, A_INC, 4242);
+	h.dst_inc = B_INC + 1;		/* an older B */
+	h.len = 10;
+	dp_rcv_data(&B->rcv, &h, zeros);
+	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_STALE], 1);
+	w_pump();
+	f = w_last(DP_WT_RESET, 0);
+	CHECK(f, "a RESET");
+	if (f) {
+		CHECK_EQ(f->h.seq, 4242);
+		CHECK_EQ(f->h.dst_inc, A_INC);
+		CHECK_EQ(f->h.dst_dpid, 10);
+	}
+	for (i = 0; i < DP_RESETS_PENDING + 3; i++) {
+		h = hdr(DP_WT_DATA, 100 + i, A_INC, 1);
+		h.len = 10;
+		dp_rcv_data(&B->rcv, &h, zeros);	/* no session */
+	}
+	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_SEQ], DP_RESETS_PENDING + 3);
+	w_pump();
+	CHECK_EQ(w_count(DP_WT_RESET, 0), 1 + DP_RESETS_PENDING);
+	h = hdr(DP_WT_ACK, 10, A_INC, 1);
+	h.flags = DP_WF_PROBE;		/* a probe of no session, too */
+	dp_rcv_probe(&B->rcv, &h);
+	w_pump();
+	CHECK_EQ(w_count(DP_WT_RESET, 0), 2 + DP_RESETS_PENDING);
+	w_teardown();
+}
+
+/*
+ * A full table takes no newcomer while every sender is live; one silent
+ * past unreach_ms is evicted for it.
+ */
+static void test_rcv_eviction(void)
+{
+	struct dp_msg_hdr h;
+	u32 i;
+
+	w_setup();
+	B = w_ep(1, &w.nodes[1], 20, 1u << 20, B_INC);
+	for (i = 0; i < DP_MAX_RX_PEERS; i++) {
+		h = hdr(DP_WT_HELLO, 1000 + i, 1 + i, 7);
+		dp_rcv_hello(&B->rcv, &h);
+	}
+	CHECK_EQ(w_rx_peers(B), DP_MAX_RX_PEERS);
+	h = hdr(DP_WT_HELLO, 5000, 99999, 7);
+	dp_rcv_hello(&B->rcv, &h);
+	CHECK_EQ(w_rx_peers(B), DP_MAX_RX_PEERS);
+	CHECK(!w_rinfo(B, 1, 5000, NULL), "no room for the newcomer");
+	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_NOMEM], 1);
+	w_pump();
+	kmock_advance(dp_unreach_ms + 1);
+	w_pump();
+	dp_rcv_hello(&B->rcv, &h);
+	CHECK_EQ(w_rx_peers(B), DP_MAX_RX_PEERS);
+	CHECK(w_rinfo(B, 1, 5000, NULL), "a silent sender made room");
+	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_NOMEM], 1);
+	w_pump();
+	w_teardown();
+}
+
+/* A HELLO whose answer was lost is answered again, same session. */
+static void test_rcv_hello_again(void)
+{
+	struct dp_msg_hdr h = hdr(DP_WT_HELLO, 10, A_INC, 500);
+	struct dp_rcv_info ri;
+
+	w_setup();
+	B = w_ep(1, &w.nodes[1], 20, 65536, B_INC);
+	dp_rcv_hello(&B->rcv, &h);
+	w_pump();
+	dp_rcv_hello(&B->rcv, &h);
+	w_pump();
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_ACK), 2);
+	CHECK(w_last(DP_WT_ACK, 0) && w_last(DP_WT_ACK, 0)->h.ack == 499,
+	      "the answer acks the ISN - 1");
+	CHECK(w_rinfo(B, 1, 10, &ri), "one session");
+	CHECK_EQ(ri.isn, 500);
+	CHECK_EQ(w_rx_peers(B), 1);
+	w_teardown();
+}
+
+/* The RESET|ACK a closing B sent to sender DPID @dpid, or NULL. */
+static const struct w_frame *close_reset_to(u32 dpid)
+{
+	unsigned int i;
+
+	for (i = 0; i < w.n_frames; i++) {
+		const struct w_frame *f = &w.frames[i];
+
+		if (f->h.type == DP_WT_RESET && (f->h.flags & DP_WF_ACK) &&
+		    f->h.dst_dpid == dpid)
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * Closing: every sender with a session hears a RESET with its final ack,
+ * named by the next seq it expected.
+ */
+static void test_rcv_close(void)
+{
+	struct dp_msg_hdr h = hdr(DP_WT_HELLO, 10, A_INC, 500);
+	const struct w_frame *f;
+
+	w_setup();
+	B = w_ep(1, &w.nodes[1], 20, 65536, B_INC);
+	dp_rcv_hello(&B->rcv, &h);
+	h = hdr(DP_WT_HELLO, 11, A_INC, 900);
+	dp_rcv_hello(&B->rcv, &h);
+	h = hdr(DP_WT_DATA, 10, A_INC, 500);
+	h.len = 10;
+	dp_rcv_data(&B->rcv, &h, zeros);
+	CHECK_EQ(w_queued(B), 1);
+	w_pump();
+	w_close(B);
+	CHECK_EQ(w_count(DP_WT_RESET, DP_WF_ACK), 2);
+	f = close_reset_to(10);
+	CHECK(f, "a RESET to 10");
+	if (f) {
+		CHECK_EQ(f->h.seq, 501);
+		CHECK_EQ(f->h.ack, 500);
+		CHECK_EQ(f->h.dst_inc, A_INC);
+	}
+	f = close_reset_to(11);
+	CHECK(f, "a RESET to 11");
+	if (f) {
+		CHECK_EQ(f->h.seq, 900);
+		CHECK_EQ(f->h.ack, 899);
+	}
+	w_drop_all();
+	w_teardown();
+}
+
+const struct unit_test rcv_tests[] = {
+	{ "rcv: a duplicate is dropped, counted, acked again", test_rcv_dup },
+	{ "rcv: after a gap: held, then delivered in order", test_rcv_gap_held },
+	{ "rcv: beyond the credit: refused as full", test_rcv_beyond_credit },
+	{ "rcv: raw messages never take promised space", test_rcv_raw },
+	{ "rcv: an owed ack rides on DATA", test_rcv_piggyback },
+	{ "rcv: RESETs for frames of no session, at most 8 queued", test_rcv_resets },
+	{ "rcv: a full table evicts a silent sender only", test_rcv_eviction },
+	{ "rcv: a repeated HELLO is answered again", test_rcv_hello_again },
+	{ "rcv: closing RESETs every sender with its last ack", test_rcv_close },
+	{ NULL, NULL },
+};

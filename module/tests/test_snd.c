@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of the sender's state machine (dp_snd.c) against the real
+ * receiver (dp_rcv.c) in the world of sess_world.c: HELLO, credit and
+ * window updates, the congestion window, retransmission and backoff, the
+ * window probe, idle credit RETURN, RESET and FIN, and the errors a send
+ * reports.  Endpoint A (node 1, DPID 10) sends to B (node 2, DPID 20).
+ */
+#include "sess_world.h"
+
+#define A_INC	0xA1u
+#define B_INC	0xB2u
+
+static struct dp_endpoint *A, *B;
+static struct dp_snd *ab;
+
+static void two(u32 bpool)
+{
+	w_setup();
+	A = w_ep(0, &w.nodes[0], 10, 65536, A_INC);
+	B = w_ep(1, &w.nodes[1], 20, bpool, B_INC);
+	ab = w_connect(A, 2, 20);
+}
+
+/* A's session to B is open: HELLO sent and answered. */
+static void two_open(u32 bpool)
+{
+	two(bpool);
+	CHECK_EQ(w_send(ab, 1), -EAGAIN);
+	w_pump();
+	CHECK_EQ(w_info(ab).state, DP_SND_OPEN);
+}
+
+static bool drop_everything(const struct w_frame *f)
+{
+	(void)f;
+	return true;
+}
+
+static bool drop_data(const struct w_frame *f)
+{
+	return f->h.type == DP_WT_DATA;
+}
+
+static u32 first_seq;
+static bool drop_first_once(const struct w_frame *f)
+{
+	if (f->h.type == DP_WT_DATA && f->h.seq == first_seq) {
+		first_seq = 0;
+		return true;
+	}
+	return false;
+}
+
+/* The first send opens the session: HELLO with the ISN, then DATA. */
+static void test_snd_hello(void)
+{
+	const struct w_frame *f;
+	struct dp_rcv_info ri;
+	u32 seq[2];
+
+	two(65536);
+	CHECK_EQ(w_info(ab).state, DP_SND_IDLE);
+	CHECK_EQ(w_send(ab, 100), -EAGAIN);	/* waits for the answer */
+	f = w_last(DP_WT_HELLO, 0);
+	CHECK(f, "a HELLO was sent");
+	CHECK_EQ(w_info(ab).state, DP_SND_HELLO);
+	if (f)
+		CHECK_EQ(f->h.seq, w_info(ab).isn);
+	CHECK_EQ(w_count(DP_WT_DATA, 0), 0);
+	CHECK_EQ(w_stats(A).tx_blocked, 1);
+	w_pump();
+	CHECK_EQ(w_info(ab).state, DP_SND_OPEN);
+	CHECK(w_rinfo(B, 1, 10, &ri), "B keeps a session for A");
+	CHECK(w_info(ab).credit_left > 0, "the answer granted credit");
+	CHECK_EQ(w_info(ab).credit_left, ri.credit_left);
+	CHECK_EQ(ri.isn, w_info(ab).isn);
+	CHECK_EQ(w_send(ab, 100), 0);
+	f = w_last(DP_WT_DATA, 0);
+	CHECK(f && f->h.seq == w_info(ab).isn, "the first DATA carries the ISN");
+	w_run(1);
+	CHECK_EQ(w_read(B, 2, seq), 1);
+	CHECK_EQ(seq[0], 1);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	w_teardown();
+}
+
+/* A blocking send waits through the HELLO and goes out once it is open. */
+static void test_snd_hello_blocking(void)
+{
+	two(65536);
+	CHECK_EQ(w_send_wait(ab, 100), 0);
+	CHECK_EQ(w_count(DP_WT_HELLO, 0), 1);
+	CHECK_EQ(w_count(DP_WT_DATA, 0), 1);
+	w_run(1);
+	CHECK_EQ(w_queued(B), 1);
+	w_teardown();
+}
+
+/* A lost HELLO goes again after the RTO, doubled each time. */
+static void test_snd_hello_backoff(void)
+{
+	two(65536);
+	w.drop = drop_everything;
+	CHECK_EQ(w_send(ab, 100), -EAGAIN);
+	CHECK_EQ(w_info(ab).rto_ms, 200);
+	w_run(199);
+	CHECK_EQ(w_count(DP_WT_HELLO, 0), 1);
+	w_run(1);
+	CHECK_EQ(w_count(DP_WT_HELLO, 0), 2);
+	CHECK(w_last(DP_WT_HELLO, 0) && w_last(DP_WT_HELLO, 0)->h.seq == w_info(ab).isn,
+	      "the same ISN");
+	CHECK_EQ(w_info(ab).backoff, 1);
+	CHECK_EQ(w_info(ab).rto_ms, 400);
+	w_run(399);
+	CHECK_EQ(w_count(DP_WT_HELLO, 0), 2);
+	w_run(1);
+	CHECK_EQ(w_count(DP_WT_HELLO, 0), 3);
+	CHECK_EQ(w_info(ab).rto_ms, 800);
+	w_run(800 + 1000);	/* capped at rto_max_ms */
+	CHECK_EQ(w_info(ab).rto_ms, 1000);
+	CHECK_EQ(w_count(DP_WT_HELLO, 0), 5);
+	w_teardown();
+}
+
+/* No answer for unreach_ms: ETIMEDOUT, reported once; then a new session. */
+static void test_snd_unreachable(void)
+{
+	u32 isn;
+	int err;
+
+	two(65536);
+	w.drop = drop_everything;
+	CHECK_EQ(w_send(ab, 100), -EAGAIN);
+	isn = w_info(ab).isn;
+	w_run(9990);
+	CHECK_EQ(w_info(ab).state, DP_SND_HELLO);
+	w_run(1100);
+	CHECK_EQ(w_info(ab).state, DP_SND_FAILED);
+	CHECK_EQ(w_info(ab).err, ETIMEDOUT);
+	CHECK(dp_snd_writable(ab, &err) && err == -ETIMEDOUT, "poll: EPOLLOUT|EPOLLERR");
+	CHECK_EQ(w_send(ab, 100), -ETIMEDOUT);
+	CHECK_EQ(w_info(ab).state, DP_SND_IDLE);
+	w.drop = NULL;
+	CHECK_EQ(w_send(ab, 100), -EAGAIN);
+	CHECK(w_info(ab).isn != isn, "a new session, a new ISN");
+	w_pump();
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_teardown();
+}
+
+/* A blocked writer gets ETIMEDOUT when the peer never answers. */
+static void test_snd_unreachable_blocking(void)
+{
+	two(65536);
+	w.drop = drop_everything;
+	CHECK_EQ(w_send_wait(ab, 100), -ETIMEDOUT);
+	w_teardown();
+}
+
+/* The receiver's admission rule refuses the HELLO: ECONNREFUSED. */
+static void test_snd_refused(void)
+{
+	two(65536);
+	B->refuse = true;
+	CHECK_EQ(w_send(ab, 100), -EAGAIN);
+	w_pump();
+	CHECK_EQ(w_count(DP_WT_RESET, 0), 1);
+	CHECK_EQ(w_info(ab).state, DP_SND_FAILED);
+	CHECK_EQ(w_send(ab, 100), -ECONNREFUSED);
+	CHECK_EQ(w_rx_peers(B), 0);
+	w_teardown();
+}
+
+/*
+ * Credit: a small pool takes what it granted and no more; the sender
+ * waits; a read makes room and the window update lets it go on.
+ */
+static void test_snd_credit_and_window_update(void)
+{
+	unsigned int n = 0;
+	int err;
+
+	two_open(8192);		/* room for 6 messages of 1000 bytes */
+	while ((err = w_send(ab, 1000)) == 0)
+		n++;
+	CHECK_EQ(err, -EAGAIN);
+	CHECK_EQ(n, (8192 - DP_TOKEN_SPACE(1400)) / DP_TOKEN_SPACE(1000));
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_PROBE), 0);	/* in flight: acks bring credit */
+	w_run(1);
+	CHECK_EQ(w_queued(B), n);
+	CHECK_EQ(B->pool.refused, 0);
+	CHECK_EQ(w_send(ab, 1000), -EAGAIN);		/* the pool is full */
+	CHECK_EQ(w_read(B, 1, NULL), 1);
+	w_run(1);
+	CHECK_EQ(w_send(ab, 1000), 0);			/* the update came */
+	CHECK_EQ(w_send(ab, 1000), -EAGAIN);
+	CHECK_EQ(w_read(B, 10, NULL), n - 1);
+	w_run(1);
+	CHECK_EQ(w_queued(B), 1);
+	CHECK_EQ(B->pool.refused, 0);
+	w_teardown();
+}
+
+/* Slow start: the window opens by what each ACK covers. */
+static void test_snd_cwnd_slow_start(void)
+{
+	unsigned int n = 0;
+
+	two_open(262144);
+	CHECK_EQ(w_info(ab).cwnd, DP_CWND_INIT);
+	while (w_send(ab, 1) == 0)
+		n++;
+	CHECK_EQ(n, DP_CWND_INIT);
+	w_run(1);
+	CHECK_EQ(w_info(ab).cwnd, 2 * DP_CWND_INIT);
+	n = 0;
+	while (w_send(ab, 1) == 0)
+		n++;
+	CHECK_EQ(n, 2 * DP_CWND_INIT);
+	w_run(1);
+	CHECK_EQ(w_queued(B), 3 * DP_CWND_INIT);
+	w_teardown();
+}
+
+/*
+ * Timeout: go back to the first unacknowledged message, as many as the
+ * window (back to its floor) allows; the rest follow, in order, once.
+ */
+static void test_snd_goback(void)
+{
+	u32 seq[16], i;
+
+	two_open(65536);
+	w.drop = drop_data;
+	for (i = 0; i < 10; i++)
+		CHECK_EQ(w_send(ab, 100), 0);
+	CHECK_EQ(dp_snd_unacked(ab), 10);	/* stats' tx_unacked */
+	w_run(199);
+	CHECK_EQ(w_count(DP_WT_DATA, 0), 10);
+	w_run(1);
+	CHECK_EQ(w_count(DP_WT_DATA, 0), 10 + DP_CWND_MIN);
+	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN);
+	CHECK_EQ(w_info(ab).backoff, 1);
+	CHECK_EQ(w_stats(A).tx_retrans, DP_CWND_MIN);
+	CHECK_EQ(w.nodes[0].ctr[DP_CTR_TX_RETRANS], DP_CWND_MIN);
+	w.drop = NULL;
+	w_run(2000);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(dp_snd_unacked(ab), 0);
+	CHECK_EQ(w_read(B, 16, seq), 10);
+	for (i = 0; i < 10; i++)
+		CHECK_EQ(seq[i], i + 1);
+	CHECK_EQ(w_stats(B).rx_dup, 0);
+	w_teardown();
+}
+
+/* A reported hole: only the missing message goes again, at once. */
+static void test_snd_fast_resend(void)
+{
+	u32 seq[8], i;
+
+	two_open(65536);
+	first_seq = w_info(ab).snd_nxt;
+	w.drop = drop_first_once;
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(w_send(ab, 100), 0);
+	w_pump();
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_GAP), 1);
+	CHECK_EQ(w_count(DP_WT_DATA, 0), 6);
+	CHECK_EQ(w_stats(A).tx_retrans, 1);
+	CHECK_EQ(w_info(ab).cwnd, DP_CWND_INIT - DP_CWND_INIT / 4);
+	w_run(1);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_read(B, 8, seq), 5);
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(seq[i], i + 1);
+	w_teardown();
+}
+
+/* An ACK of a message sent once is an RTT sample (Karn): the RTO follows. */
+static void test_snd_rtt_sample(void)
+{
+	two_open(65536);
+	CHECK_EQ(w_info(ab).rto_ms, 200);
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_run(1);		/* a 1 ms round trip: the floor, rto_min_ms */
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_info(ab).rto_ms, 20);
+	w_teardown();
+}
+
+/*
+ * Idle: the unused credit goes back (RETURN) after credit_idle_ms; the
+ * next send asks for a window (probe) before it goes.
+ */
+static void test_snd_idle_return_then_probe(void)
+{
+	const struct w_frame *f;
+	struct dp_rcv_info ri;
+	int err;
+
+	two_open(65536);
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_run(1);
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_RETURN), 0);
+	w_run(120);
+	f = w_last(DP_WT_ACK, DP_WF_RETURN);
+	CHECK(f, "the idle sender gave its credit back");
+	CHECK_EQ(w_info(ab).credit_left, 0);
+	CHECK(w_rinfo(B, 1, 10, &ri), "B still knows A");
+	CHECK_EQ(ri.credit_left, 0);
+	CHECK(dp_snd_writable(ab, &err) && !err, "writable: a write asks at once");
+	CHECK_EQ(w_send(ab, 100), -EAGAIN);
+	f = w_last(DP_WT_ACK, DP_WF_PROBE);
+	CHECK(f && f->h.seq == w_info(ab).snd_nxt, "a probe names snd_nxt");
+	CHECK(!dp_snd_writable(ab, &err), "not writable while the probe is out");
+	w_pump();
+	CHECK(w_info(ab).credit_left > 0, "the probe's answer granted credit");
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_run(1);
+	CHECK_EQ(w_queued(B), 2);
+	w_teardown();
+}
+
+/* A lost window update: the probe goes again on the timer. */
+static void test_snd_probe_again(void)
+{
+	two_open(65536);
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_run(150);	/* idle: the credit went back */
+	w.drop = drop_everything;
+	CHECK_EQ(w_send(ab, 100), -EAGAIN);
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_PROBE), 1);
+	w_run(1000);
+	CHECK(w_count(DP_WT_ACK, DP_WF_PROBE) >= 3, "probes go on: %u",
+	      w_count(DP_WT_ACK, DP_WF_PROBE));
+	CHECK(w_info(ab).backoff >= 2, "with backoff");
+	w.drop = NULL;
+	CHECK_EQ(w_send_wait(ab, 100), 0);	/* the next probe is answered */
+	CHECK(w_count(DP_WT_ACK, DP_WF_PROBE) >= 4, "after one more probe");
+	w_run(1);
+	CHECK_EQ(w_queued(B), 2);
+	w_teardown();
+}
+
+/* The receiver closes: its RESET acks what arrived, then ECONNRESET. */
+static void test_snd_reset_by_close(void)
+{
+	two_open(65536);
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_run(1);
+	w_close(B);
+	CHECK_EQ(w_count(DP_WT_RESET, DP_WF_ACK), 1);
+	w_pump();
+	CHECK_EQ(w_info(ab).state, DP_SND_FAILED);
+	CHECK_EQ(w_stats(A).tx_undelivered, 0);
+	CHECK_EQ(w_send(ab, 100), -ECONNRESET);
+	w_teardown();
+}
+
+/* A restarted receiver (new incarnation) answers old DATA with a RESET. */
+static void test_snd_reset_by_restart(void)
+{
+	struct dp_endpoint *b2;
+
+	two_open(65536);
+	w.drop = drop_everything;
+	w_close(B);			/* its RESET is lost */
+	w.drop = NULL;
+	b2 = w_ep(2, &w.nodes[1], 20, 65536, B_INC + 1);
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_pump();
+	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_STALE], 1);
+	CHECK_EQ(w_info(ab).state, DP_SND_FAILED);
+	CHECK_EQ(w_stats(A).tx_undelivered, 1);
+	CHECK_EQ(w_send(ab, 100), -ECONNRESET);
+	CHECK_EQ(w_send(ab, 100), -EAGAIN);	/* a new session with the new B */
+	w_pump();
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_run(1);
+	CHECK_EQ(w_queued(b2), 1);
+	w_teardown();
+}
+
+/* The sender closes: FIN, and the receiver forgets it and its credit. */
+static void test_snd_fin(void)
+{
+	const struct w_frame *f;
+
+	two_open(65536);
+	CHECK_EQ(w_rx_peers(B), 1);
+	w_close(A);
+	CHECK_EQ(w_count(DP_WT_RESET, DP_WF_FIN), 1);
+	f = w_last(DP_WT_RESET, DP_WF_FIN);
+	CHECK(f && f->h.seq == w_info(ab).isn, "the FIN names the session");
+	w_pump();
+	CHECK_EQ(w_rx_peers(B), 0);
+	w_teardown();
+}
+
+/* Messages never acknowledged are counted undelivered when the edge goes. */
+static void test_snd_undelivered(void)
+{
+	two_open(65536);
+	w.drop = drop_data;
+	CHECK_EQ(w_send(ab, 100), 0);
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_close(A);
+	CHECK_EQ(w_stats(A).tx_undelivered, 2);
+	CHECK_EQ(w.nodes[0].ctr[DP_CTR_TX_UNDELIVERED], 2);
+	w_teardown();
+}
+
+/* Errors a send reports, each leaving the session as it was. */
+static void test_snd_errors(void)
+{
+	u32 nxt;
+
+	two_open(65536);
+	nxt = w_info(ab).snd_nxt;
+	w.tx_err = -ENETDOWN;
+	CHECK_EQ(w_send(ab, 100), -ENETDOWN);	/* taken back */
+	CHECK_EQ(w_info(ab).snd_nxt, nxt);
+	w.tx_err = -ENOBUFS;			/* passing: the timer resends */
+	CHECK_EQ(w_send(ab, 100), 0);
+	CHECK_EQ(w_info(ab).snd_nxt, nxt + 1);
+	w.tx_err = 0;
+	kmock_uaccess_fail = 1;
+	CHECK_EQ(w_send(ab, 100), -EFAULT);
+	kmock_kmalloc_fail = 1;
+	CHECK_EQ(w_send(ab, 100), -ENOMEM);
+	CHECK_EQ(w_send(ab, 1401), -EMSGSIZE);	/* beyond B's largest */
+	CHECK_EQ(w_info(ab).snd_nxt, nxt + 1);
+	w_run(300);
+	CHECK_EQ(w_queued(B), 1);
+	w_teardown();
+}
+
+const struct unit_test snd_tests[] = {
+	{ "snd: HELLO opens the session, then DATA", test_snd_hello },
+	{ "snd: a blocking send waits through the HELLO", test_snd_hello_blocking },
+	{ "snd: HELLO retransmitted with backoff", test_snd_hello_backoff },
+	{ "snd: silent peer: ETIMEDOUT once, then a new session", test_snd_unreachable },
+	{ "snd: silent peer: a blocked writer gets ETIMEDOUT", test_snd_unreachable_blocking },
+	{ "snd: refused HELLO: ECONNREFUSED", test_snd_refused },
+	{ "snd: credit limits the sender; a read's window update frees it",
+	  test_snd_credit_and_window_update },
+	{ "snd: cwnd slow start", test_snd_cwnd_slow_start },
+	{ "snd: timeout: go back, cwnd to its floor, backoff", test_snd_goback },
+	{ "snd: gap report: the missing message resent once", test_snd_fast_resend },
+	{ "snd: RTT sample sets the RTO", test_snd_rtt_sample },
+	{ "snd: idle RETURN, then a probe", test_snd_idle_return_then_probe },
+	{ "snd: a lost probe goes again", test_snd_probe_again },
+	{ "snd: receiver closes: RESET with ack, ECONNRESET", test_snd_reset_by_close },
+	{ "snd: receiver restarted: RESET, ECONNRESET, new session",
+	  test_snd_reset_by_restart },
+	{ "snd: sender closes: FIN", test_snd_fin },
+	{ "snd: unacknowledged copies counted undelivered", test_snd_undelivered },
+	{ "snd: ENETDOWN, passing NIC errors, EFAULT, ENOMEM, EMSGSIZE", test_snd_errors },
+	{ NULL, NULL },
+};
