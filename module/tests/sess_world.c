@@ -143,6 +143,14 @@ struct dp_snd *w_connect(struct dp_endpoint *ep, u32 nid, u32 dpid)
 	return NULL;
 }
 
+struct dp_snd *w_pair(u32 bpool, struct dp_endpoint **a, struct dp_endpoint **b)
+{
+	w_setup();
+	*a = w_ep(0, &w.nodes[0], 10, 65536, W_A_INC);
+	*b = w_ep(1, &w.nodes[1], 20, bpool, W_B_INC);
+	return w_connect(*a, 2, 20);
+}
+
 void w_close(struct dp_endpoint *ep)
 {
 	struct w_edge *e;

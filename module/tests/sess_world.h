@@ -78,6 +78,15 @@ void w_teardown(void);
 struct dp_endpoint *w_ep(unsigned int i, struct dp_node *node, u32 dpid,
 			 u32 pool_size, u32 inc);
 struct dp_snd *w_connect(struct dp_endpoint *ep, u32 nid, u32 dpid);
+
+/*
+ * The two-endpoint world both session tests start from: endpoint A (node
+ * 1, DPID 10, incarnation W_A_INC) with an edge to B (node 2, DPID 20,
+ * pool @bpool bytes, incarnation W_B_INC).
+ */
+#define W_A_INC	0xA1u
+#define W_B_INC	0xB2u
+struct dp_snd *w_pair(u32 bpool, struct dp_endpoint **a, struct dp_endpoint **b);
 /* Close: every edge stopped with a FIN, then the receiving side. */
 void w_close(struct dp_endpoint *ep);
 

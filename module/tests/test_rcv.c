@@ -8,18 +8,15 @@
  */
 #include "sess_world.h"
 
-#define A_INC	0xA1u
-#define B_INC	0xB2u
+#define A_INC	W_A_INC
+#define B_INC	W_B_INC
 
 static struct dp_endpoint *A, *B;
 static struct dp_snd *ab;
 
 static void two(u32 bpool)
 {
-	w_setup();
-	A = w_ep(0, &w.nodes[0], 10, 65536, A_INC);
-	B = w_ep(1, &w.nodes[1], 20, bpool, B_INC);
-	ab = w_connect(A, 2, 20);
+	ab = w_pair(bpool, &A, &B);
 	CHECK_EQ(w_send(ab, 1), -EAGAIN);
 	w_pump();
 	CHECK_EQ(w_info(ab).state, DP_SND_OPEN);
