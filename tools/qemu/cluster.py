@@ -97,6 +97,20 @@ def ensure_switch():
     return os.path.join(TOP, "build", "qemu", "dpswitch")
 
 
+def stop_proc(proc):
+    """SIGTERM a helper process, SIGKILL it after 10 s; False if it had
+    already exited (it died during the run)."""
+    if proc.poll() is not None:
+        return False
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    return True
+
+
 class Relay:
     """dpswitch with its control pipe: dp-link commands go in, OK/ERR lines
     come back in order."""
@@ -154,14 +168,7 @@ class Relay:
         """SIGTERM; returns the last "faults:" line of its log (the final
         counters) and a problem, if it died before or exited badly."""
         problem = None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        else:
+        if not stop_proc(self.proc):
             problem = f"dpswitch died during the run (exit {self.proc.returncode})"
         if not problem and self.proc.returncode != 0:
             problem = f"dpswitch exited {self.proc.returncode} on SIGTERM"
@@ -198,14 +205,8 @@ class Fabric:
 
     def stop(self):
         """SIGTERM; a problem if it died before or exited badly."""
-        if self.proc.poll() is not None:
+        if not stop_proc(self.proc):
             return f"myrisim died during the run (exit {self.proc.returncode})"
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
         return None if self.proc.returncode == 0 else \
             f"myrisim exited {self.proc.returncode} on SIGTERM"
 
