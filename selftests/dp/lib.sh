@@ -81,6 +81,18 @@ nest() {
 	sed -E -e 's/^(KTAP version|1\.\.|ok |not ok |#)/  \1/' -e t -e 's/^/  # /' "$1"
 }
 
+# ready LOG: wait (up to 60 s) until the receiver writing LOG has bound its
+# endpoint (dp_rel_peer recv prints "ready"); the sender waits for the
+# barrier that follows, not for a guessed time.  run_rel.sh, run_soak.sh.
+ready() {
+	i=0
+	while ! grep -q '^ready' "$1" 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q '^ready' "$1" 2>/dev/null || echo "receiver never bound ($1)" >>"$T/step.log"
+}
+
 mod_loaded() { grep -q '^dp ' /proc/modules; }
 
 mod_load() {

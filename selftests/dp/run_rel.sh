@@ -57,17 +57,6 @@ ctr() { # NAME: this node's counter
 }
 param() { echo "$2" >"/sys/module/dp/parameters/$1"; }
 cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }	# uptime in 1/100 s
-# ready LOG: wait (up to 60 s) until the receiver writing LOG has bound its
-# endpoint (dp_rel_peer recv prints "ready"); the sender waits for the
-# barrier that follows, not for a guessed time.
-ready() {
-	i=0
-	while ! grep -q '^ready' "$1" 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep -q '^ready' "$1" 2>/dev/null || echo "receiver never bound ($1)" >>"$T/step.log"
-}
 # grown NAME N: wait (up to 120 s) until this node's counter NAME grew by N
 # from its value in $base (the stream is under way before the link is cut).
 grown() {

@@ -64,11 +64,7 @@ if [ "$me" -eq 1 ]; then
 	csum0=$(ctr rx_drop_csum)
 	timeout $((long + 30)) $P recv 700 11 "$N" 0 "$long" >"$T/recv.log" 2>&1 &
 	pid=$!
-	i=0	# bound ("ready"), then the sender may start
-	while ! grep -q '^ready' "$T/recv.log" 2>/dev/null && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	ready "$T/recv.log"	# bound: then the sender may start
 	bar bound
 	wait $pid
 	st=$?
