@@ -418,7 +418,7 @@ def qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
         f"dpg.tap={TAP_MAC}" if a.tap else "",
         a.append or ""]).split()
     cmd = ["qemu-system-x86_64", "-machine", "pc", "-accel", tcg_accel(a),
-           "-cpu", "max", "-m", str(a.mem), "-smp", str(a.smp),
+           "-cpu", a.cpu, "-m", str(a.mem), "-smp", str(a.smp),
            "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
            "-kernel", kernel, "-initrd", initramfs, "-append", " ".join(append),
            "-serial", f"file:{out_prefix}.console.log",
@@ -780,6 +780,9 @@ def main():
                          "(single); auto: single when the guests' vCPUs outnumber the "
                          "host's CPUs")
     ap.add_argument("--mem", type=int, default=512, help="MiB per guest")
+    ap.add_argument("--cpu", default="max",
+                    help="QEMU's -cpu model, e.g. max,la57=off (4-level paging) to "
+                         "compare emulator settings (docs/soak.md)")
     ap.add_argument("--append", help="extra kernel command line")
     ap.add_argument("--cmd", help="mode run: shell command for every guest")
     ap.add_argument("--fabric", metavar="TOPO",
