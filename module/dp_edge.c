@@ -13,6 +13,7 @@
 #include <linux/uaccess.h>
 
 #include "dp.h"
+#include "dp_trace.h"
 
 static u32 dp_edge_hash(const struct dp_addr *to)
 {
@@ -195,6 +196,7 @@ ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 	atomic64_add(len, &ep->tx_bytes);
 	dp_count(node, DP_CTR_TX_MSGS);
 	dp_count_add(node, DP_CTR_TX_BYTES, len);
+	trace_dp_tx(ep, &e->to, len);
 	if (e->to.nid == nid)
 		dp_count(node, DP_CTR_TX_LOCAL);
 out:

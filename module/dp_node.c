@@ -10,6 +10,7 @@
 #include <net/netns/generic.h>
 
 #include "dp.h"
+#include "dp_trace.h"
 
 static unsigned int dp_net_id __read_mostly;
 
@@ -21,11 +22,15 @@ struct dp_node *dp_node_of(const struct net *net)
 void dp_count(struct dp_node *node, enum dp_counter c)
 {
 	this_cpu_inc(node->ctr->c[c]);
+	if (trace_dp_drop_enabled() && dp_ctr_is_drop(c))
+		trace_dp_drop(node, c, 1);
 }
 
 void dp_count_add(struct dp_node *node, enum dp_counter c, u64 v)
 {
 	this_cpu_add(node->ctr->c[c], v);
+	if (trace_dp_drop_enabled() && v && dp_ctr_is_drop(c))
+		trace_dp_drop(node, c, v);
 }
 
 /* Sum the per-CPU counters; each value may be a moment stale, never torn. */
@@ -70,6 +75,7 @@ void dp_node_publish_nic(struct dp_node *node, struct dp_nic *nic)
 	lockdep_assert_held(&node->cfg_lock);
 	WARN_ON_ONCE(rcu_access_pointer(node->nic));
 	rcu_assign_pointer(node->nic, nic);
+	trace_dp_nic_attach(node, nic);
 }
 
 /*
@@ -86,6 +92,7 @@ static void dp_node_detach_locked(struct dp_node *node)
 	if (!nic)
 		return;
 	RCU_INIT_POINTER(node->nic, NULL);
+	trace_dp_nic_detach(node, nic);
 	synchronize_rcu();
 	dp_nic_put(nic);
 	wait_for_completion(&nic->idle);

@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 
 #include "dp_rcv.h"
+#include "dp_trace.h"
 
 /**
  * struct dp_rx_peer - a receiving endpoint's state for one sender.
@@ -432,6 +433,7 @@ static int dp_rcv_deliver(struct dp_rcv *r, const struct dp_msg_hdr *h,
 		return drop;
 	dp_count(r->node, DP_CTR_RX_MSGS);
 	dp_count_add(r->node, DP_CTR_RX_BYTES, h->len);
+	trace_dp_rx(r->node, h, tok_seq);
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 
 #include "dp_snd.h"
 #include "dp_rcv.h"
+#include "dp_trace.h"
 
 #define DP_RTO_INIT_US	200000u
 
@@ -67,11 +68,18 @@ static void dp_snd_kick(struct dp_snd *s)
 		queue_work(dp_wq, &s->work);
 }
 
+/* Every change of an edge's session state goes through here (dp_session). */
+static void dp_snd_set_state(struct dp_snd *s, u8 state, int err)
+{
+	trace_dp_session(s, s->state, state, err);
+	WRITE_ONCE(s->state, state);
+}
+
 /* The session ends with @err; the work frees its copies.  Holds s->lock. */
 static void dp_snd_fail(struct dp_snd *s, int err)
 {
 	lockdep_assert_held(&s->lock);
-	s->state = DP_SND_FAILED;
+	dp_snd_set_state(s, DP_SND_FAILED, err);
 	s->err = err;
 	s->fast = false;
 	s->probe = false;
@@ -225,6 +233,7 @@ static void dp_snd_resend_first(struct dp_snd *s, u32 peer_inc)
 			break;
 		WRITE_ONCE(m->resent, true);
 		if (!dp_snd_xmit(s, m, peer_inc)) {
+			trace_dp_retransmit(s, m->seq, true);
 			atomic64_inc(&s->se->retrans);
 			dp_count(s->se->node, DP_CTR_TX_RETRANS);
 		}
@@ -253,6 +262,7 @@ static void dp_snd_goback(struct dp_snd *s, u32 peer_inc)
 		WRITE_ONCE(m->resent, true);
 		if (dp_snd_xmit(s, m, peer_inc))
 			break;		/* the timer tries again */
+		trace_dp_retransmit(s, m->seq, false);
 		n++;
 	}
 	atomic64_add(n, &s->se->retrans);
@@ -467,13 +477,13 @@ static int dp_snd_open(struct dp_snd *s)
 	dp_rtt_init(&s->rtt, DP_RTO_INIT_US, dp_rto_min_us(), dp_rto_max_us());
 	s->last_heard = jiffies;
 	s->wait_since = s->last_heard;
-	s->state = DP_SND_HELLO;
+	dp_snd_set_state(s, DP_SND_HELLO, 0);
 	dp_snd_arm(s, jiffies + dp_snd_timeout(s));
 	spin_unlock_irq(&s->lock);
 	err = dp_snd_ctrl(s, DP_WT_HELLO, 0, isn, 0);
 	if (err) {	/* no NIC, no route: say so now, as v1 did */
 		spin_lock_irq(&s->lock);
-		s->state = DP_SND_IDLE;
+		dp_snd_set_state(s, DP_SND_IDLE, err);
 		spin_unlock_irq(&s->lock);
 	}
 	return err;
@@ -531,7 +541,7 @@ static enum dp_snd_step dp_snd_admit(struct dp_snd *s, struct dp_txmsg *m,
 	switch (s->state) {
 	case DP_SND_FAILED:
 		*err = s->err;		/* reported once */
-		s->state = DP_SND_IDLE;
+		dp_snd_set_state(s, DP_SND_IDLE, 0);
 		return DP_STEP_ERR;
 	case DP_SND_IDLE:
 		return DP_STEP_OPEN;
@@ -619,6 +629,14 @@ static struct dp_txmsg *dp_snd_copy(const void __user *buf, size_t len)
 	return m;
 }
 
+/* What a writer about to wait waits for (dp_stall). */
+static u8 dp_snd_stall_on(struct dp_snd *s)
+{
+	if (READ_ONCE(s->state) != DP_SND_OPEN)
+		return DP_STALL_SESSION;
+	return dp_cwnd_open(s) ? DP_STALL_CREDIT : DP_STALL_CWND;
+}
+
 /*
  * Wait for credit (or an error to report) with no lock held, or for the
  * session to leave @state, the state dp_snd_admit() saw: a writer that
@@ -636,6 +654,7 @@ static int dp_snd_wait(struct dp_snd *s, u32 space, u8 state, bool nonblock,
 	if (!*counted) {
 		atomic64_inc(&se->blocked);
 		*counted = true;
+		trace_dp_stall(s, space, dp_snd_stall_on(s));
 	}
 	if (nonblock)
 		return -EAGAIN;
@@ -800,7 +819,7 @@ void dp_snd_ack(struct dp_snd *s, const struct dp_msg_hdr *h)
 		goto out;
 	if (s->state == DP_SND_HELLO && h->type == DP_WT_ACK &&
 	    h->ack == s->isn - 1) {
-		s->state = DP_SND_OPEN;		/* the HELLO's answer */
+		dp_snd_set_state(s, DP_SND_OPEN, 0);	/* the HELLO's answer */
 		s->peer_inc = h->src_inc;
 		s->credit = h->credit;
 		/* nothing in flight yet: the idle clock, not the HELLO's */
