@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dp's tracepoints through tracefs (docs/trace.md): the events of system
+ * dp are listed; enabled, a known exchange between the two nodes of the
+ * pair produces exactly the events it should:
+ *  - 5 messages A -> B: 5 dp_tx with their lengths, 5 dp_rx with token
+ *    seq 1..5, and the edge's session idle -> hello -> open;
+ *  - a HELLO to a DPID nobody bound: dp_drop events, reason rx_drop_no_ep,
+ *    whose n add up to what node B's counter counted meanwhile;
+ *  - a non-blocking writer that fills the receiver's pool: dp_stall on
+ *    credit, one per tx_blocked the endpoint counted;
+ *  - B stops hearing A (out of its NART) while A sends: dp_retransmit
+ *    events, as many as the endpoint's tx_retrans;
+ *  - node A's NIC detached and attached again: dp_nic_detach, then
+ *    dp_nic_attach with the backend and device.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "ktap.h"
+#include "dptest.h"
+
+#define DPID_A 100
+#define DPID_B 200
+#define DPID_A2 101
+#define DPID_S 300
+#define DPID_NOBODY 4242
+#define TR "/sys/kernel/tracing"
+
+static const char *const events[] = {
+	"dp_tx", "dp_rx", "dp_drop", "dp_retransmit", "dp_session", "dp_stall",
+	"dp_nic_attach", "dp_nic_detach",
+};
+
+static char trace[1 << 22];
+
+static int tr_write(const char *file, const char *val)
+{
+	char path[256];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), TR "/%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Stop the dp events and read what they recorded. */
+static size_t tr_read(void)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	tr_write("events/dp/enable", "0");
+	fd = open(TR "/trace", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (len < sizeof(trace) - 1 &&
+	       (n = read(fd, trace + len, sizeof(trace) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	trace[len] = 0;
+	return len;
+}
+
+/* Start recording the dp events afresh. */
+static int tr_start(void)
+{
+	return tr_write("trace", "") || tr_write("events/dp/enable", "1");
+}
+
+/* Whether @line contains @s; an @s ending in '$' must end the line. */
+static int has(const char *line, const char *s)
+{
+	size_t n = strlen(s), l = strlen(line);
+
+	if (n && s[n - 1] == '$')
+		return l >= n - 1 && !strncmp(line + l - (n - 1), s, n - 1);
+	return strstr(line, s) != NULL;
+}
+
+/*
+ * Lines of event @ev whose text contains every string of @want (NULL
+ * ended); each matching line, if @sum, adds the number after "n=".
+ */
+static unsigned long count(const char *ev, const char *const *want, int sum)
+{
+	char tag[64], *line, *save = NULL, *copy = strdup(trace);
+	unsigned long n = 0;
+	int i, ok;
+
+	snprintf(tag, sizeof(tag), " %s: ", ev);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(line, tag))
+			continue;
+		for (i = 0, ok = 1; want && want[i]; i++)
+			ok &= has(line, want[i]);
+		if (ok)
+			n += sum ? strtoul(strstr(line, " n=") + 3, NULL, 10) : 1;
+	}
+	free(copy);
+	return n;
+}
+
+static void exchange(int a, int b, struct dpt_pool *pb)
+{
+	static const size_t len[] = { 1, 64, 100, 1000, 1400 };
+	char out[1400] = { 0 }, in[1400], src[64], dst[64], buf[64];
+	unsigned int i, seq_ok = 1, len_ok = 1;
+	const struct dp_token *t;
+
+	for (i = 0; i < 5; i++) {
+		if (write(a, out, len[i]) != (ssize_t)len[i] ||
+		    dpt_wait_readable(b, DPT_WAIT_MS) != 1 || !(t = dpt_head(pb)))
+			ktap_bail("exchange");
+		if (read(b, in, sizeof(in)) != (ssize_t)len[i])
+			ktap_bail("read");
+	}
+	tr_read();
+	snprintf(src, sizeof(src), "src=%u/%u ", dpt.nida, DPID_A);
+	snprintf(dst, sizeof(dst), "dst=%u/%u ", dpt.nidb, DPID_B);
+	ktap_ok(count("dp_tx", (const char *[]){ src, dst, NULL }, 0) == 5,
+		"5 messages: 5 dp_tx events %s%s", src, dst);
+	ktap_ok(count("dp_rx", (const char *[]){ src, dst, NULL }, 0) == 5,
+		"5 messages: 5 dp_rx events");
+	for (i = 0; i < 5; i++) {
+		snprintf(buf, sizeof(buf), " len=%zu$", len[i]);
+		len_ok &= count("dp_tx", (const char *[]){ src, buf, NULL }, 0) == 1;
+		snprintf(buf, sizeof(buf), " len=%zu seq=%u$", len[i], i + 1);
+		seq_ok &= count("dp_rx", (const char *[]){ src, buf, NULL }, 0) == 1;
+	}
+	ktap_ok(len_ok, "each dp_tx carries its message's length");
+	ktap_ok(seq_ok, "each dp_rx carries its length and token seq 1..5");
+	ktap_ok(count("dp_session", (const char *[]){ src, dst, "idle->hello err=0", NULL }, 0) == 1 &&
+		count("dp_session", (const char *[]){ src, dst, "hello->open err=0", NULL }, 0) == 1,
+		"the edge's session: idle->hello, hello->open");
+	if (strstr(trace, "hello->open") && strstr(trace, "idle->hello"))
+		ktap_ok(strstr(trace, "idle->hello") < strstr(trace, "hello->open"),
+			"idle->hello comes before hello->open");
+	else
+		ktap_ok(0, "idle->hello comes before hello->open");
+}
+
+static void drops(void)
+{
+	uint64_t c0, c1;
+	unsigned long n;
+	int x;
+
+	c0 = dpt_ctr(dpt.nsb, DP_CTR_RX_DROP_NO_EP);
+	tr_start();
+	x = dpt_ep(dpt.nsa, DPID_A2, 0);
+	if (x < 0 || dpt_connect(x, dpt.nidb, DPID_NOBODY))
+		ktap_bail("endpoint to nobody");
+	fcntl(x, F_SETFL, O_NONBLOCK);
+	if (write(x, "x", 1) < 0 && errno != EAGAIN)
+		ktap_diag("write to nobody: %s", strerror(errno));
+	dpt_wait_ctr(dpt.nsb, DP_CTR_RX_DROP_NO_EP, c0 + 1, DPT_WAIT_MS);
+	close(x);
+	dpt_sleep_ms(500);	/* anything the close sends lands first */
+	tr_read();
+	c1 = dpt_ctr(dpt.nsb, DP_CTR_RX_DROP_NO_EP);
+	n = count("dp_drop", (const char *[]){ "reason=rx_drop_no_ep", NULL }, 1);
+	ktap_ok(c1 > c0 && n == c1 - c0,
+		"dp_drop reason=rx_drop_no_ep: n adds up to %lu, node B counted %llu",
+		n, (unsigned long long)(c1 - c0));
+}
+
+static void stall(void)
+{
+	struct dp_ep_stats st;
+	char src[64];
+	unsigned long n;
+	char msg[1000] = { 0 };
+	int x, s, i;
+
+	s = dpt_ep(dpt.nsb, DPID_S, DP_POOL_MIN);
+	x = dpt_ep(dpt.nsa, DPID_A2, 0);
+	if (s < 0 || x < 0 || dpt_connect(x, dpt.nidb, DPID_S))
+		ktap_bail("stall endpoints");
+	tr_start();
+	fcntl(x, F_SETFL, O_NONBLOCK);
+	for (i = 0; i < 1000; i++) {
+		if (write(x, msg, sizeof(msg)) < 0) {
+			if (errno != EAGAIN)
+				break;
+			if (dpt_stats(x, &st) == 0 && st.tx_msgs > 0)
+				break;	/* open, and out of credit */
+			dpt_sleep_ms(10);
+		}
+	}
+	tr_read();
+	snprintf(src, sizeof(src), "src=%u/%u ", dpt.nida, DPID_A2);
+	n = count("dp_stall", (const char *[]){ src, NULL }, 0);
+	ktap_ok(!dpt_stats(x, &st) && st.tx_blocked > 0 && n == st.tx_blocked,
+		"dp_stall: %lu events, the endpoint counted tx_blocked %llu", n,
+		(unsigned long long)st.tx_blocked);
+	ktap_ok(count("dp_stall", (const char *[]){ src, "on=credit", NULL }, 0) >= 1,
+		"a writer out of the receiver's pool stalls on=credit");
+	close(x);
+	close(s);
+}
+
+static int b_hears_a(int on)
+{
+	const char *ip = getenv("DPT_IP") ? getenv("DPT_IP") : "ip";
+	const uint8_t *m = dpt.maca;
+
+	if (!on)
+		return dpt_sh("%s netns exec %s dpctl nart del %u", ip, dpt.nsb, dpt.nida);
+	return dpt_sh("%s netns exec %s dpctl nart add %u %02x:%02x:%02x:%02x:%02x:%02x",
+		      ip, dpt.nsb, dpt.nida, m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+/* Module parameter @name: read into @old (if not NULL), then set to @val. */
+static int param(const char *name, const char *val, char *old, size_t len)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/dp/parameters/%s", name);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (old) {
+		n = read(fd, old, len - 1);
+		old[n > 0 ? n : 0] = 0;
+	}
+	n = pwrite(fd, val, strlen(val), 0);
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/*
+ * The session keeps its credit throughout (credit_idle_ms raised): a
+ * write then goes at once, and only its DATA meets the deaf receiver.
+ */
+static void retransmit(int a, int b)
+{
+	struct dp_ep_stats s0, s1;
+	char src[64], in[64], idle[32];
+	unsigned long n;
+	int i;
+
+	if (param("credit_idle_ms", "600000", idle, sizeof(idle)) ||
+	    write(a, "first", 5) != 5 || dpt_wait_readable(b, DPT_WAIT_MS) != 1 ||
+	    read(b, in, sizeof(in)) != 5)
+		ktap_bail("retransmit setup");
+	if (dpt_stats(a, &s0) || b_hears_a(0))
+		ktap_bail("retransmit setup");
+	tr_start();
+	if (write(a, "again", 5) != 5)
+		ktap_bail("write");
+	for (i = 0; i < 500 && !dpt_stats(a, &s1) && s1.tx_retrans == s0.tx_retrans; i++)
+		dpt_sleep_ms(20);
+	if (b_hears_a(1))
+		ktap_bail("NART");
+	ktap_ok(dpt_wait_readable(b, DPT_WAIT_MS) == 1 && read(b, in, sizeof(in)) == 5,
+		"the message arrives once B hears A again");
+	for (i = 0; i < 500 && !dpt_stats(a, &s1) && s1.tx_unacked; i++)
+		dpt_sleep_ms(20);
+	tr_read();
+	dpt_stats(a, &s1);
+	param("credit_idle_ms", idle, NULL, 0);
+	snprintf(src, sizeof(src), "src=%u/%u ", dpt.nida, DPID_A);
+	n = count("dp_retransmit", (const char *[]){ src, NULL }, 0);
+	ktap_ok(s1.tx_retrans > s0.tx_retrans && n == s1.tx_retrans - s0.tx_retrans,
+		"dp_retransmit: %lu events, tx_retrans went up by %llu", n,
+		(unsigned long long)(s1.tx_retrans - s0.tx_retrans));
+}
+
+static void nic(void)
+{
+	const char *ip = getenv("DPT_IP") ? getenv("DPT_IP") : "ip";
+	const char *be = strncmp(dpt.ifa, "tulip", 5) ? "netdev" : "tulip";
+	char nid[32], dev[64], bes[64];
+	const char *d, *at;
+
+	tr_start();
+	if (dpt_sh("%s netns exec %s dpctl node detach && %s netns exec %s dpctl node set dev %s backend %s",
+		   ip, dpt.nsa, ip, dpt.nsa, dpt.ifa, be))
+		ktap_diag("detach and attach failed");
+	tr_read();
+	snprintf(nid, sizeof(nid), "nid=%u ", dpt.nida);
+	snprintf(bes, sizeof(bes), "backend=%s ", be);
+	snprintf(dev, sizeof(dev), "dev=%s", dpt.ifa);
+	ktap_ok(count("dp_nic_detach", (const char *[]){ nid, bes, dev, NULL }, 0) == 1,
+		"dp_nic_detach %s%s%s", nid, bes, dev);
+	ktap_ok(count("dp_nic_attach", (const char *[]){ nid, bes, dev, NULL }, 0) == 1,
+		"dp_nic_attach %s%s%s", nid, bes, dev);
+	d = strstr(trace, " dp_nic_detach: ");
+	at = strstr(trace, " dp_nic_attach: ");
+	ktap_ok(d && at && d < at, "detach is traced before the attach");
+}
+
+int main(void)
+{
+	struct dpt_pool pb;
+	char path[256];
+	unsigned int i;
+	int a, b, have;
+
+	ktap_start();
+	if (dpt_init())
+		ktap_bail("environment");
+	if (access(TR "/events", F_OK))
+		mount("tracefs", TR, "tracefs", 0, NULL);
+	for (i = 0, have = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		snprintf(path, sizeof(path), TR "/events/dp/%s/format", events[i]);
+		have += !access(path, R_OK);
+	}
+	ktap_ok(have == (int)(sizeof(events) / sizeof(events[0])),
+		"tracefs lists the %d dp events (%zu expected)", have,
+		sizeof(events) / sizeof(events[0]));
+	if (tr_write("buffer_size_kb", "2048") || tr_write("tracing_on", "1") || tr_start())
+		ktap_bail("tracefs");
+	dpt_pair(&a, DPID_A, &b, DPID_B);
+	if (dpt_map(b, &pb))
+		ktap_bail("mmap");
+	exchange(a, b, &pb);
+	drops();
+	stall();
+	retransmit(a, b);
+	nic();
+	tr_write("trace", "");
+	ktap_finish();
+}
