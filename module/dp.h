@@ -351,5 +351,7 @@ void dp_mdr_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 /* ---- Generic netlink (dp_genl.c) ---- */
 int dp_genl_init(void);
 void dp_genl_exit(void);
+/* A NIC attached or detached (enum dp_event); caller holds cfg_lock. */
+void dp_event_nic(struct dp_node *node, u32 kind, const struct dp_nic *nic);
 
 #endif /* _DP_H */

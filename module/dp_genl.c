@@ -12,6 +12,8 @@
 #include "dp.h"
 
 static struct genl_family dp_genl_family;
+static void dp_event_nart(struct dp_node *node, const struct dp_nart_entry *e,
+			  u32 nid);
 
 static const struct nla_policy dp_genl_policy[DP_A_MAX + 1] = {
 	[DP_A_NID] = { .type = NLA_U32 },
@@ -132,30 +134,42 @@ static int dp_genl_nart_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct dp_nart_entry e = {};
 	struct nlattr *a = info->attrs[DP_A_LLADDR];
+	int err;
 
 	if (!info->attrs[DP_A_NID] || !a || !nla_len(a))
 		return -EINVAL;
 	e.nid = nla_get_u32(info->attrs[DP_A_NID]);
 	e.alen = nla_len(a);
 	memcpy(e.addr, nla_data(a), e.alen);
-	return dp_nart_update(dp_genl_node(info), &e, 0, false);
+	err = dp_nart_update(dp_genl_node(info), &e, 0, false);
+	if (!err)
+		dp_event_nart(dp_genl_node(info), &e, 0);
+	return err;
 }
 
 static int dp_genl_nart_del(struct sk_buff *skb, struct genl_info *info)
 {
 	u32 nid;
+	int err;
 
 	if (!info->attrs[DP_A_NID])
 		return -EINVAL;
 	nid = nla_get_u32(info->attrs[DP_A_NID]);
 	if (!nid)
 		return -EINVAL;
-	return dp_nart_update(dp_genl_node(info), NULL, nid, false);
+	err = dp_nart_update(dp_genl_node(info), NULL, nid, false);
+	if (!err)
+		dp_event_nart(dp_genl_node(info), NULL, nid);
+	return err;
 }
 
 static int dp_genl_nart_flush(struct sk_buff *skb, struct genl_info *info)
 {
-	return dp_nart_update(dp_genl_node(info), NULL, 0, true);
+	int err = dp_nart_update(dp_genl_node(info), NULL, 0, true);
+
+	if (!err)
+		dp_event_nart(dp_genl_node(info), NULL, 0);
+	return err;
 }
 
 static int dp_genl_counters_reset(struct sk_buff *skb, struct genl_info *info)
@@ -444,6 +458,185 @@ static int dp_genl_ep_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/* ---- Events: the multicast group "events" (dpctl monitor) ---- */
+
+enum { DP_MCGRP_EVENTS };
+
+static const struct genl_multicast_group dp_genl_mcgrps[] = {
+	[DP_MCGRP_EVENTS] = { .name = DP_GENL_MCGRP_EVENTS },
+};
+
+/*
+ * Events are built where they happen, often under a session's spinlock in
+ * hard irq, and multicast later by a work item.  At most DP_EV_MAX wait;
+ * beyond that they are not sent (a listener too slow loses them anyway).
+ * dp_ev_live (under dp_ev_queue.lock) is true while the family is
+ * registered, so nothing is queued once dp_genl_exit() has begun.
+ */
+#define DP_EV_MAX	4096
+#define DP_EV_SIZE	256
+
+static struct sk_buff_head dp_ev_queue;
+static bool dp_ev_live;
+
+struct dp_ev_cb {
+	struct net *net;
+};
+
+#define DP_EV_CB(skb) ((struct dp_ev_cb *)(skb)->cb)
+
+static void dp_ev_work_fn(struct work_struct *work)
+{
+	struct sk_buff *skb;
+	struct net *net;
+
+	while ((skb = skb_dequeue(&dp_ev_queue))) {
+		net = DP_EV_CB(skb)->net;
+		genlmsg_multicast_netns(&dp_genl_family, net, skb, 0,
+					DP_MCGRP_EVENTS, GFP_KERNEL);
+		put_net(net);
+	}
+}
+
+static DECLARE_WORK(dp_ev_work, dp_ev_work_fn);
+
+/* A new event of @kind for @node's namespace; NULL if nobody listens. */
+static struct sk_buff *dp_ev_new(struct dp_node *node, u32 kind, void **hdr)
+{
+	struct sk_buff *skb;
+
+	if (!READ_ONCE(dp_ev_live) ||
+	    !genl_has_listeners(&dp_genl_family, node->net, DP_MCGRP_EVENTS))
+		return NULL;
+	skb = genlmsg_new(DP_EV_SIZE, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	*hdr = genlmsg_put(skb, 0, 0, &dp_genl_family, 0, DP_CMD_EVENT);
+	if (!*hdr || nla_put_u32(skb, DP_A_EV_KIND, kind) ||
+	    nla_put_u32(skb, DP_A_NID, READ_ONCE(node->nid))) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+/* Queue the event (@err: it did not fit, drop it) for the work item. */
+static void dp_ev_queue_skb(struct dp_node *node, struct sk_buff *skb,
+			    void *hdr, int err)
+{
+	struct net *net = err ? NULL : maybe_get_net(node->net);
+	unsigned long flags;
+
+	if (!net) {
+		kfree_skb(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	DP_EV_CB(skb)->net = net;
+	spin_lock_irqsave(&dp_ev_queue.lock, flags);
+	if (dp_ev_live && skb_queue_len(&dp_ev_queue) < DP_EV_MAX) {
+		__skb_queue_tail(&dp_ev_queue, skb);
+		skb = NULL;
+	}
+	spin_unlock_irqrestore(&dp_ev_queue.lock, flags);
+	if (skb) {
+		put_net(net);
+		kfree_skb(skb);
+		return;
+	}
+	schedule_work(&dp_ev_work);
+}
+
+static int dp_ev_put_peer(struct sk_buff *skb, struct dp_endpoint *ep,
+			  const struct dp_addr *peer)
+{
+	if (nla_put_u32(skb, DP_A_DPID, ep->dpid) ||
+	    nla_put_u32(skb, DP_A_EV_PEER_NID, peer->nid) ||
+	    nla_put_u32(skb, DP_A_EV_PEER_DPID, peer->dpid))
+		return -EMSGSIZE;
+	return 0;
+}
+
+void dp_event_session(struct dp_endpoint *ep, const struct dp_addr *peer,
+		      u8 state, int err)
+{
+	u32 kind = DP_EV_SESSION_OPEN;
+	struct sk_buff *skb;
+	void *hdr;
+	int bad;
+
+	if (state == DP_EDGE_FAILED)
+		kind = err == -ECONNRESET ? DP_EV_SESSION_RESET :
+					    DP_EV_SESSION_FAILED;
+	else if (state != DP_EDGE_OPEN)
+		return;
+	skb = dp_ev_new(ep->node, kind, &hdr);
+	if (!skb)
+		return;
+	bad = dp_ev_put_peer(skb, ep, peer);
+	if (!bad && err)
+		bad = nla_put_u32(skb, DP_A_EDGE_ERR, -err);
+	dp_ev_queue_skb(ep->node, skb, hdr, bad);
+}
+
+void dp_event_peer(struct dp_endpoint *ep, const struct dp_addr *peer)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = dp_ev_new(ep->node, DP_EV_PEER_RESTART, &hdr);
+	if (skb)
+		dp_ev_queue_skb(ep->node, skb, hdr, dp_ev_put_peer(skb, ep, peer));
+}
+
+void dp_event_nic(struct dp_node *node, u32 kind, const struct dp_nic *nic)
+{
+	struct sk_buff *skb;
+	void *hdr;
+	int bad;
+
+	lockdep_assert_held(&node->cfg_lock);
+	skb = dp_ev_new(node, kind, &hdr);
+	if (!skb)
+		return;
+	bad = nla_put_string(skb, DP_A_BACKEND, nic->ops->name) ||
+	      nla_put_string(skb, DP_A_IFNAME, nic->ifname);
+	dp_ev_queue_skb(node, skb, hdr, bad);
+}
+
+/* The NART changed: @e set, or entry @nid deleted, or (@nid 0) flushed. */
+static void dp_event_nart(struct dp_node *node, const struct dp_nart_entry *e,
+			  u32 nid)
+{
+	u32 kind = e ? DP_EV_NART_SET : nid ? DP_EV_NART_DEL : DP_EV_NART_FLUSH;
+	struct sk_buff *skb;
+	void *hdr;
+	int bad = 0;
+
+	skb = dp_ev_new(node, kind, &hdr);
+	if (!skb)
+		return;
+	if (e)
+		bad = nla_put_u32(skb, DP_A_EV_PEER_NID, e->nid) ||
+		      nla_put(skb, DP_A_LLADDR, e->alen, e->addr);
+	else if (nid)
+		bad = nla_put_u32(skb, DP_A_EV_PEER_NID, nid);
+	dp_ev_queue_skb(node, skb, hdr, bad);
+}
+
+static void dp_ev_stop(void)
+{
+	struct sk_buff *skb;
+
+	spin_lock_irq(&dp_ev_queue.lock);
+	dp_ev_live = false;
+	spin_unlock_irq(&dp_ev_queue.lock);
+	cancel_work_sync(&dp_ev_work);
+	while ((skb = skb_dequeue(&dp_ev_queue))) {
+		put_net(DP_EV_CB(skb)->net);
+		kfree_skb(skb);
+	}
+}
 static const struct genl_small_ops dp_genl_ops[] = {
 	{ .cmd = DP_CMD_NODE_GET, .doit = dp_genl_node_get },
 	{ .cmd = DP_CMD_NODE_SET, .doit = dp_genl_node_set,
@@ -471,15 +664,27 @@ static struct genl_family dp_genl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.small_ops = dp_genl_ops,
 	.n_small_ops = ARRAY_SIZE(dp_genl_ops),
+	.mcgrps = dp_genl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(dp_genl_mcgrps),
 	.resv_start_op = __DP_CMD_MAX,
 };
 
 int dp_genl_init(void)
 {
-	return genl_register_family(&dp_genl_family);
+	int err;
+
+	skb_queue_head_init(&dp_ev_queue);
+	err = genl_register_family(&dp_genl_family);
+	if (!err) {
+		spin_lock_irq(&dp_ev_queue.lock);
+		dp_ev_live = true;
+		spin_unlock_irq(&dp_ev_queue.lock);
+	}
+	return err;
 }
 
 void dp_genl_exit(void)
 {
+	dp_ev_stop();
 	genl_unregister_family(&dp_genl_family);
 }

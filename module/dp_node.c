@@ -76,6 +76,7 @@ void dp_node_publish_nic(struct dp_node *node, struct dp_nic *nic)
 	WARN_ON_ONCE(rcu_access_pointer(node->nic));
 	rcu_assign_pointer(node->nic, nic);
 	trace_dp_nic_attach(node, nic);
+	dp_event_nic(node, DP_EV_NIC_ATTACH, nic);
 }
 
 /*
@@ -93,6 +94,7 @@ static void dp_node_detach_locked(struct dp_node *node)
 		return;
 	RCU_INIT_POINTER(node->nic, NULL);
 	trace_dp_nic_detach(node, nic);
+	dp_event_nic(node, DP_EV_NIC_DETACH, nic);
 	synchronize_rcu();
 	dp_nic_put(nic);
 	wait_for_completion(&nic->idle);

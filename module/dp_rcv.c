@@ -306,6 +306,8 @@ void dp_rcv_hello(struct dp_rcv *r, const struct dp_msg_hdr *h)
 		dp_rcv_owe(r, rp, DP_ACK_NOW);		/* our answer was lost */
 		goto out;
 	}
+	if (rp && rp->peer_inc != h->src_inc)	/* the sender restarted */
+		dp_event_peer(r->ep, &from);
 	if (!rp) {
 		drop = DP_CTR_RX_DROP_NOMEM;
 		if (r->dead ||

@@ -44,4 +44,13 @@ int dp_pool_refuse(struct dp_pool *pool);
 /* Endpoint (dp_endpoint.c): a wire uid as the endpoint's owner sees it. */
 u32 dp_ep_token_uid(struct dp_endpoint *ep, u32 wire_uid);
 
+/*
+ * Events (dp_genl.c, dpctl monitor): the session of @ep's edge to @peer
+ * changed to @state (open, or failed with -@err); @peer came back as a new
+ * incarnation.  Any context: they are sent later, from a work item.
+ */
+void dp_event_session(struct dp_endpoint *ep, const struct dp_addr *peer,
+		      u8 state, int err);
+void dp_event_peer(struct dp_endpoint *ep, const struct dp_addr *peer);
+
 #endif /* _DP_SESS_H */

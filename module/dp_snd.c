@@ -73,6 +73,7 @@ static void dp_snd_set_state(struct dp_snd *s, u8 state, int err)
 {
 	trace_dp_session(s, s->state, state, err);
 	WRITE_ONCE(s->state, state);
+	dp_event_session(s->se->ep, &s->to, state, err);
 }
 
 /* The session ends with @err; the work frees its copies.  Holds s->lock. */
@@ -865,6 +866,9 @@ void dp_snd_reset(struct dp_snd *s, const struct dp_msg_hdr *h)
 
 	spin_lock_irqsave(&s->lock, flags);
 	if (dp_snd_reset_fits(s, h)) {
+		/* from a new incarnation of the receiver: it restarted */
+		if (s->peer_inc && h->src_inc != s->peer_inc)
+			dp_event_peer(s->se->ep, &s->to);
 		/* A receiver that closes acknowledges what it got first. */
 		if (s->state == DP_SND_OPEN && closed && h->src_inc == s->peer_inc)
 			dp_snd_update(s, h);

@@ -63,6 +63,10 @@ struct w_world {
 	int tx_err;		/* dp_tx_frame() fails with this, if set */
 	bool (*drop)(const struct w_frame *f);	/* lose a frame on the way */
 	unsigned int no_ep;	/* frames for no endpoint */
+	/* events: the last session state and error, peer restarts */
+	u8 ev_state;
+	int ev_err;
+	unsigned int ev_peer;
 };
 
 extern struct w_world w;

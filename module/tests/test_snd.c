@@ -68,6 +68,7 @@ static void test_snd_hello(void)
 	CHECK_EQ(w_stats(A).tx_blocked, 1);
 	w_pump();
 	CHECK_EQ(w_info(ab).state, DP_SND_OPEN);
+	CHECK_EQ(w.ev_state, DP_SND_OPEN);	/* announced (dpctl monitor) */
 	CHECK(w_rinfo(B, 1, 10, &ri), "B keeps a session for A");
 	CHECK(w_info(ab).credit_left > 0, "the answer granted credit");
 	CHECK_EQ(w_info(ab).credit_left, ri.credit_left);
@@ -352,6 +353,9 @@ static void test_snd_reset_by_close(void)
 	w_pump();
 	CHECK_EQ(w_info(ab).state, DP_SND_FAILED);
 	CHECK_EQ(w_stats(A).tx_undelivered, 0);
+	CHECK(w.ev_state == DP_SND_FAILED && w.ev_err == -ECONNRESET,
+	      "the reset is announced");
+	CHECK_EQ(w.ev_peer, 0);		/* the same incarnation: no restart */
 	CHECK_EQ(w_send(ab, 100), -ECONNRESET);
 	w_teardown();
 }
@@ -362,14 +366,14 @@ static void test_snd_reset_by_restart(void)
 	struct dp_endpoint *b2;
 
 	two_open(65536);
-	w.drop = drop_everything;
-	w_close(B);			/* its RESET is lost */
-	w.drop = NULL;
+	w_close(B);
+	w_drop_all();			/* its RESET is lost */
 	b2 = w_ep(2, &w.nodes[1], 20, 65536, B_INC + 1);
 	CHECK_EQ(w_send(ab, 100), 0);
 	w_pump();
 	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_STALE], 1);
 	CHECK_EQ(w_info(ab).state, DP_SND_FAILED);
+	CHECK_EQ(w.ev_peer, 1);		/* announced: the receiver restarted */
 	CHECK_EQ(w_stats(A).tx_undelivered, 1);
 	CHECK_EQ(w_send(ab, 100), -ECONNRESET);
 	CHECK_EQ(w_send(ab, 100), -EAGAIN);	/* a new session with the new B */

@@ -329,6 +329,8 @@ struct dp_wire_hdr {
 
 #define DP_GENL_NAME		"dp"
 #define DP_GENL_VERSION		1
+/* Multicast group of DP_CMD_EVENT notifications (dpctl monitor). */
+#define DP_GENL_MCGRP_EVENTS	"events"
 
 enum dp_cmd {
 	DP_CMD_UNSPEC,
@@ -341,7 +343,30 @@ enum dp_cmd {
 	DP_CMD_NART_FLUSH,	/* admin */
 	DP_CMD_EP_GET,		/* dump: one endpoint per message */
 	DP_CMD_COUNTERS_RESET,	/* admin */
+	/* notification to the group "events": EV_KIND and what it names */
+	DP_CMD_EVENT,
 	__DP_CMD_MAX
+};
+
+/*
+ * What a DP_CMD_EVENT announces, in DP_A_EV_KIND, with the node's DP_A_NID
+ * and: for a session (sending side) or a peer, the endpoint's DP_A_DPID
+ * and DP_A_EV_PEER_NID, DP_A_EV_PEER_DPID, plus DP_A_EDGE_ERR (a positive
+ * errno) when one failed; for a NIC, DP_A_BACKEND and DP_A_IFNAME; for the
+ * NART, the entry's DP_A_LLADDR and its NID in DP_A_EV_PEER_NID.
+ */
+enum dp_event {
+	DP_EV_UNSPEC,
+	DP_EV_SESSION_OPEN,	/* an edge's session opened (HELLO answered) */
+	DP_EV_SESSION_FAILED,	/* it failed: ETIMEDOUT, ECONNREFUSED */
+	DP_EV_SESSION_RESET,	/* the receiver reset it: ECONNRESET */
+	DP_EV_PEER_RESTART,	/* a peer came back as a new incarnation */
+	DP_EV_NIC_ATTACH,
+	DP_EV_NIC_DETACH,
+	DP_EV_NART_SET,		/* an entry added or replaced */
+	DP_EV_NART_DEL,
+	DP_EV_NART_FLUSH,
+	__DP_EV_MAX
 };
 
 enum dp_attr {
@@ -397,6 +422,10 @@ enum dp_attr {
 	DP_A_RX_PEER_RCV_NXT,	/* u32: next seq expected */
 	DP_A_RX_PEER_HELD,	/* u32: messages held after a gap */
 	DP_A_RX_PEER_CREDIT,	/* s32: space granted and not yet arrived */
+	/* Appended for events (DP_CMD_EVENT). */
+	DP_A_EV_KIND,		/* u32: enum dp_event */
+	DP_A_EV_PEER_NID,	/* u32: the other end of a session */
+	DP_A_EV_PEER_DPID,	/* u32 */
 	__DP_A_MAX
 };
 
