@@ -77,6 +77,14 @@ glob_policy = bool(fam and re.search(r"\.policy\s*=", fam.group(1)))
 check("kernel-policy: %s, as the family's" % spec.get("kernel-policy", "split"),
       (spec.get("kernel-policy") == "global") == glob_policy)
 
+# multicast groups: the spec's, DP_GENL_MCGRP_*, and the family's .mcgrps
+groups = {g["name"] for g in spec.get("mcast-groups", {}).get("list", [])}
+kgroups = set(re.findall(r'#define DP_GENL_MCGRP_\w+\s+"(\w+)"', uapi))
+check("multicast groups equal the DP_GENL_MCGRP_* names", groups == kgroups,
+      "spec %s, uapi %s" % (sorted(groups), sorted(kgroups)))
+check("the family registers its multicast groups (.mcgrps)",
+      bool(fam and re.search(r"\.mcgrps\s*=", fam.group(1))) == bool(groups))
+
 # commands
 ops = spec["operations"]["list"]
 kcmds = [(n, v) for n, v, _ in enum_entries("dp_cmd", "DP_CMD_")]
@@ -90,6 +98,10 @@ pm = re.search(r"nla_policy dp_genl_policy\[.*?\] = \{(.*?)\};", genl, re.S)
 for m in re.finditer(r"\[DP_A_(\w+)\]\s*=\s*\{([^}]*)\}", pm.group(1)):
     policy[m.group(1).lower().replace("_", "-")] = m.group(2)
 for op in ops:
+    if "event" in op:	# a notification: in no ops table, sent to its group
+        check("event %s: to a multicast group of the spec" % op["name"],
+              op.get("mcgrp") in groups, "groups %s" % sorted(groups))
+        continue
     body = table.get(op["name"])
     if body is None:
         check("command %s: in the kernel's ops table" % op["name"], False)
@@ -104,7 +116,8 @@ for op in ops:
     req = (op.get(kind, {}).get("request") or {}).get("attributes", [])
     check("command %s: request attributes have a policy entry" % op["name"],
           all(a in policy for a in req), "no policy: %s" % [a for a in req if a not in policy])
-check("every kernel command is in the spec", set(table) == {o["name"] for o in ops},
+check("every kernel command is in the spec",
+      set(table) == {o["name"] for o in ops if "event" not in o},
       "kernel %s" % sorted(table))
 
 # attributes: names and numbers
@@ -193,6 +206,11 @@ kstates = [n for n, _, _ in enum_entries("dp_edge_state", "DP_EDGE_")]
 defs = {d["name"]: d for d in spec.get("definitions", [])}
 check("edge-state: entries equal enum dp_edge_state",
       defs.get("edge-state", {}).get("entries") == kstates, "uapi %s" % kstates)
+kev = [(n, v) for n, v, _ in enum_entries("dp_event", "DP_EV_")]
+sev = defs.get("event", {})
+check("event: entries and numbers equal enum dp_event",
+      list(zip(sev.get("entries", []), range(sev.get("value-start", 0), 99))) == kev,
+      "uapi %s" % kev)
 
 print("TAP version 13")
 print("1..%d" % len(results))

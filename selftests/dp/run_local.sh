@@ -24,6 +24,7 @@ rel_local      600 pair   ./dp_rel_local
 dpperf_late    180 pair   sh ./t_dpperf.sh
 dpctl_json     120 pair   sh ./t_json.sh
 trace          180 pair   ./dp_trace
+monitor        180 pair   ./dp_monitor
 errno          180 pair   ./dp_errno
 raw_frames     120 pair   ./dp_raw
 nic_gone       180 pair   ./dp_gone

@@ -40,10 +40,10 @@ expect() { # "LINE" "WANT..." (LINE's last word is completed; "" for a new word)
 
 echo "TAP version 13"
 echo "1..14"
-expect "dpctl " "ep help nart node stats"
+expect "dpctl " "ep help monitor nart node stats"
 expect "dpctl n" "nart node"
 expect "dpctl -" "--help --json -h -j"
-expect "dpctl -j " "ep help nart node stats"
+expect "dpctl -j " "ep help monitor nart node stats"
 expect "dpctl -j nart " "add check del flush load show"
 expect "dpctl node " "detach set show"
 expect "dpctl node set " "backend dev nid"

@@ -15,6 +15,8 @@
  *                                            their sessions) and rx peers
  *   dpctl stats [NAME]                       node counters, "name value" per line
  *   dpctl stats reset
+ *   dpctl monitor                            one line per event (sessions, peer
+ *                                            restarts, NICs, NART) until killed
  *
  * -j (--json) before the command prints what node, nart show, nart check,
  * ep and stats print as one JSON document with the text's names and values
@@ -68,8 +70,10 @@ static void usage(FILE *f, int status)
 	      "       dpctl nart [show | load FILE | add NID MAC | del NID | flush | check FILE]\n"
 	      "       dpctl ep      (endpoints: counters, edges and sessions, rx peers)\n"
 	      "       dpctl stats [NAME | reset]\n"
+	      "       dpctl monitor (events: sessions, peer restarts, NICs, NART)\n"
 	      "Acts on the dp node of the current network namespace.\n"
-	      "-j, --json: print node, nart, ep and stats output as JSON.\n", f);
+	      "-j, --json: print node, nart, ep and stats output as JSON\n"
+	      "            (monitor: one JSON object per line).\n", f);
 	exit(status);
 }
 
@@ -80,6 +84,7 @@ static void usage(FILE *f, int status)
 struct nl {
 	int fd;
 	uint16_t family;
+	uint32_t mcgrp;		/* the "events" group's id; 0 if none */
 	uint32_t seq;
 	char extack[256];	/* kernel's extended-ack text of the last error */
 };
@@ -323,8 +328,22 @@ static void die_errno(struct nl *nl, int err)
 
 static void family_cb(const struct nlattr **tb, void *arg)
 {
+	const struct nlattr *grps[ATTR_MAX + 1], *g[ATTR_MAX + 1];
+	struct nl *nl = arg;
+	int i;
+
 	if (tb[CTRL_ATTR_FAMILY_ID])
-		*(uint16_t *)arg = get_u16(tb[CTRL_ATTR_FAMILY_ID]);	/* a u16 */
+		nl->family = get_u16(tb[CTRL_ATTR_FAMILY_ID]);	/* a u16 */
+	if (!tb[CTRL_ATTR_MCAST_GROUPS])
+		return;
+	parse_nested(grps, tb[CTRL_ATTR_MCAST_GROUPS]);
+	for (i = 0; i <= ATTR_MAX; i++) {
+		if (!grps[i])
+			continue;
+		parse_nested(g, grps[i]);
+		if (!strcmp(get_str(g[CTRL_ATTR_MCAST_GRP_NAME], ""), DP_GENL_MCGRP_EVENTS))
+			nl->mcgrp = get_u32(g[CTRL_ATTR_MCAST_GRP_ID]);
+	}
 }
 
 /* Resolve the "dp" family id through the generic netlink controller. */
@@ -337,7 +356,7 @@ static void nl_family(struct nl *nl)
 	((struct genlmsghdr *)NLMSG_DATA(&m.u.h))->version = 1;
 	put_str(&m, CTRL_ATTR_FAMILY_NAME, DP_GENL_NAME);
 	nl_send(nl, &m);
-	err = nl_recv(nl, family_cb, &nl->family);
+	err = nl_recv(nl, family_cb, nl);
 	if (err == -ENOENT || (!err && !nl->family))
 		die("generic netlink family \"%s\" not found: is dp.ko loaded?",
 		    DP_GENL_NAME);
@@ -1107,6 +1126,94 @@ static void cmd_nart_check(const char *path)
 	free(v);
 }
 
+/* ------------------------------------------------------------------ */
+/* monitor                                                             */
+/* ------------------------------------------------------------------ */
+
+static const char *const ev_names[][2] = {
+	[DP_EV_SESSION_OPEN] = { "session", "open" },
+	[DP_EV_SESSION_FAILED] = { "session", "failed" },
+	[DP_EV_SESSION_RESET] = { "session", "reset" },
+	[DP_EV_PEER_RESTART] = { "peer", "restart" },
+	[DP_EV_NIC_ATTACH] = { "nic", "attach" },
+	[DP_EV_NIC_DETACH] = { "nic", "detach" },
+	[DP_EV_NART_SET] = { "nart", "set" },
+	[DP_EV_NART_DEL] = { "nart", "del" },
+	[DP_EV_NART_FLUSH] = { "nart", "flush" },
+};
+
+/* One event: "WHAT EVENT nid N" and what it names, as name value pairs. */
+static void event_cb(const struct nlattr **tb, void *arg)
+{
+	uint32_t kind = get_u32(tb[DP_A_EV_KIND]);
+	const char *what = "?", *ev = "?";
+	char buf[32];
+	struct rec r;
+
+	(void)arg;
+	if (kind < sizeof(ev_names) / sizeof(ev_names[0]) && ev_names[kind][0]) {
+		what = ev_names[kind][0];
+		ev = ev_names[kind][1];
+	}
+	rec_begin(&r, stdout, "", " ");
+	rec_str(&r, what, ev, "none");
+	rec_u64(&r, "nid", get_u32(tb[DP_A_NID]));
+	if (tb[DP_A_DPID])
+		rec_u64(&r, "dpid", get_u32(tb[DP_A_DPID]));
+	if (tb[DP_A_EV_PEER_DPID]) {
+		rec_u64(&r, "peer_nid", get_u32(tb[DP_A_EV_PEER_NID]));
+		rec_u64(&r, "peer_dpid", get_u32(tb[DP_A_EV_PEER_DPID]));
+	} else if (tb[DP_A_EV_PEER_NID]) {
+		rec_u64(&r, "entry", get_u32(tb[DP_A_EV_PEER_NID]));
+	}
+	if (tb[DP_A_EDGE_ERR])
+		rec_str(&r, "err", errno_name(get_u32(tb[DP_A_EDGE_ERR]), buf, sizeof(buf)),
+			"none");
+	if (tb[DP_A_BACKEND])
+		rec_str(&r, "backend", get_str(tb[DP_A_BACKEND], NULL), "none");
+	if (tb[DP_A_IFNAME])
+		rec_str(&r, "ifname", get_str(tb[DP_A_IFNAME], NULL), "none");
+	if (tb[DP_A_LLADDR])
+		rec_mac(&r, "lladdr", tb[DP_A_LLADDR]);
+	rec_end(&r, "");
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* Print the node's events as they come, until killed. */
+static void cmd_monitor(struct nl *nl)
+{
+	static char buf[BUF_SIZE];
+	const struct nlmsghdr *h;
+	ssize_t n;
+	size_t off;
+
+	if (!nl->mcgrp)
+		die("the module has no \"%s\" group: too old?", DP_GENL_MCGRP_EVENTS);
+	if (setsockopt(nl->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &nl->mcgrp,
+		       sizeof(nl->mcgrp)) < 0)
+		die("join the events group: %s", strerror(errno));
+	for (;;) {
+		n = recv(nl->fd, buf, sizeof(buf), 0);
+		if (n < 0 && errno == ENOBUFS) {	/* we were too slow */
+			fprintf(stderr, "dpctl: monitor: events lost\n");
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("netlink receive: %s", strerror(errno));
+		for (off = 0; off + NLMSG_HDRLEN <= (size_t)n; off += NLMSG_ALIGN(h->nlmsg_len)) {
+			h = (const struct nlmsghdr *)(buf + off);
+			if (h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) || h->nlmsg_len > (size_t)n - off)
+				break;
+			if (h->nlmsg_type == nl->family &&
+			    ((const struct genlmsghdr *)NLMSG_DATA(h))->cmd == DP_CMD_EVENT)
+				nl_deliver(h, event_cb, NULL);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct nl nl;
@@ -1122,7 +1229,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
 		usage(stdout, 0);
 	if (strcmp(argv[1], "node") && strcmp(argv[1], "nart") &&
-	    strcmp(argv[1], "ep") && strcmp(argv[1], "stats"))
+	    strcmp(argv[1], "ep") && strcmp(argv[1], "stats") && strcmp(argv[1], "monitor"))
 		usage(stderr, 1);
 	set_ctx(argc, argv);
 	/* No module needed to check a file. */
@@ -1140,6 +1247,8 @@ int main(int argc, char **argv)
 		cmd_ep(&nl);
 	else if (!strcmp(argv[1], "stats"))
 		cmd_stats(&nl, argc - 2, argv + 2);
+	else if (!strcmp(argv[1], "monitor") && argc == 2)
+		cmd_monitor(&nl);
 	else
 		usage(stderr, 1);
 	if (fflush(stdout) != 0)
