@@ -19,13 +19,15 @@
  *   send-until NID DPID NONCE
  *	write until a write fails (ETIMEDOUT, ECONNRESET ...), print
  *	"sent N err NAME" and exit 0 if it did fail with one of those.
- *   recv DPID NONCE COUNT [STALL_MS [TIMEOUT_S]]
+ *   recv DPID NONCE COUNT [STALL_MS [TIMEOUT_S [IDLE_S]]]
  *	bind (pool 256 KiB), sleep STALL_MS without reading (a negative
  *	STALL_MS: sleep -STALL_MS, then go on not reading until SIGUSR1),
  *	then read COUNT messages, for at most TIMEOUT_S (600), and check them;
  *	print "got N bad B full F dup D"; exit 0 if all COUNT arrived intact,
  *	in order, once, with rx_drop_full 0.  Keeps serving until killed or
  *	TIMEOUT_S if COUNT is 0 (restart test), printing progress to stdout.
+ *	IDLE_S: give up once nothing arrived for that long (a sender that
+ *	failed sends no more: the soak then ends at once, not at TIMEOUT_S).
  *   nonblock NID DPID
  *	bind, connect, write with O_NONBLOCK until the receiver's credit is
  *	used up (the receiver does not read): EAGAIN with every message sent
@@ -208,11 +210,12 @@ static void stall(int fd, int stall_ms)
 	       (unsigned long long)st.rx_drop_full);
 }
 
-static int cmd_recv(uint32_t dpid, uint32_t nonce, long count, int stall_ms, int tmo_s)
+static int cmd_recv(uint32_t dpid, uint32_t nonce, long count, int stall_ms, int tmo_s,
+		    int idle_s)
 {
 	int fd = endpoint(dpid, 0, 0), r;
 	long got = 0, bad = 0, other = 0, i = 0;
-	time_t end = time(NULL) + tmo_s;
+	time_t end = time(NULL) + tmo_s, last;
 	struct dp_ep_stats st;
 	ssize_t n;
 
@@ -224,9 +227,16 @@ static int cmd_recv(uint32_t dpid, uint32_t nonce, long count, int stall_ms, int
 		stall(fd, stall_ms);
 		end = time(NULL) + tmo_s;	/* the time to read starts now */
 	}
+	last = time(NULL);
 	while (!stop && (!count || got < count) && time(NULL) < end) {
-		if (dpt_wait_readable(fd, 500) != 1)
+		if (dpt_wait_readable(fd, 500) != 1) {
+			if (idle_s && time(NULL) - last > idle_s) {
+				printf("# nothing for %d s after %ld messages: giving up\n", idle_s, got);
+				break;
+			}
 			continue;
+		}
+		last = time(NULL);
 		n = read(fd, buf, sizeof(buf));
 		if (n < 0)
 			continue;
@@ -354,7 +364,7 @@ int main(int argc, char **argv)
 	if (argc >= 5 && !strcmp(argv[1], "recv"))
 		return cmd_recv(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0),
 				strtol(argv[4], NULL, 0), argc > 5 ? atoi(argv[5]) : 0,
-				argc > 6 ? atoi(argv[6]) : 600);
+				argc > 6 ? atoi(argv[6]) : 600, argc > 7 ? atoi(argv[7]) : 0);
 	if (argc >= 4 && !strcmp(argv[1], "nonblock"))
 		return cmd_nonblock(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
 	fprintf(stderr, "usage: see the comment at the top of dp_rel_peer.c\n");

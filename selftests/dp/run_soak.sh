@@ -52,6 +52,25 @@ state() { # what this node saw, for a failure's diagnostics
 		>>"$T/step.log" 2>&1
 }
 relay() { dp-link stats "$1" 2>/dev/null; }
+# This guest's pauses: its uptime jumping by more than 3 s across a 1 s
+# sleep means its host did not run it meanwhile (a loaded host, steal
+# time), which a peer cannot tell from a dead node once it passes
+# unreach_ms.  Diagnostics for a failed stream, not a verdict.
+pausewatch() {
+	prev=$(tr -d . </proc/uptime | cut -d' ' -f1)
+	while sleep 1; do
+		now=$(tr -d . </proc/uptime | cut -d' ' -f1)
+		[ $((now - prev)) -gt 300 ] &&
+			echo "paused $(((now - prev) / 100)) s before uptime $((now / 100)) s" >>"$T/pauses"
+		prev=$now
+	done
+}
+pauses() {
+	: >>"$T/pauses"
+	echo "pauses of this guest over 3 s: $(wc -l <"$T/pauses")"
+	sed 's/^/  /' "$T/pauses" 2>/dev/null | tail -n 5
+}
+
 ktap_failed=0
 
 ns_clean
@@ -62,13 +81,18 @@ bar loaded
 
 if [ "$me" -eq 1 ]; then
 	csum0=$(ctr rx_drop_csum)
-	timeout $((long + 30)) $P recv 700 11 "$N" 0 "$long" >"$T/recv.log" 2>&1 &
+	pausewatch &
+	watch=$!
+	timeout $((long + 30)) $P recv 700 11 "$N" 0 "$long" 300 >"$T/recv.log" 2>&1 &
 	pid=$!
 	ready "$T/recv.log"	# bound: then the sender may start
 	bar bound
 	wait $pid
 	st=$?
 	cat "$T/recv.log" >>"$T/step.log"
+	kill "$watch" 2>/dev/null
+	echo "stream ended at uptime $(cut -d' ' -f1 /proc/uptime) s" >>"$T/step.log"
+	pauses >>"$T/step.log"
 	csum=$(( $(ctr rx_drop_csum) - csum0 ))
 	echo "rx_drop_csum +$csum" >>"$T/step.log"
 	[ "$st" -eq 0 ] || state
@@ -80,8 +104,13 @@ else
 	dp-link set "drop=5,dup=2,reorder=5,corrupt=1,seed=$SEED" >>"$T/step.log" 2>&1 ||
 		echo "dp-link set failed" >>"$T/step.log"
 	start=$(date +%s)
+	pausewatch &
+	watch=$!
 	timeout $((long + 30)) $P send "$peer_nid" 700 11 "$N" 3 >>"$T/step.log" 2>&1
 	st=$?
+	kill "$watch" 2>/dev/null
+	echo "stream ended at uptime $(cut -d' ' -f1 /proc/uptime) s" >>"$T/step.log"
+	pauses >>"$T/step.log"
 	took=$(( $(date +%s) - start ))
 	ok=1
 	for k in dropped duplicated reordered corrupted; do
