@@ -478,6 +478,8 @@ static const struct genl_multicast_group dp_genl_mcgrps[] = {
 
 static struct sk_buff_head dp_ev_queue;
 static bool dp_ev_live;
+/* Its own lockdep class: every sk_buff_head shares one otherwise. */
+static struct lock_class_key dp_ev_lock_key;
 
 struct dp_ev_cb {
 	struct net *net;
@@ -674,6 +676,7 @@ int dp_genl_init(void)
 	int err;
 
 	skb_queue_head_init(&dp_ev_queue);
+	lockdep_set_class(&dp_ev_queue.lock, &dp_ev_lock_key);
 	err = genl_register_family(&dp_genl_family);
 	if (!err) {
 		spin_lock_irq(&dp_ev_queue.lock);
