@@ -33,8 +33,8 @@
  * dp_snd.lock (irq-safe) guards an edge's sender state and is never held
  * with another dp lock taken inside it but the innermost: dp_ev_queue.lock
  * (dp_genl.c, irq-safe), the queue of events for dpctl monitor, taken
- * inside dp_snd.lock, dp_rcv.lock or dp_node.cfg_lock, with none inside.  The CAT xarray uses its own
- * xa_lock.  The receive path takes no mutex: it finds the NIC, NART,
+ * inside dp_snd.lock, dp_rcv.lock or dp_node.cfg_lock, with none inside.
+ * The CAT xarray uses its own xa_lock.  The receive path takes no mutex: it finds the NIC, NART,
  * endpoint, edge and rx peer under RCU and takes only dp_snd.lock, or
  * dp_rcv.lock then dp_pool.lock; it never transmits (ACKs and RESETs go
  * through dp_rcv's ack_work, see docs/reliability.md).

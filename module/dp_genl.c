@@ -639,6 +639,7 @@ static void dp_ev_stop(void)
 		kfree_skb(skb);
 	}
 }
+
 static const struct genl_small_ops dp_genl_ops[] = {
 	{ .cmd = DP_CMD_NODE_GET, .doit = dp_genl_node_get },
 	{ .cmd = DP_CMD_NODE_SET, .doit = dp_genl_node_set,
