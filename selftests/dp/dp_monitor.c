@@ -128,26 +128,6 @@ static void mon_ready(void)
 		"B's monitor: nart set and nart del of an entry");
 }
 
-/* Module parameter @name: read into @old (if not NULL), then set to @val. */
-static int param(const char *name, const char *val, char *old, size_t len)
-{
-	char path[128];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/module/dp/parameters/%s", name);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (old) {
-		n = read(fd, old, len - 1);
-		old[n > 0 ? n : 0] = 0;
-	}
-	n = pwrite(fd, val, strlen(val), 0);
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -1;
-}
-
 /* Send one message a -> b and read it at b. */
 static int one(int a, int b)
 {
@@ -180,7 +160,7 @@ int main(void)
 	snprintf(jpb, sizeof(jpb), "\"peer_nid\":%u,\"peer_dpid\":%u", dpt.nidb, DPID_B);
 
 	/* A keeps its credit while idle: its writes go without asking B */
-	if (param("credit_idle_ms", "600000", idle, sizeof(idle)))
+	if (dpt_param("credit_idle_ms", "600000", idle, sizeof(idle)))
 		ktap_bail("credit_idle_ms");
 	dpt_pair(&a, DPID_A, &b, DPID_B);
 	ktap_ok(one(a, b), "A sends to B");
@@ -236,7 +216,7 @@ int main(void)
 	ktap_ok(mon_wait(&ma, (const char *[]){ "{\"nic\":\"detach\",", "\"ifname\":", NULL }) &&
 		mon_wait(&ma, (const char *[]){ "{\"nic\":\"attach\",", "\"ifname\":", NULL }),
 		"A's monitor: nic detach, nic attach");
-	param("credit_idle_ms", idle, NULL, 0);
+	dpt_param("credit_idle_ms", idle, NULL, 0);
 	if (ktap_failed) {
 		mon_read(&ma);
 		mon_read(&mb);

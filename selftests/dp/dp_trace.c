@@ -218,26 +218,6 @@ static int b_hears_a(int on)
 		      ip, dpt.nsb, dpt.nida, m[0], m[1], m[2], m[3], m[4], m[5]);
 }
 
-/* Module parameter @name: read into @old (if not NULL), then set to @val. */
-static int param(const char *name, const char *val, char *old, size_t len)
-{
-	char path[128];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/module/dp/parameters/%s", name);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (old) {
-		n = read(fd, old, len - 1);
-		old[n > 0 ? n : 0] = 0;
-	}
-	n = pwrite(fd, val, strlen(val), 0);
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -1;
-}
-
 /*
  * The session keeps its credit throughout (credit_idle_ms raised): a
  * write then goes at once, and only its DATA meets the deaf receiver.
@@ -249,7 +229,7 @@ static void retransmit(int a, int b)
 	unsigned long n;
 	int i;
 
-	if (param("credit_idle_ms", "600000", idle, sizeof(idle)) ||
+	if (dpt_param("credit_idle_ms", "600000", idle, sizeof(idle)) ||
 	    write(a, "first", 5) != 5 || dpt_wait_readable(b, DPT_WAIT_MS) != 1 ||
 	    read(b, in, sizeof(in)) != 5)
 		ktap_bail("retransmit setup");
@@ -268,7 +248,7 @@ static void retransmit(int a, int b)
 		dpt_sleep_ms(20);
 	tr_read();
 	dpt_stats(a, &s1);
-	param("credit_idle_ms", idle, NULL, 0);
+	dpt_param("credit_idle_ms", idle, NULL, 0);
 	snprintf(src, sizeof(src), "src=%u/%u ", dpt.nida, DPID_A);
 	n = count("dp_retransmit", (const char *[]){ src, NULL }, 0);
 	ktap_ok(s1.tx_retrans > s0.tx_retrans && n == s1.tx_retrans - s0.tx_retrans,

@@ -403,6 +403,25 @@ int dpt_wait_child(pid_t pid, int ms)
 	}
 }
 
+int dpt_param(const char *name, const char *val, char *old, size_t len)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/module/dp/parameters/%s", name);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (old) {
+		n = read(fd, old, len - 1);
+		old[n > 0 ? n : 0] = 0;
+	}
+	n = pwrite(fd, val, strlen(val), 0);
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
 int dpt_sh(const char *fmt, ...)
 {
 	char cmd[1024];

@@ -101,6 +101,8 @@ int dpt_wait_child(pid_t pid, int ms);
 int dpt_wait_blocked(pid_t pid, const long *nrs, int n, int ms, char *what, size_t wlen);
 /* Run a shell command; returns its exit status. */
 int dpt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Module parameter @name of dp: read into @old (if not NULL), then set @val. */
+int dpt_param(const char *name, const char *val, char *old, size_t len);
 /* Name of a counter, for diagnostics. */
 const char *dpt_ctr_name(unsigned int ctr);
 /* Whether node counter i is a drop counter (its name has _drop_). */

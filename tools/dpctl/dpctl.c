@@ -284,6 +284,22 @@ static void nl_deliver(const struct nlmsghdr *h, nl_cb cb, void *arg)
 }
 
 /*
+ * The next whole message of the @n bytes in @buf at *@off (advanced past
+ * it), or NULL at the end.  NLMSG_OK/NEXT by hand: the macros mix signed
+ * and unsigned.
+ */
+static const struct nlmsghdr *nl_next(const char *buf, size_t n, size_t *off)
+{
+	const struct nlmsghdr *h = (const struct nlmsghdr *)(buf + *off);
+
+	if (*off + NLMSG_HDRLEN > n || h->nlmsg_len < NLMSG_HDRLEN ||
+	    h->nlmsg_len > n - *off)
+		return NULL;
+	*off += NLMSG_ALIGN(h->nlmsg_len);
+	return h;
+}
+
+/*
  * Receive replies to the last request until its ack, error or end of dump.
  * Returns 0 or a negative errno from the kernel.
  */
@@ -300,11 +316,8 @@ static int nl_recv(struct nl *nl, nl_cb cb, void *arg)
 			continue;
 		if (n < 0)
 			die("netlink receive: %s", strerror(errno));
-		/* NLMSG_OK/NEXT by hand: the macros mix signed and unsigned. */
-		for (off = 0; off + NLMSG_HDRLEN <= (size_t)n; off += NLMSG_ALIGN(h->nlmsg_len)) {
-			h = (const struct nlmsghdr *)(buf + off);
-			if (h->nlmsg_len < NLMSG_HDRLEN || h->nlmsg_len > (size_t)n - off)
-				break;
+		off = 0;
+		while ((h = nl_next(buf, n, &off))) {
 			if (h->nlmsg_seq != nl->seq)
 				continue;
 			if (h->nlmsg_type == NLMSG_DONE)
@@ -1203,11 +1216,10 @@ static void cmd_monitor(struct nl *nl)
 			continue;
 		if (n < 0)
 			die("netlink receive: %s", strerror(errno));
-		for (off = 0; off + NLMSG_HDRLEN <= (size_t)n; off += NLMSG_ALIGN(h->nlmsg_len)) {
-			h = (const struct nlmsghdr *)(buf + off);
-			if (h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) || h->nlmsg_len > (size_t)n - off)
-				break;
+		off = 0;
+		while ((h = nl_next(buf, n, &off))) {
 			if (h->nlmsg_type == nl->family &&
+			    h->nlmsg_len >= NLMSG_LENGTH(GENL_HDRLEN) &&
 			    ((const struct genlmsghdr *)NLMSG_DATA(h))->cmd == DP_CMD_EVENT)
 				nl_deliver(h, event_cb, NULL);
 		}
