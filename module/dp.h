@@ -11,7 +11,8 @@
  *
  * The files stack, each using only the ones below it (the receive path
  * goes up the same stack):
- *   endpoint  dp_endpoint.c, dp_edge.c (dp_send()), dp_cat.c, dp_genl.c
+ *   endpoint  dp_endpoint.c, dp_edge.c (dp_send()), dp_batch.c, dp_cat.c,
+ *             dp_genl.c
  *   session   dp_snd.c (struct dp_snd, one per edge, in dp_snd.h) and
  *             dp_rcv.c (struct dp_rcv, one per endpoint, in dp_rcv.h);
  *             their fields are theirs alone, the rest uses their functions
@@ -341,6 +342,10 @@ struct dp_endpoint *dp_cat_lookup(struct dp_node *node, u32 dpid);
 /* ---- Sending on an edge (dp_edge.c) ---- */
 ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 		const void __user *buf, size_t len, bool nonblock);
+
+/* ---- Batched sends (dp_batch.c) ---- */
+long dp_ioc_sendv(struct dp_endpoint *ep, struct dp_sendv __user *arg,
+		  bool nonblock);
 
 /* ---- Frames: send path (dp_tx.c, more in dp_sess.h) and MDR (dp_mdr.c) ---- */
 void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,

@@ -419,6 +419,8 @@ static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
 		return dp_ioc_release(ep, arg);
 	case DP_IOC_SEND:
 		return dp_ioc_send(ep, arg, nonblock);
+	case DP_IOC_SENDV:
+		return dp_ioc_sendv(ep, arg, nonblock);
 	case DP_IOC_INFO:
 	case DP_IOC_INFO_V1:
 	case DP_IOC_INFO_V2:
@@ -445,6 +447,7 @@ static fmode_t dp_ioctl_mode(unsigned int cmd)
 	case DP_IOC_CONNECT:
 	case DP_IOC_DISCONNECT:
 	case DP_IOC_SEND:
+	case DP_IOC_SENDV:
 		return FMODE_WRITE;
 	case DP_IOC_RELEASE:
 		return FMODE_READ;
@@ -472,6 +475,7 @@ static long dp_ep_ioctl(struct file *file, unsigned int cmd, unsigned long a)
 	case DP_IOC_DISCONNECT:
 	case DP_IOC_RELEASE:
 	case DP_IOC_SEND:
+	case DP_IOC_SENDV:
 	case DP_IOC_INFO:
 	case DP_IOC_INFO_V1:
 	case DP_IOC_INFO_V2:
