@@ -223,6 +223,33 @@ struct dp_node_stats {
 /* Send a batch of messages (struct dp_sendv); returns how many were accepted. */
 #define DP_IOC_SENDV		_IOWR(DP_IOC_MAGIC, 9, struct dp_sendv)
 
+/*
+ * io_uring (docs/api.md): IORING_OP_URING_CMD on a bound endpoint fd, with
+ * sqe->cmd_op one of enum dp_uring_op and the command's 16 bytes (sqe->cmd)
+ * a struct dp_uring_cmd.  The CQE's res is what the matching ioctl returns,
+ * or -errno.  Unknown cmd_op: -ENOTTY; flags or an unused field not 0:
+ * -EINVAL; unbound: -EBADFD; fd not open for writing (sends) or reading
+ * (release, wait): -EBADF.
+ */
+enum dp_uring_op {
+	DP_URING_SEND = 1,	/* addr: struct dp_send *, as DP_IOC_SEND; res: len */
+	DP_URING_SENDV = 2,	/* addr: struct dp_sendv *, as DP_IOC_SENDV; res: count */
+	DP_URING_RELEASE = 3,	/* n: messages to release, as DP_IOC_RELEASE; res: released */
+	/*
+	 * Completes once a message is in the pool (at once if one is): res is
+	 * the number queued then (another reader may take them first).  A
+	 * pending WAIT ends with -ECANCELED when the process that issued it
+	 * closes the fd, or io_uring cancels it (ring exit, kernel 6.7 on).
+	 */
+	DP_URING_WAIT = 4,
+};
+
+struct dp_uring_cmd {
+	dp_u64 addr;		/* SEND, SENDV: user pointer; else 0 */
+	dp_u32 n;		/* RELEASE: messages; else 0 */
+	dp_u32 flags;		/* must be 0 */
+};
+
 /* ------------------------------------------------------------------ */
 /* 2. Token buffer pool (mmap, read-only, MAP_SHARED, offset 0)        */
 /* ------------------------------------------------------------------ */
