@@ -9,10 +9,10 @@
  * A pending WAIT sits on its endpoint's list until exactly one of these
  * takes it off and completes it: a message arriving (the pool's wait queue
  * calls dp_uring_wake()), a close of the fd by the process that issued it
- * (->flush), the endpoint's release, or io_uring cancelling it
- * (IO_URING_F_CANCEL, where the kernel has it).  Every pending command holds
- * a reference to the file, so the module (its fops owner) stays loaded
- * until they are all complete.
+ * (->flush), the endpoint's release, or its ring exiting: io_uring cancels
+ * it (IO_URING_F_CANCEL) where the kernel can, else dp_uring_watch() sees
+ * the ring dying.  Every pending command holds a reference to the file, so
+ * the module (its fops owner) stays loaded until they are all complete.
  */
 #include <linux/fs.h>
 #include <linux/uaccess.h>
@@ -78,12 +78,31 @@ static int dp_uring_wake(struct wait_queue_entry *wqe, unsigned int mode,
 	return 0;
 }
 
+/* 6.1: cancel the WAITs whose ring exits; look again while some pend. */
+static void dp_uring_watch(struct work_struct *work)
+{
+	struct dp_uring *u = container_of(to_delayed_work(work), struct dp_uring,
+					  watch);
+	struct dp_uring_pdu *p, *n;
+	bool more;
+
+	spin_lock_irq(&u->lock);
+	list_for_each_entry_safe(p, n, &u->waits, node)
+		if (dp_uring_ring_dying(dp_pdu_cmd(p)))
+			dp_uring_finish(u, p, -ECANCELED);
+	more = !list_empty(&u->waits);
+	spin_unlock_irq(&u->lock);
+	if (more)
+		schedule_delayed_work(&u->watch, HZ);
+}
+
 void dp_uring_init(struct dp_uring *u, struct dp_pool *pool)
 {
 	spin_lock_init(&u->lock);
 	spin_lock_init(&u->arm_lock);
 	INIT_LIST_HEAD(&u->waits);
 	init_waitqueue_func_entry(&u->wqe, dp_uring_wake);
+	INIT_DELAYED_WORK(&u->watch, dp_uring_watch);
 	u->pool = pool;
 }
 
@@ -129,6 +148,9 @@ static int dp_uring_wait(struct dp_uring *u, struct io_uring_cmd *c,
 	spin_lock_irq(&u->lock);
 	list_add_tail(&p->node, &u->waits);
 	spin_unlock_irq(&u->lock);
+#ifdef DP_URING_WATCH_RINGS
+	schedule_delayed_work(&u->watch, HZ);
+#endif
 	/* Pairs with wq_has_sleeper(): a message published before we were
 	 * listed woke nobody, so look once more.
 	 */
@@ -174,6 +196,7 @@ void dp_uring_stop(struct dp_uring *u)
 	if (smp_load_acquire(&u->armed))
 		remove_wait_queue(&u->pool->wq, &u->wqe);
 	dp_uring_flush(u, NULL);
+	cancel_delayed_work_sync(&u->watch);
 }
 
 static long dp_uring_send(struct dp_endpoint *ep, u64 addr, bool nonblock)

@@ -7,6 +7,7 @@
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 struct dp_pool;
 struct io_uring_cmd;
@@ -21,6 +22,8 @@ struct io_uring_cmd;
  * @armed: @wqe is on @pool's wait queue, from the first WAIT to release.
  * @wqe: the entry whose wake-up completes the WAITs.
  * @pool: the endpoint's pool.
+ * @watch: where io_uring cannot cancel (6.1), looks every second while
+ *	WAITs pend for those whose ring exits, and cancels them.
  */
 struct dp_uring {
 	spinlock_t lock;	/* irq-safe: @waits */
@@ -29,6 +32,7 @@ struct dp_uring {
 	bool armed;
 	struct wait_queue_entry wqe;
 	struct dp_pool *pool;
+	struct delayed_work watch;
 };
 
 void dp_uring_init(struct dp_uring *u, struct dp_pool *pool);

@@ -3,7 +3,8 @@
  * io_uring command passthrough between the kernels dp builds against.
  * Kbuild probes the headers rather than trusting a version number:
  *   6.1:  <linux/io_uring.h>, cmd->cmd is the command, cmd->pdu is ours,
- *         nothing is cancelable (a pending command ends by completion).
+ *         nothing is cancelable: dp watches pending commands' rings
+ *         (DP_URING_WATCH_RINGS, dp_uring_ring_dying()).
  *   6.12: <linux/io_uring/cmd.h> (DP_HAVE_IO_URING_CMD_H), the command is
  *         io_uring_sqe_cmd(cmd->sqe), the pdu io_uring_cmd_to_pdu(), and a
  *         command marked cancelable is handed back with IO_URING_F_CANCEL
@@ -42,12 +43,31 @@ static inline void dp_uring_mark_cancelable(struct io_uring_cmd *c,
 {
 	io_uring_cmd_mark_cancelable(c, issue_flags);
 }
+
+static inline bool dp_uring_ring_dying(struct io_uring_cmd *c)
+{
+	return false;
+}
 #else
+#include <linux/io_uring_types.h>
+#include <linux/percpu-refcount.h>
+
 #define DP_URING_F_CANCEL	0
+#define DP_URING_WATCH_RINGS	1
 
 static inline void dp_uring_mark_cancelable(struct io_uring_cmd *c,
 					    unsigned int issue_flags)
 {
+}
+
+/*
+ * Nothing hands a pending command back when its ring exits, and the ring's
+ * exit work WARNs after 5 minutes of waiting for it: dp looks for itself
+ * (the request pins its ring until it completes).
+ */
+static inline bool dp_uring_ring_dying(struct io_uring_cmd *c)
+{
+	return percpu_ref_is_dying(&cmd_to_io_kiocb(c)->ctx->refs);
 }
 #endif
 

@@ -239,7 +239,7 @@ enum dp_uring_op {
 	 * Completes once a message is in the pool (at once if one is): res is
 	 * the number queued then (another reader may take them first).  A
 	 * pending WAIT ends with -ECANCELED when the process that issued it
-	 * closes the fd, or io_uring cancels it (ring exit, kernel 6.7 on).
+	 * closes the fd, or its ring exits.
 	 */
 	DP_URING_WAIT = 4,
 };
