@@ -77,6 +77,15 @@ ssize_t dp_write(int fd, const void *msg, size_t len);
 /* Send one message on a connected edge that need not be the current one. */
 ssize_t dp_send(int fd, uint32_t nid, uint32_t dpid, const void *msg, size_t len);
 /*
+ * Send n messages in one system call, msgs[i] on the connected edge
+ * msgs[i].to (edges may differ; .flags must be 0), in array order, each as
+ * dp_send() would.  Returns how many were accepted: msgs[0..count-1] were
+ * sent, once each, and none after.  If count < n, errno is the error of
+ * msgs[count]; -1 with errno if none was accepted (0 for n == 0).  Blocking
+ * unless O_NONBLOCK: each message waits for credit as dp_write() does.
+ */
+int dp_sendv(int fd, const struct dp_send *msgs, unsigned int n);
+/*
  * Non-blocking, zero-copy receive without a system call: if a message is at
  * the head of the pool, set *addr to its first byte (inside the read-only
  * mapping) and return its length; return 0 if the pool is empty.  The same

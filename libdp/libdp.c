@@ -190,6 +190,19 @@ ssize_t dp_send(int fd, uint32_t nid, uint32_t dpid, const void *msg, size_t len
 	return ioctl(fd, DP_IOC_SEND, &s);
 }
 
+int dp_sendv(int fd, const struct dp_send *msgs, unsigned int n)
+{
+	struct dp_sendv v = {
+		.msgs = (uint64_t)(uintptr_t)msgs,
+		.n = n,
+	};
+	int r = ioctl(fd, DP_IOC_SENDV, &v);
+
+	if (r >= 0 && (unsigned int)r < n)
+		errno = (int)v.err;
+	return r;
+}
+
 /*
  * Find the head token between cons and prod.  Returns 1 and *tok, 0 if
  * the pool is empty, -1 if the counters do not describe a valid token.

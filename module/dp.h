@@ -11,7 +11,8 @@
  *
  * The files stack, each using only the ones below it (the receive path
  * goes up the same stack):
- *   endpoint  dp_endpoint.c, dp_edge.c (dp_send()), dp_cat.c, dp_genl.c
+ *   endpoint  dp_endpoint.c, dp_edge.c (dp_send()), dp_batch.c, dp_uring.c,
+ *             dp_cat.c, dp_genl.c
  *   session   dp_snd.c (struct dp_snd, one per edge, in dp_snd.h) and
  *             dp_rcv.c (struct dp_rcv, one per endpoint, in dp_rcv.h);
  *             their fields are theirs alone, the rest uses their functions
@@ -30,6 +31,8 @@
  *   dp_endpoint.rd_lock        readers: read(), release
  *   dp_rcv.lock (irq-safe)     rx peers, credit, pending RESETs
  *   dp_pool.lock (irq-safe)    ring producer/consumer
+ *   dp_uring.arm_lock (irq-safe)  then the pool's wait queue lock, then
+ *                              dp_uring.lock (the wake-up runs under it)
  * dp_snd.lock (irq-safe) guards an edge's sender state and is never held
  * with another dp lock taken inside it but the innermost: dp_ev_queue.lock
  * (dp_genl.c, irq-safe), the queue of events for dpctl monitor, taken
@@ -67,6 +70,7 @@
 #include "dp_sess.h"
 #include "dp_snd.h"
 #include "dp_rcv.h"
+#include "dp_uring.h"
 
 #define DP_MAX_MSG		65535u	/* the wire length field is 16 bits */
 #define DP_MAX_EDGES		1024u
@@ -299,6 +303,7 @@ struct dp_edge {
  * @rcv: the receiving sessions, one per sender (dp_rcv.h).
  * @charge: what the pool is charged to (dp_limits.c).
  * @pool: receive pool, valid once @dpid is set.
+ * @uring: pending io_uring WAITs on @pool (dp_uring.h).
  */
 struct dp_endpoint {
 	struct dp_node *node;
@@ -321,11 +326,13 @@ struct dp_endpoint {
 	struct dp_rcv rcv;
 	struct dp_charge charge;
 	struct dp_pool pool;
+	struct dp_uring uring;
 	struct rcu_head rcu;
 };
 
 bool dp_ep_bound(const struct dp_endpoint *ep);
 u32 dp_ep_bind_flags(const struct dp_endpoint *ep);
+u32 dp_ep_release_n(struct dp_endpoint *ep, u32 n);
 void dp_ep_stats(struct dp_endpoint *ep, struct dp_ep_stats *st);
 int dp_edge_connect(struct dp_endpoint *ep, const struct dp_addr *to);
 int dp_edge_disconnect(struct dp_endpoint *ep, const struct dp_addr *to);
@@ -343,6 +350,10 @@ struct dp_endpoint *dp_cat_lookup(struct dp_node *node, u32 dpid);
 /* ---- Sending on an edge (dp_edge.c) ---- */
 ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 		const void __user *buf, size_t len, bool nonblock);
+
+/* ---- Batched sends (dp_batch.c) ---- */
+long dp_ioc_sendv(struct dp_endpoint *ep, struct dp_sendv __user *arg,
+		  bool nonblock);
 
 /* ---- Frames: send path (dp_tx.c, more in dp_sess.h) and MDR (dp_mdr.c) ---- */
 void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,

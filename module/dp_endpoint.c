@@ -35,6 +35,7 @@ static int dp_ep_open(struct inode *inode, struct file *file)
 	hash_init(ep->edges);
 	dp_rcv_init(&ep->rcv, ep, ep->node);
 	dp_snd_ep_init(&ep->snd, ep, ep->node, &ep->rcv, &ep->lock);
+	dp_uring_init(&ep->uring, &ep->pool);
 	file->private_data = ep;
 	return nonseekable_open(inode, file);
 }
@@ -64,6 +65,7 @@ static int dp_ep_release(struct inode *inode, struct file *file)
 
 	if (dp_ep_bound(ep))
 		dp_cat_unbind(ep->node, ep);
+	dp_uring_stop(&ep->uring);
 	dp_edge_free_all(ep);
 	dp_rcv_stop(&ep->rcv);
 	dp_limits_uncharge(&ep->charge);
@@ -193,7 +195,7 @@ static ssize_t dp_ep_write(struct file *file, const char __user *buf,
 	return dp_send(ep, NULL, buf, count, file->f_flags & O_NONBLOCK);
 }
 
-static u32 dp_ep_release_n(struct dp_endpoint *ep, u32 n)
+u32 dp_ep_release_n(struct dp_endpoint *ep, u32 n)
 {
 	u32 done;
 
@@ -419,6 +421,8 @@ static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
 		return dp_ioc_release(ep, arg);
 	case DP_IOC_SEND:
 		return dp_ioc_send(ep, arg, nonblock);
+	case DP_IOC_SENDV:
+		return dp_ioc_sendv(ep, arg, nonblock);
 	case DP_IOC_INFO:
 	case DP_IOC_INFO_V1:
 	case DP_IOC_INFO_V2:
@@ -445,6 +449,7 @@ static fmode_t dp_ioctl_mode(unsigned int cmd)
 	case DP_IOC_CONNECT:
 	case DP_IOC_DISCONNECT:
 	case DP_IOC_SEND:
+	case DP_IOC_SENDV:
 		return FMODE_WRITE;
 	case DP_IOC_RELEASE:
 		return FMODE_READ;
@@ -472,6 +477,7 @@ static long dp_ep_ioctl(struct file *file, unsigned int cmd, unsigned long a)
 	case DP_IOC_DISCONNECT:
 	case DP_IOC_RELEASE:
 	case DP_IOC_SEND:
+	case DP_IOC_SENDV:
 	case DP_IOC_INFO:
 	case DP_IOC_INFO_V1:
 	case DP_IOC_INFO_V2:
@@ -485,10 +491,20 @@ static long dp_ep_ioctl(struct file *file, unsigned int cmd, unsigned long a)
 	return -ENOTTY;
 }
 
+/* Every close: the closing process's pending io_uring WAITs end. */
+static int dp_ep_flush(struct file *file, fl_owner_t id)
+{
+	struct dp_endpoint *ep = file->private_data;
+
+	dp_uring_flush(&ep->uring, id);
+	return 0;
+}
+
 const struct file_operations dp_fops = {
 	.owner = THIS_MODULE,
 	.open = dp_ep_open,
 	.release = dp_ep_release,
+	.flush = dp_ep_flush,
 	.read = dp_ep_read,
 	.write = dp_ep_write,
 	.fsync = dp_ep_fsync,
@@ -496,4 +512,5 @@ const struct file_operations dp_fops = {
 	.mmap = dp_ep_mmap,
 	.unlocked_ioctl = dp_ep_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.uring_cmd = dp_uring_cmd,
 };

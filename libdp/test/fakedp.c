@@ -175,6 +175,8 @@ static int fake_info(struct ep *e, struct dp_info *i)
 	return 0;
 }
 
+static int fake_sendv(struct ep *e, struct dp_sendv *v);
+
 int ioctl(int fd, unsigned long req, ...)
 {
 	struct ep *e = ep_of(fd);
@@ -198,6 +200,8 @@ int ioctl(int fd, unsigned long req, ...)
 		return fake_release(e, *(uint32_t *)arg);
 	case DP_IOC_INFO:
 		return fake_info(e, arg);
+	case DP_IOC_SENDV:
+		return fake_sendv(e, arg);
 	default:
 		return errno = ENOTTY, -1;
 	}
@@ -245,6 +249,34 @@ static void deliver(struct ep *e, const void *buf, uint32_t len)
 	}
 	pthread_mutex_unlock(&m->lock);
 	REAL(munmap)(base, (size_t)st.st_size);
+}
+
+/*
+ * DP_IOC_SENDV on the fake's one edge: in order until one is refused; the
+ * count, the refused one's errno in v->err (-1 with it if none was sent).
+ */
+static int fake_sendv(struct ep *e, struct dp_sendv *v)
+{
+	const struct dp_send *s = (const struct dp_send *)(uintptr_t)v->msgs;
+	uint32_t i;
+	int err = 0;
+
+	if (v->flags || v->reserved || v->n > DP_SENDV_MAX)
+		return errno = EINVAL, -1;
+	for (i = 0; i < v->n && !err; i++) {
+		if (s[i].flags)
+			err = EINVAL;
+		else if (!e->peer || s[i].to.dpid != e->peer)
+			err = ENOTCONN;
+		else if (s[i].len > FAKE_MAX_MSG)
+			err = EMSGSIZE;
+		else if (s[i].len)
+			deliver(e, (const void *)(uintptr_t)s[i].buf, s[i].len);
+	}
+	if (err && --i == 0)
+		return errno = err, -1;
+	v->err = (uint32_t)err;
+	return (int)i;
 }
 
 ssize_t write(int fd, const void *buf, size_t len)

@@ -41,5 +41,30 @@ for recv in spin block; do
 		rc=1
 	fi
 done
+# dpperf dp with batched sends (dp_sendv) against the fake: every message
+# counted, none lost.
+n=$((n + 1))
+ready="$dir/ready.$$"
+rm -f "$ready"
+"$dpperf" server --proto dp --ready "$ready" --idle 30 &
+srv=$!
+i=0
+while [ ! -e "$ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+out=$("$dpperf" client --proto dp --peer 1 --test bw,rate --batch 32 --sizes 1,64,1500 \
+	--bytes 60000 --messages 3000 --timeout 5000)
+crc=$?
+wait $srv
+src=$?
+rm -f "$ready"
+good=$(printf '%s\n' "$out" | awk -F'\t' '$1 == "dp" && $4 != "nan"' | wc -l)
+if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$good" -eq 6 ] &&
+   printf '%s\n' "$out" | grep -q '^# dp data sends: 32 per dp_sendv call' &&
+   ! printf '%s\n' "$out" | grep -q '^# lost'; then
+	echo "ok - dpperf dp --batch 32 (dp_sendv) over fakedp"
+else
+	printf '%s\n' "$out" | sed 's/^/# /'
+	echo "not ok - dpperf dp --batch 32 (dp_sendv) over fakedp (client $crc, server $src)"
+	rc=1
+fi
 echo "1..$n"
 exit $rc

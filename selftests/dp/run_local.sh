@@ -31,6 +31,8 @@ nic_gone       180 pair   ./dp_gone
 local_nonic    120 pair   ./dp_local
 send_fault     120 pair   ./dp_fault
 send_fault_rtnl 120 pair  ./dp_fault link
+sendv          180 pair   ./dp_sendv
+uring          180 pair   ./dp_uring
 local_init     120 dpload env DPT_NSL=init DPT_NIDL=${DP_NID:-0} DPT_IFL=${DP_IF:-} ./dp_local
 users          180 pair   ./dp_users
 admit          180 pair   ./dp_admit

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "dp.h"
+#include "dp_uring.h"
 
 enum proto { P_DP, P_UDP, P_TCP, P_RAW };
 static const char *const proto_names[] = { "dp", "udp", "tcp", "raw" };
@@ -89,6 +90,8 @@ struct opts {
 	const char *tag;
 	const char *ready;
 	int dp_raw;		/* dp: bind with DP_BIND_RAW (unreliable, v1) */
+	unsigned int batch;	/* dp, bw and rate: messages per send call */
+	int uring;		/* dp, bw and rate: send through io_uring */
 	unsigned int drop;	/* server, testing dpperf itself: drop every Nth */
 };
 
@@ -187,6 +190,10 @@ struct xp {
 	size_t max_msg;
 	uint32_t pool;		/* dp: our pool's data area; others 0 */
 	uint32_t nid, dpid;	/* dp: our address */
+	unsigned int batch;	/* dp: data messages per dp_sendv or io_uring submit */
+	int uring;		/* dp: data messages go as DP_URING_SEND */
+	struct dp_send *sv;	/* dp, batched: batch descriptors of out */
+	struct io_uring ring;
 	struct sockaddr_storage peer;
 	socklen_t peerlen;
 	unsigned int timeout_ms;
@@ -484,6 +491,31 @@ static const char *proto_name(const struct opts *o)
 	return o->proto == P_DP && o->dp_raw ? "dp-raw" : proto_names[o->proto];
 }
 
+/* --batch, --uring: descriptors of the send buffer to the peer, the ring. */
+static void setup_dp_batch(struct xp *x, const struct opts *o, uint32_t nid)
+{
+	unsigned int i;
+	int err;
+
+	x->batch = o->batch ? o->batch : 1;
+	x->uring = o->uring;
+	if (x->batch == 1 && !x->uring)
+		return;
+	x->sv = calloc(x->batch, sizeof(*x->sv));
+	if (!x->sv)
+		die("%s", strerror(ENOMEM));
+	for (i = 0; i < x->batch; i++) {
+		x->sv[i].to.nid = nid;
+		x->sv[i].to.dpid = o->peer_dpid;
+		x->sv[i].buf = (uint64_t)(uintptr_t)x->out;
+	}
+	if (!x->uring)
+		return;
+	err = io_uring_queue_init(x->batch < 8 ? 8 : x->batch, &x->ring, 0);
+	if (err)
+		die("io_uring_queue_init: %s", strerror(-err));
+}
+
 static void setup_dp(struct xp *x, const struct opts *o)
 {
 	struct dp_info info;
@@ -504,6 +536,7 @@ static void setup_dp(struct xp *x, const struct opts *o)
 			die("dp_connect(%" PRIu32 ", %" PRIu32 "): %s", nid, o->peer_dpid,
 			    strerror(errno));
 		x->fixed_peer = 1;
+		setup_dp_batch(x, o, nid);
 	}
 }
 
@@ -950,6 +983,68 @@ static uint32_t bw_window(const struct opts *o, uint32_t cap, uint32_t size)
 	return (cap - ctl - waste) / space;
 }
 
+/* n messages of out as n DP_URING_SEND; how many were sent, or -1. */
+static int uring_sendn(struct xp *x, unsigned int n)
+{
+	struct io_uring_cqe *c;
+	unsigned int i;
+	int sent = 0, err = 0, r = 0;
+
+	for (i = 0; i < n; i++)
+		dp_uring_prep_send(io_uring_get_sqe(&x->ring), x->fd, &x->sv[i]);
+	for (i = 0; i < n; i += r > 0 ? (unsigned int)r : 0) {
+		r = io_uring_submit(&x->ring);	/* a signal (tick) may cut it short */
+		if (r < 0 && r != -EINTR && r != -EAGAIN)
+			die("io_uring_submit: %s", strerror(-r));
+	}
+	for (i = 0; i < n; i++) {
+		do
+			r = io_uring_wait_cqe(&x->ring, &c);
+		while (r == -EINTR);
+		if (r < 0)
+			die("io_uring_wait_cqe: %s", strerror(-r));
+		if (c->res >= 0)
+			sent++;
+		else
+			err = -c->res;
+		io_uring_cqe_seen(&x->ring, c);
+	}
+	errno = err;
+	return sent ? sent : -1;
+}
+
+/*
+ * dp, --batch or --uring: count messages of size bytes, batch at a time
+ * (dp_sendv, or as many io_uring commands per submit); what was not
+ * accepted is sent again until the message timeout.
+ */
+static int dp_send_batched(struct xp *x, uint32_t size, uint32_t count)
+{
+	int64_t deadline = after_ms(x->timeout_ms);
+	unsigned int i, n;
+	int r;
+
+	for (i = 0; i < x->batch; i++)
+		x->sv[i].len = size;
+	while (count) {
+		n = count < x->batch ? count : x->batch;
+		r = x->uring ? uring_sendn(x, n) : dp_sendv(x->fd, x->sv, n);
+		if (r > 0) {
+			count -= (uint32_t)r;
+			deadline = after_ms(x->timeout_ms);
+			continue;
+		}
+		if (!retryable(errno))
+			return -1;
+		if (now_ns() > deadline) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		sched_yield();
+	}
+	return 0;
+}
+
 /* Send count data messages and one ACKREQ; the ACK says how many arrived. */
 static int bw_burst(struct xp *x, uint32_t phase, uint32_t seq, uint32_t size,
 		    uint32_t count, uint64_t *seen)
@@ -957,9 +1052,14 @@ static int bw_burst(struct xp *x, uint32_t phase, uint32_t seq, uint32_t size,
 	struct ctrl req = { .cmd = C_ACKREQ, .phase = phase, .seq = seq }, ack;
 	uint32_t i;
 
-	for (i = 0; i < count; i++)
-		if (xp_send(x, x->out, size) < 0)
+	if (x->sv) {
+		if (dp_send_batched(x, size, count) < 0)
 			return -1;
+	} else {
+		for (i = 0; i < count; i++)
+			if (xp_send(x, x->out, size) < 0)
+				return -1;
+	}
 	if (request(x, &req, C_ACK, after_ms(3 * x->timeout_ms), &ack) < 0)
 		return -1;
 	*seen = ack.value;
@@ -1024,6 +1124,11 @@ static void print_header(const struct opts *o, const struct xp *x, uint32_t cap)
 	       "(CLOCK_MONOTONIC), p50/p99: its median and 99th percentile, bw: MB/s "
 	       "(10^6 B/s), rate: messages/s from one sender, nan = failed\n",
 	       o->tag ? "tag " : "");
+	if (x->sv) {
+		print_tag(o, 1);
+		printf("dp data sends: %u per %s\n", x->batch,
+		       x->uring ? "io_uring submit (DP_URING_SEND each)" : "dp_sendv call");
+	}
 	print_tag(o, 1);
 	printf("bw: windows of at most the receiver pool's capacity (dp v1 drops on a "
 	       "full pool), one small ack per window; the last ack ends the timing\n");
@@ -1178,7 +1283,11 @@ static void usage(FILE *f, int status)
 	      "  --tag STR        client: first TSV field, e.g. mode=icount\n"
 	      "  --ready FILE     server: create FILE once it can receive\n"
 	      "  --drop N         server: ignore every Nth data message (tests dpperf)\n"
-	      "  --dp-raw         dp: unreliable edges (DP_BIND_RAW; results say dp-raw)\n", f);
+	      "  --dp-raw         dp: unreliable edges (DP_BIND_RAW; results say dp-raw)\n"
+	      "  --batch N        dp client, bw and rate: send data N messages per\n"
+	      "                   dp_sendv call (1..1024; default 1: dp_write each)\n"
+	      "  --uring          dp client, bw and rate: send data as io_uring commands,\n"
+	      "                   N per submit (DP_URING_SEND; N from --batch)\n", f);
 	exit(status);
 }
 
@@ -1266,6 +1375,8 @@ static const struct option longopts[] = {
 	{ "ready", required_argument, NULL, 'y' },
 	{ "drop", required_argument, NULL, 'X' },
 	{ "dp-raw", no_argument, NULL, 'U' },
+	{ "batch", required_argument, NULL, 'B' },
+	{ "uring", no_argument, NULL, 'Q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1300,6 +1411,8 @@ static void parse_opt(struct opts *o, int c, const char *a)
 	case 'y': o->ready = a; break;
 	case 'X': o->drop = parse_u32(a, "drop", 1, UINT32_MAX); break;
 	case 'U': o->dp_raw = 1; break;
+	case 'B': o->batch = parse_u32(a, "batch", 1, DP_SENDV_MAX); break;
+	case 'Q': o->uring = 1; break;
 	case 'h': usage(stdout, 0);
 	default: usage(stderr, 1);
 	}
@@ -1324,6 +1437,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		parse_opt(o, c, optarg);
 	if (optind < argc - 1)
 		die("unexpected argument \"%s\"", argv[optind + 1]);
+	if ((o->batch > 1 || o->uring) && o->proto != P_DP)
+		die("--batch and --uring are for --proto dp");
 	if (!o->dpid)
 		o->dpid = o->server ? 100 : 101;
 	if (!o->peer_dpid)

@@ -100,6 +100,26 @@ struct dp_send {
 };
 
 /*
+ * struct dp_sendv: argument of DP_IOC_SENDV, many sends in one call, each
+ * on the edge its struct dp_send names (edges may differ).  Messages are
+ * sent in array order, each as DP_IOC_SEND would, until one is not
+ * accepted: the ioctl returns how many were (msgs[0..count-1] are sent,
+ * once each; none after).  If count < n, err holds the positive errno of
+ * msgs[count], and if count is 0 the ioctl fails with it.  Only msgs[0]
+ * may wait for credit (unless O_NONBLOCK): a later message that would
+ * wait ends the batch with EAGAIN.  See docs/api.md.
+ */
+struct dp_sendv {
+	dp_u64 msgs;		/* user pointer to n struct dp_send */
+	dp_u32 n;		/* at most DP_SENDV_MAX, else EINVAL; 0 sends nothing */
+	dp_u32 flags;		/* must be 0 */
+	dp_u32 err;		/* out: errno of msgs[count] if count < n, else 0 */
+	dp_u32 reserved;	/* must be 0 */
+};
+
+#define DP_SENDV_MAX		1024u
+
+/*
  * struct dp_info: what DP_IOC_INFO reports about a bound endpoint.
  * DP_IOC_INFO and DP_IOC_STATS structs only grow at the end; the kernel
  * also answers the older, shorter sizes (info 32 and 40 bytes, stats 48
@@ -200,6 +220,35 @@ struct dp_node_stats {
 #define DP_IOC_STATS		_IOR(DP_IOC_MAGIC, 7, struct dp_ep_stats)
 /* Node counters of the caller's network namespace; works unbound too. */
 #define DP_IOC_NODE_STATS	_IOR(DP_IOC_MAGIC, 8, struct dp_node_stats)
+/* Send a batch of messages (struct dp_sendv); returns how many were accepted. */
+#define DP_IOC_SENDV		_IOWR(DP_IOC_MAGIC, 9, struct dp_sendv)
+
+/*
+ * io_uring (docs/api.md): IORING_OP_URING_CMD on a bound endpoint fd, with
+ * sqe->cmd_op one of enum dp_uring_op and the command's 16 bytes (sqe->cmd)
+ * a struct dp_uring_cmd.  The CQE's res is what the matching ioctl returns,
+ * or -errno.  Unknown cmd_op: -ENOTTY; flags or an unused field not 0:
+ * -EINVAL; unbound: -EBADFD; fd not open for writing (sends) or reading
+ * (release, wait): -EBADF.
+ */
+enum dp_uring_op {
+	DP_URING_SEND = 1,	/* addr: struct dp_send *, as DP_IOC_SEND; res: len */
+	DP_URING_SENDV = 2,	/* addr: struct dp_sendv *, as DP_IOC_SENDV; res: count */
+	DP_URING_RELEASE = 3,	/* n: messages to release, as DP_IOC_RELEASE; res: released */
+	/*
+	 * Completes once a message is in the pool (at once if one is): res is
+	 * the number queued then (another reader may take them first).  A
+	 * pending WAIT ends with -ECANCELED when the process that issued it
+	 * closes the fd, or its ring exits.
+	 */
+	DP_URING_WAIT = 4,
+};
+
+struct dp_uring_cmd {
+	dp_u64 addr;		/* SEND, SENDV: user pointer; else 0 */
+	dp_u32 n;		/* RELEASE: messages; else 0 */
+	dp_u32 flags;		/* must be 0 */
+};
 
 /* ------------------------------------------------------------------ */
 /* 2. Token buffer pool (mmap, read-only, MAP_SHARED, offset 0)        */

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Batched send (DP_IOC_SENDV, libdp's dp_sendv), docs/api.md:
+ *  args     unbound fd, read-only fd, n over DP_SENDV_MAX, flags, reserved,
+ *           an unreadable argument: a clear errno and nothing sent; n = 0.
+ *  basic    a batch of 64 arrives whole, in order, counted once in tx_msgs.
+ *  mixed    one batch to three edges (two on the other node, one local):
+ *           each receiver gets its own messages in order; a message to an
+ *           edge not connected ends the batch with ENOTCONN at its index,
+ *           as do EMSGSIZE and EINVAL (flags): those before are sent.
+ *  efault   an unreadable message, then an unreadable struct dp_send, in
+ *           the middle of a batch: the messages before it are sent, none
+ *           after, none twice; sending the rest later completes the stream.
+ *  partial  O_NONBLOCK batches into a 16 KiB pool that is not read: the
+ *           credit accepts part of a batch (count < n, errno EAGAIN), then
+ *           none (-1 EAGAIN); the receiver holds exactly what was accepted.
+ *  block    a blocking batch larger than the credit sleeps in the ioctl and
+ *           completes, every message once and in order, as the reader reads.
+ *  signal   a signal during a blocking batch's wait ends it with the count
+ *           sent and EINTR; nothing after is sent.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "ktap.h"
+#include "dptest.h"
+#include "dp.h"		/* libdp: dp_sendv() */
+
+#define MAXLEN	1000
+#define NBUF	256
+
+static uint8_t bufs[NBUF][MAXLEN], in[9000];
+
+static uint32_t len_of(uint32_t i)
+{
+	return 8 + (i * 37u) % (MAXLEN - 8);
+}
+
+static void fill(uint32_t tag, uint32_t i, uint8_t *m, uint32_t len)
+{
+	uint32_t k;
+
+	memcpy(m, &tag, 4);
+	memcpy(m + 4, &i, 4);
+	for (k = 8; k < len; k++)
+		m[k] = (uint8_t)(tag * 7u + i * 13u + k);
+}
+
+/* msgs[k] := message i of tag to {nid, dpid}, in bufs[k % NBUF]. */
+static void mk(struct dp_send *s, int k, uint32_t nid, uint32_t dpid, uint32_t tag,
+	       uint32_t i, uint32_t len)
+{
+	uint8_t *b = bufs[k % NBUF];
+
+	fill(tag, i, b, len);
+	memset(s, 0, sizeof(*s));
+	s->to.nid = nid;
+	s->to.dpid = dpid;
+	s->buf = (uint64_t)(uintptr_t)b;
+	s->len = len;
+}
+
+/* The next message on fd, within DPT_WAIT_MS, is message i of tag (len bytes). */
+static int recv_is(int fd, uint32_t tag, uint32_t i, uint32_t len)
+{
+	uint8_t want[MAXLEN];
+	ssize_t n;
+
+	if (dpt_wait_readable(fd, DPT_WAIT_MS) != 1)
+		return 0;
+	n = read(fd, in, sizeof(in));
+	fill(tag, i, want, len);
+	if (n != (ssize_t)len || memcmp(in, want, len)) {
+		ktap_diag("want tag %u #%u (%u bytes), got %zd bytes tag %u #%u", tag, i, len,
+			  n, n >= 8 ? *(uint32_t *)in : 0, n >= 8 ? *(uint32_t *)(in + 4) : 0);
+		return 0;
+	}
+	return 1;
+}
+
+/* Nothing more arrives on fd within ms (a late duplicate would). */
+static int quiet(int fd, int ms)
+{
+	return dpt_wait_readable(fd, ms) == 0;
+}
+
+static void set_nonblock(int fd, int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
+}
+
+static short poll_out(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	return poll(&p, 1, ms) == 1 ? p.revents : 0;
+}
+
+static uint64_t tx_msgs(int fd)
+{
+	struct dp_ep_stats st;
+
+	return dpt_stats(fd, &st) ? UINT64_MAX : st.tx_msgs;
+}
+
+static void t_args(int a)
+{
+	struct dp_send s[2];
+	struct dp_sendv v;
+	uint64_t tx0 = tx_msgs(a);
+	int u, ro;
+
+	mk(&s[0], 0, dpt.nidb, 200, 9, 0, 100);
+	mk(&s[1], 1, dpt.nidb, 200, 9, 1, 100);
+	if (dpt_ns(dpt.nsa))
+		ktap_bail("args: namespace");
+	u = dpt_open();
+	KTAP_ERRNO(dp_sendv(u, s, 2), EBADFD, "args: unbound fd: EBADFD");
+	close(u);
+	ro = open("/dev/dp", O_RDONLY);
+	KTAP_ERRNO(dp_sendv(ro, s, 2), EBADF, "args: fd not open for writing: EBADF");
+	close(ro);
+	KTAP_ERRNO(dp_sendv(a, s, DP_SENDV_MAX + 1), EINVAL, "args: n over DP_SENDV_MAX: EINVAL");
+	memset(&v, 0, sizeof(v));
+	v.msgs = (uint64_t)(uintptr_t)s;
+	v.n = 2;
+	v.flags = 1;
+	KTAP_ERRNO(ioctl(a, DP_IOC_SENDV, &v), EINVAL, "args: dp_sendv.flags not 0: EINVAL");
+	v.flags = 0;
+	v.reserved = 1;
+	KTAP_ERRNO(ioctl(a, DP_IOC_SENDV, &v), EINVAL, "args: dp_sendv.reserved not 0: EINVAL");
+	KTAP_ERRNO(ioctl(a, DP_IOC_SENDV, (void *)8), EFAULT, "args: unreadable argument: EFAULT");
+	v.reserved = 0;
+	v.n = 0;
+	v.err = 77;
+	ktap_ok(ioctl(a, DP_IOC_SENDV, &v) == 0 && v.err == 0, "args: n = 0 sends nothing: 0");
+	ktap_ok(tx_msgs(a) == tx0, "args: nothing was sent (tx_msgs %llu, was %llu)",
+		(unsigned long long)tx_msgs(a), (unsigned long long)tx0);
+}
+
+static void t_basic(int a, int b)
+{
+	static struct dp_send s[64];
+	uint64_t tx0 = tx_msgs(a);
+	struct dp_sendv v;
+	int i, ok, r;
+
+	for (i = 0; i < 64; i++)
+		mk(&s[i], i, dpt.nidb, 200, 1, (uint32_t)i, len_of((uint32_t)i));
+	memset(&v, 0, sizeof(v));
+	v.msgs = (uint64_t)(uintptr_t)s;
+	v.n = 64;
+	v.err = 77;
+	r = ioctl(a, DP_IOC_SENDV, &v);
+	ktap_ok(r == 64 && v.err == 0, "basic: 64 accepted, err 0 (got %d, err %u)", r, v.err);
+	for (i = 0, ok = 1; i < 64 && ok; i++)
+		ok = recv_is(b, 1, (uint32_t)i, len_of((uint32_t)i));
+	ktap_ok(ok, "basic: all 64 arrive in order, intact");
+	ktap_ok(quiet(b, 300), "basic: nothing more arrives");
+	ktap_ok(tx_msgs(a) == tx0 + 64, "basic: tx_msgs counts 64");
+}
+
+/* Index k of the mixed batch goes to receiver k % 3. */
+static void t_mixed(int a, int b, int b2, int l)
+{
+	static struct dp_send s[60];
+	const int fds[3] = { b, b2, l };
+	const uint32_t nid[3] = { dpt.nidb, dpt.nidb, dpt.nida }, dpid[3] = { 200, 201, 300 };
+	uint32_t next[3] = { 0, 0, 0 };
+	int i, k, r, ok;
+
+	for (k = 0; k < 60; k++)
+		mk(&s[k], k, nid[k % 3], dpid[k % 3], 20 + (uint32_t)(k % 3),
+		   (uint32_t)(k / 3), len_of((uint32_t)k));
+	r = dp_sendv(a, s, 60);
+	ktap_ok(r == 60, "mixed: 60 messages to 3 edges accepted (%d)", r);
+	for (k = 0, ok = 1; k < 60 && ok; k++) {
+		i = k % 3;
+		ok = recv_is(fds[i], 20 + (uint32_t)i, next[i]++, len_of((uint32_t)k));
+	}
+	ktap_ok(ok, "mixed: each receiver gets its 20, in order, intact");
+
+	/* errors of one message end the batch at its index */
+	for (k = 0; k < 8; k++)
+		mk(&s[k], k, dpt.nidb, 200, 30, (uint32_t)k, 64);
+	s[5].to.dpid = 999;
+	errno = 0;
+	r = dp_sendv(a, s, 8);
+	ktap_ok(r == 5 && errno == ENOTCONN, "mixed: edge not connected at [5]: 5, ENOTCONN (%d, %s)",
+		r, strerror(errno));
+	s[5].to.dpid = 200;
+	s[5].len = 70000;
+	errno = 0;
+	r = dp_sendv(a, s + 5, 3);
+	ktap_ok(r == -1 && errno == EMSGSIZE, "mixed: too long at [0]: -1, EMSGSIZE (%d, %s)",
+		r, strerror(errno));
+	s[5].len = 64;
+	s[6].flags = 1;
+	errno = 0;
+	r = dp_sendv(a, s + 5, 3);
+	ktap_ok(r == 1 && errno == EINVAL, "mixed: flags at [1]: 1, EINVAL (%d, %s)", r,
+		strerror(errno));
+	s[6].flags = 0;
+	r = dp_sendv(a, s + 6, 2);
+	ktap_ok(r == 2, "mixed: the rest accepted (%d)", r);
+	for (k = 0, ok = 1; k < 8 && ok; k++)
+		ok = recv_is(b, 30, (uint32_t)k, 64);
+	ktap_ok(ok && quiet(b, 300) && quiet(b2, 0) && quiet(l, 0),
+		"mixed: the 8 arrive once, in order; nothing else");
+}
+
+static void t_efault(int a, int b)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t tx0 = tx_msgs(a);
+	struct dp_send *s;
+	uint8_t *map;
+	int k, r, ok;
+
+	/* two pages: descriptors end at the first's end, the second is unreadable */
+	map = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED || mprotect(map + pg, (size_t)pg, PROT_NONE))
+		ktap_bail("efault: mmap");
+	s = (struct dp_send *)(map + pg) - 10;
+	for (k = 0; k < 10; k++)
+		mk(&s[k], k, dpt.nidb, 200, 40, (uint32_t)k, len_of((uint32_t)k));
+	s[3].buf = (uint64_t)(uintptr_t)(map + pg);	/* unreadable bytes */
+	errno = 0;
+	r = dp_sendv(a, s, 10);
+	ktap_ok(r == 3 && errno == EFAULT, "efault: unreadable message [3]: 3, EFAULT (%d, %s)", r,
+		strerror(errno));
+	for (k = 0, ok = 1; k < 3 && ok; k++)
+		ok = recv_is(b, 40, (uint32_t)k, len_of((uint32_t)k));
+	ktap_ok(ok && quiet(b, 300), "efault: [0..2] arrive, none after");
+	ktap_ok(tx_msgs(a) == tx0 + 3, "efault: tx_msgs counts 3");
+
+	/* [3..9] again, the descriptors running into the unreadable page at [10 - 3] */
+	mk(&s[3], 3, dpt.nidb, 200, 40, 3, len_of(3));
+	errno = 0;
+	r = dp_sendv(a, s + 3, 10);
+	ktap_ok(r == 7 && errno == EFAULT,
+		"efault: unreadable struct dp_send at [7]: 7, EFAULT (%d, %s)", r, strerror(errno));
+	for (k = 3, ok = 1; k < 10 && ok; k++)
+		ok = recv_is(b, 40, (uint32_t)k, len_of((uint32_t)k));
+	ktap_ok(ok && quiet(b, 300), "efault: [3..9] arrive once each, in order; none twice");
+	ktap_ok(tx_msgs(a) == tx0 + 10, "efault: tx_msgs counts 10 in all");
+	munmap(map, (size_t)pg * 2);
+}
+
+/* Non-blocking batches until the 16 KiB pool's credit is used up. */
+static void t_partial(int a, int b)
+{
+	static struct dp_send s[32];
+	struct dp_ep_stats sa, sb;
+	int r, i, k, total = 0, partial = 0, bad = 0, rounds, ok;
+
+	set_nonblock(a, 1);
+	for (rounds = 0; rounds < 1000; rounds++) {
+		for (k = 0; k < 32; k++)
+			mk(&s[k], k, dpt.nidb, 210, 50, (uint32_t)(total + k), MAXLEN);
+		errno = 0;
+		r = dp_sendv(a, s, 32);
+		if (r > 0) {
+			total += r;
+			if (r < 32 && errno == EAGAIN)
+				partial++;
+			else if (r < 32)
+				bad++;
+		} else if (r < 0 && errno != EAGAIN) {
+			bad++;
+		}
+		if (r < 32 && total && !(poll_out(a, 1000) & POLLOUT) && !dpt_stats(a, &sa) &&
+		    !sa.tx_unacked)
+			break;	/* every message acknowledged and still no credit */
+		if (!total)
+			dpt_sleep_ms(5);	/* the session opens */
+	}
+	ktap_ok(!bad, "partial: every short batch ended with EAGAIN");
+	ktap_ok(partial >= 1 && total > 0 && total < 32 && total * 1024 <= (int)DP_POOL_MIN,
+		"partial: %d batch(es) accepted in part, %d messages in all fit the 16 KiB pool",
+		partial, total);
+	errno = 0;
+	r = dp_sendv(a, s, 32);
+	ktap_ok(r == -1 && errno == EAGAIN, "partial: no credit left: -1, EAGAIN (%d, %s)", r,
+		strerror(errno));
+	dpt_stats(b, &sb);
+	ktap_ok(sb.queued == (uint64_t)total && sb.rx_drop_full == 0,
+		"partial: the receiver holds exactly the %d accepted (%llu), no drop", total,
+		(unsigned long long)sb.queued);
+	for (i = 0, ok = 1; i < total && ok; i++)
+		ok = recv_is(b, 50, (uint32_t)i, MAXLEN);
+	ktap_ok(ok && quiet(b, 300), "partial: they arrive once, in order, intact");
+	set_nonblock(a, 0);
+}
+
+/* A blocking batch of 48 into the 16 KiB pool: it completes as b reads. */
+static void t_block(int a, int b)
+{
+	static const long ioctls[] = { SYS_ioctl };
+	static struct dp_send s[48];
+	char what[96];
+	int k, ok, st;
+	pid_t pid;
+
+	for (k = 0; k < 48; k++)
+		mk(&s[k], k, dpt.nidb, 210, 60, (uint32_t)k, MAXLEN);
+	pid = dpt_fork();
+	if (pid == 0)
+		_exit(dp_sendv(a, s, 48) == 48 ? 0 : 1);
+	ktap_ok(dpt_wait_blocked(pid, ioctls, 1, DPT_WAIT_MS, what, sizeof(what)),
+		"block: the batch sleeps in the ioctl, waiting for credit (%s)", what);
+	for (k = 0, ok = 1; k < 48 && ok; k++)
+		ok = recv_is(b, 60, (uint32_t)k, MAXLEN);
+	st = dpt_wait_child(pid, 20000);
+	ktap_ok(ok, "block: the reader gets all 48 once, in order, intact");
+	ktap_ok(st == 0, "block: dp_sendv returned 48 (child %d)", st);
+	ktap_ok(quiet(b, 300), "block: nothing more");
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A signal while the batch waits for credit: it returns the count sent
+ * and EINTR.  The child reports both through a pipe; the parent signals
+ * it once it sleeps in the ioctl with messages already in the pool (so
+ * the wait is a later message's, not the first's).
+ */
+static void t_signal(int a, int b)
+{
+	static const long ioctls[] = { SYS_ioctl };
+	static struct dp_send s[48];
+	struct dp_ep_stats sb;
+	struct sigaction sa;
+	int k, ok, st, p[2], res[2] = { -2, 0 }, seen = 0;
+	char what[96];
+	pid_t pid;
+
+	for (k = 0; k < 48; k++)
+		mk(&s[k], k, dpt.nidb, 210, 70, (uint32_t)k, MAXLEN);
+	if (pipe(p))
+		ktap_bail("signal: pipe");
+	pid = dpt_fork();
+	if (pid == 0) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_usr1;	/* no SA_RESTART */
+		sigaction(SIGUSR1, &sa, NULL);
+		errno = 0;
+		res[0] = dp_sendv(a, s, 48);
+		res[1] = errno;
+		_exit(write(p[1], res, sizeof(res)) == sizeof(res) ? 0 : 1);
+	}
+	close(p[1]);
+	for (k = 0; k < 100 && !seen; k++) {
+		seen = dpt_wait_blocked(pid, ioctls, 1, DPT_WAIT_MS, what, sizeof(what)) &&
+		       !dpt_stats(b, &sb) && sb.queued > 0;
+		if (!seen)
+			dpt_sleep_ms(20);
+	}
+	ktap_ok(seen, "signal: the batch sleeps in the ioctl after sending some (%s)", what);
+	kill(pid, SIGUSR1);
+	ok = read(p[0], res, sizeof(res)) == sizeof(res);
+	close(p[0]);
+	st = dpt_wait_child(pid, DPT_WAIT_MS);
+	ktap_ok(ok && st == 0 && res[0] > 0 && res[0] < 48 && res[1] == EINTR,
+		"signal: the batch ends with %d sent, EINTR (%s)", res[0], strerror(res[1]));
+	dpt_stats(b, &sb);
+	ktap_ok(res[0] > 0 && sb.queued == (uint64_t)res[0], "signal: the receiver holds the %d (%llu)",
+		res[0], (unsigned long long)sb.queued);
+	for (k = 0, ok = 1; k < res[0] && ok; k++)
+		ok = recv_is(b, 70, (uint32_t)k, MAXLEN);
+	ktap_ok(ok && quiet(b, 300), "signal: they arrive in order; none after");
+}
+
+int main(void)
+{
+	int a, b, b2, l, small;
+
+	ktap_start();
+	if (dpt_init())
+		ktap_bail("environment");
+	dpt_pair(&a, 100, &b, 200);
+	b2 = dpt_ep(dpt.nsb, 201, 0);
+	small = dpt_ep(dpt.nsb, 210, DP_POOL_MIN);
+	l = dpt_ep(dpt.nsa, 300, 0);
+	if (b2 < 0 || small < 0 || l < 0 || dpt_connect(a, dpt.nidb, 201) ||
+	    dpt_connect(a, dpt.nida, 300) || dpt_connect(a, dpt.nidb, 210))
+		ktap_bail("endpoints");
+	t_args(a);
+	t_basic(a, b);
+	t_mixed(a, b, b2, l);
+	t_efault(a, b);
+	t_partial(a, small);
+	t_block(a, small);
+	t_signal(a, small);
+	ktap_finish();
+}
