@@ -44,13 +44,23 @@ static unsigned long dp_snd_timeout(struct dp_snd *s)
 	return usecs_to_jiffies(dp_rtt_timeout(&s->rtt, dp_rto_max_us())) ?: 1;
 }
 
-/* (Re)arm the timer; never once the edge is dead.  Caller holds s->lock. */
+/*
+ * Set the session's one deadline; never arm once the edge is dead.  The
+ * timer is armed lazily: it is only moved when the new deadline comes
+ * before the expiry it is armed for (or it is not armed); one that fires
+ * early re-arms itself for the deadline (dp_snd_timer()).  So a message
+ * that moves the deadline later (each send, each ACK) costs no timer
+ * operation.  Caller holds s->lock.
+ */
 static void dp_snd_arm(struct dp_snd *s, unsigned long when)
 {
 	lockdep_assert_held(&s->lock);
 	s->deadline = when;
-	if (!s->dead)
-		mod_timer(&s->timer, when);
+	if (s->dead || (s->armed && !time_before(when, s->armed_at)))
+		return;
+	s->armed = true;
+	s->armed_at = when;
+	mod_timer(&s->timer, when);
 }
 
 /* When an idle session gives its unused credit back, from now. */
@@ -114,13 +124,18 @@ static bool dp_cwnd_open(const struct dp_snd *s)
 	return (u32)(READ_ONCE(s->snd_nxt) - READ_ONCE(s->snd_una)) < READ_ONCE(s->cwnd);
 }
 
+/* Fired: early (the deadline moved on), re-arm for it; else the work acts. */
 static void dp_snd_timer(struct timer_list *t)
 {
 	struct dp_snd *s = from_timer(s, t, timer);
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->lock, flags);
-	dp_snd_kick(s);
+	s->armed = false;
+	if (time_before(jiffies, s->deadline))
+		dp_snd_arm(s, s->deadline);
+	else
+		dp_snd_kick(s);
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 

@@ -112,6 +112,8 @@ struct dp_snd_ep {
  * @wait_since: jiffies when the peer last came to owe an answer (nothing
  *	was pending before): unreach_ms counts from the later of the two.
  * @deadline: jiffies when the timer acts next.
+ * @armed: @timer is armed (for @armed_at, at or before @deadline).
+ * @armed_at: the expiry @timer is armed for.
  * @rtt: the RTO estimator.
  * @timer: retransmission, HELLO and window-probe timer; it queues @work.
  * @work: sends in process context (a backend's xmit may sleep).
@@ -145,6 +147,8 @@ struct dp_snd {
 	unsigned long last_heard;
 	unsigned long wait_since;
 	unsigned long deadline;
+	bool armed;
+	unsigned long armed_at;
 	struct dp_rtt rtt;
 	struct timer_list timer;
 	struct work_struct work;

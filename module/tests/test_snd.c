@@ -288,6 +288,43 @@ static void test_snd_rtt_sample(void)
 }
 
 /*
+ * One deadline per session, armed lazily: round trips move it with every
+ * send and every ACK, but the timer is touched about once per RTO, not per
+ * message; the deadline still holds when a message is lost.
+ */
+static void test_snd_lazy_timer(void)
+{
+	unsigned int i, rto;
+	long ops;
+
+	two_open(65536);
+	ops = kmock_mod_timers;
+	for (i = 0; i < 100; i++) {
+		CHECK_EQ(w_send(ab, 1), 0);
+		w_run(1);
+		CHECK_EQ(w_read(B, 1, NULL), 1);
+	}
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	ops = kmock_mod_timers - ops;
+	rto = w_info(ab).rto_ms;
+	CHECK(ops <= 100 / rto + 2, "%ld timer operations for 100 round trips", ops);
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_RETURN), 0);	/* never idle that long */
+	w.drop = drop_data;
+	CHECK_EQ(w_send(ab, 1), 0);
+	w_run(rto - 1);
+	CHECK_EQ(w_stats(A).tx_retrans, 0);
+	w_run(1);
+	CHECK_EQ(w_stats(A).tx_retrans, 1);	/* on time (and lost too) */
+	w.drop = NULL;
+	w_run(2 * rto);				/* backoff: the next at 2 RTO */
+	CHECK_EQ(w_stats(A).tx_retrans, 2);
+	w_run(2);				/* its delayed ACK */
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_queued(B), 1);
+	w_teardown();
+}
+
+/*
  * Idle: the unused credit goes back (RETURN) after credit_idle_ms; the
  * next send asks for a window (probe) before it goes.
  */
@@ -447,6 +484,7 @@ const struct unit_test snd_tests[] = {
 	{ "snd: timeout: go back, cwnd to its floor, backoff", test_snd_goback },
 	{ "snd: gap report: the missing message resent once", test_snd_fast_resend },
 	{ "snd: RTT sample sets the RTO", test_snd_rtt_sample },
+	{ "snd: one lazily armed deadline, not a timer per message", test_snd_lazy_timer },
 	{ "snd: idle RETURN, then a probe", test_snd_idle_return_then_probe },
 	{ "snd: a lost probe goes again", test_snd_probe_again },
 	{ "snd: receiver closes: RESET with ack, ECONNRESET", test_snd_reset_by_close },

@@ -12,6 +12,7 @@ int kmock_spin_depth;
 int kmock_kmalloc_fail;
 long kmock_kmalloc_live;
 int kmock_uaccess_fail;
+long kmock_mod_timers;
 void (*kmock_wait_hook)(void);
 int kmock_wait_rounds = 1000;
 
@@ -131,6 +132,7 @@ int mod_timer(struct timer_list *t, unsigned long expires)
 {
 	int was = t->pending;
 
+	kmock_mod_timers++;
 	t->expires = expires;
 	t->pending = true;
 	slot_add((void **)timers, t);
@@ -258,6 +260,7 @@ void kmock_reset(void)
 	kmock_kmalloc_fail = 0;
 	kmock_kmalloc_live = 0;
 	kmock_uaccess_fail = 0;
+	kmock_mod_timers = 0;
 	kmock_wait_hook = NULL;
 	kmock_wait_rounds = 1000;
 }
