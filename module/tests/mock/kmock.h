@@ -149,16 +149,19 @@ static inline void list_move_tail(struct list_head *n, struct list_head *head)
 	n->next->prev = n->prev;
 	list_add_tail(n, head);
 }
+
 static inline void list_move(struct list_head *n, struct list_head *head)
 {
 	n->prev->next = n->next;
 	n->next->prev = n->prev;
 	list_add_tail(n, head->next);	/* before the first: at the head */
 }
+
 static inline bool list_empty(const struct list_head *head)
 {
 	return head->next == head;
 }
+
 static inline void list_splice_init(struct list_head *list,
 				    struct list_head *head)
 {
@@ -170,6 +173,7 @@ static inline void list_splice_init(struct list_head *list,
 	head->next = list->next;
 	INIT_LIST_HEAD(list);
 }
+
 #define list_entry(p, type, member) container_of(p, type, member)
 #define list_first_entry_or_null(head, type, member)			\
 	(list_empty(head) ? NULL : list_entry((head)->next, type, member))
