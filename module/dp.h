@@ -289,6 +289,8 @@ struct dp_edge {
  * @cred: the owner: credentials of the task that bound the endpoint; set
  *	before @dpid is published, put when the endpoint is freed.
  * @uid: @cred->euid, stamped on every message sent.
+ * @wire_uid: @uid in the initial user namespace, as frames carry it
+ *	(src_uid); mapped once, at bind.
  * @admit: DP_ADMIT_* restrictions on senders, fixed at bind.
  * @raw: DP_BIND_RAW: sends are unreliable (v1 semantics).
  * @inc: incarnation: random, non-zero, drawn at bind; names this endpoint's
@@ -313,6 +315,7 @@ struct dp_endpoint {
 	u32 dpid;
 	const struct cred *cred;
 	kuid_t uid;
+	u32 wire_uid;
 	u32 admit;
 	bool raw;
 	u32 inc;

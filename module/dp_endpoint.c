@@ -102,6 +102,7 @@ static int dp_ep_bind(struct dp_endpoint *ep, const struct dp_bind *b)
 		goto out_uncharge;
 	ep->cred = get_current_cred();
 	ep->uid = ep->cred->euid;
+	ep->wire_uid = from_kuid_munged(&init_user_ns, ep->uid);
 	ep->admit = b->flags & DP_ADMIT_MASK;
 	ep->raw = b->flags & DP_BIND_RAW;
 	do {	/* never 0: that means "not known" on the wire */

@@ -45,13 +45,23 @@ static unsigned long dp_snd_timeout(struct dp_snd *s)
 	return usecs_to_jiffies(dp_rtt_timeout(&s->rtt, dp_rto_max_us())) ?: 1;
 }
 
-/* (Re)arm the timer; never once the edge is dead.  Caller holds s->lock. */
+/*
+ * Set the session's one deadline; never arm once the edge is dead.  The
+ * timer is armed lazily: it is only moved when the new deadline comes
+ * before the expiry it is armed for (or it is not armed); one that fires
+ * early re-arms itself for the deadline (dp_snd_timer()).  So a message
+ * that moves the deadline later (each send, each ACK) costs no timer
+ * operation.  Caller holds s->lock.
+ */
 static void dp_snd_arm(struct dp_snd *s, unsigned long when)
 {
 	lockdep_assert_held(&s->lock);
 	s->deadline = when;
-	if (!s->dead)
-		mod_timer(&s->timer, when);
+	if (s->dead || (s->armed && !time_before(when, s->armed_at)))
+		return;
+	s->armed = true;
+	s->armed_at = when;
+	mod_timer(&s->timer, when);
 }
 
 /* When an idle session gives its unused credit back, from now. */
@@ -123,13 +133,18 @@ static bool dp_cwnd_open(const struct dp_snd *s)
 	return (u32)(READ_ONCE(s->snd_nxt) - READ_ONCE(s->snd_una)) < READ_ONCE(s->cwnd);
 }
 
+/* Fired: early (the deadline moved on), re-arm for it; else the work acts. */
 static void dp_snd_timer(struct timer_list *t)
 {
 	struct dp_snd *s = from_timer(s, t, timer);
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->lock, flags);
-	dp_snd_kick(s);
+	s->armed = false;
+	if (time_before(jiffies, s->deadline))
+		dp_snd_arm(s, s->deadline);
+	else
+		dp_snd_kick(s);
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 
@@ -142,8 +157,76 @@ static void dp_snd_count_undelivered(struct dp_snd *s, u32 n)
 }
 
 /*
- * Free the copies the receiver has acknowledged, or, when the session
- * failed (or the edge is going), all of them, counted as undelivered.
+ * A copy done with: kept as a spare slot if it is one and there is room,
+ * else moved to @done to be freed.  Caller holds s->lock.
+ */
+static void dp_snd_keep(struct dp_snd *s, struct dp_txmsg *m,
+			struct list_head *done)
+{
+	lockdep_assert_held(&s->lock);
+	if (m->slot && s->n_spare < DP_SND_SPARES) {
+		list_move(&m->node, &s->spare);	/* the warmest first */
+		s->n_spare++;
+	} else {
+		list_move_tail(&m->node, done);
+	}
+}
+
+/* A copy slot for a message of @len bytes: a spare, else a new one. */
+static struct dp_txmsg *dp_snd_get(struct dp_snd *s, size_t len)
+{
+	struct dp_txmsg *m = NULL;
+	bool slot = struct_size(m, data, len) <= DP_SND_SLOT;
+
+	if (slot) {
+		spin_lock_irq(&s->lock);
+		m = list_first_entry_or_null(&s->spare, struct dp_txmsg, node);
+		if (m) {
+			list_del(&m->node);
+			s->n_spare--;
+		}
+		spin_unlock_irq(&s->lock);
+		if (m)
+			return m;
+	}
+	m = kmalloc(slot ? DP_SND_SLOT : struct_size(m, data, len),
+		    GFP_KERNEL_ACCOUNT);
+	if (m)
+		m->slot = slot;
+	return m;
+}
+
+/* A copy that never went into the session: back to the spares. */
+static void dp_snd_put(struct dp_snd *s, struct dp_txmsg *m)
+{
+	LIST_HEAD(done);
+
+	INIT_LIST_HEAD(&m->node);
+	spin_lock_irq(&s->lock);
+	dp_snd_keep(s, m, &done);
+	spin_unlock_irq(&s->lock);
+	if (!list_empty(&done))
+		kfree(m);
+}
+
+/* Free the spare slots (the session went idle, ended, or the edge goes). */
+static void dp_snd_trim(struct dp_snd *s)
+{
+	struct dp_txmsg *m, *tmp;
+	LIST_HEAD(spare);
+
+	spin_lock_irq(&s->lock);
+	list_splice_init(&s->spare, &spare);
+	s->n_spare = 0;
+	spin_unlock_irq(&s->lock);
+	list_for_each_entry_safe(m, tmp, &spare, node)
+		kfree(m);
+}
+
+/*
+ * Take back the copies the receiver has acknowledged, or, when the
+ * session failed (or the edge is going), all of them, counted as
+ * undelivered; they become spare slots, or are freed.
  */
 static void dp_snd_reclaim(struct dp_snd *s, bool all)
 {
@@ -159,7 +242,7 @@ static void dp_snd_reclaim(struct dp_snd *s, bool all)
 			break;
 		if (!dp_seq_before(m->seq, s->snd_una))
 			lost++;
-		list_move_tail(&m->node, &done);
+		dp_snd_keep(s, m, &done);
 		s->n_unacked--;
 	}
 	if (all)
@@ -390,6 +473,8 @@ static void dp_snd_work_fn(struct work_struct *work)
 	spin_unlock_irq(&s->lock);
 	if (failed)
 		dp_snd_reclaim(s, true);
+	if (failed || act == DP_SND_RETURN)
+		dp_snd_trim(s);		/* no credit, no slots kept */
 	if (act == DP_SND_HELLO_AGAIN)
 		dp_snd_ctrl(s, DP_WT_HELLO, 0, isn, 0);
 	else if (act == DP_SND_GOBACK)
@@ -441,6 +526,7 @@ void dp_snd_init(struct dp_snd *s, struct dp_snd_ep *se,
 	mutex_init(&s->tx_mutex);
 	spin_lock_init(&s->lock);
 	INIT_LIST_HEAD(&s->unacked);
+	INIT_LIST_HEAD(&s->spare);
 	timer_setup(&s->timer, dp_snd_timer, 0);
 	INIT_WORK(&s->work, dp_snd_work_fn);
 	s->state = DP_SND_IDLE;
@@ -614,14 +700,15 @@ static int dp_snd_first(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 	return 0;
 }
 
-static struct dp_txmsg *dp_snd_copy(const void __user *buf, size_t len)
+static struct dp_txmsg *dp_snd_copy(struct dp_snd *s, const void __user *buf,
+				    size_t len)
 {
-	struct dp_txmsg *m = kmalloc(struct_size(m, data, len), GFP_KERNEL_ACCOUNT);
+	struct dp_txmsg *m = dp_snd_get(s, len);
 
 	if (!m)
 		return ERR_PTR(-ENOMEM);
 	if (copy_from_user(m->data, buf, len)) {
-		kfree(m);
+		dp_snd_put(s, m);
 		return ERR_PTR(-EFAULT);
 	}
 	m->len = len;
@@ -674,7 +761,7 @@ static int dp_snd_wait(struct dp_snd *s, u32 space, u8 state, bool nonblock,
 int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
 		bool nonblock)
 {
-	struct dp_txmsg *m = dp_snd_copy(buf, len);
+	struct dp_txmsg *m = dp_snd_copy(s, buf, len);
 	enum dp_snd_step step;
 	bool counted = false;
 	u32 peer_inc, nxt;
@@ -715,7 +802,7 @@ int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
 				break;
 		}
 	}
-	kfree(m);
+	dp_snd_put(s, m);
 	return err;
 }
 
@@ -941,4 +1028,5 @@ void dp_snd_release(struct dp_snd *s)
 	mutex_lock(&s->tx_mutex);
 	dp_snd_reclaim(s, true);
 	mutex_unlock(&s->tx_mutex);
+	dp_snd_trim(s);
 }

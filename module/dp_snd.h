@@ -25,13 +25,24 @@ struct dp_ep_stats;
 #define DP_CWND_INIT	32u
 #define DP_CWND_MAX	4096u
 
+/*
+ * Copy slots: a message whose copy fits DP_SND_SLOT bytes (every message
+ * a NIC carries) is copied into a slot of that size, and the slot is kept
+ * for the next message once acknowledged: no allocation per message.  An
+ * edge keeps at most DP_SND_SPARES spare slots, and none once its session
+ * has given its credit back (idle) or ended.
+ */
+#define DP_SND_SLOT	2048u
+#define DP_SND_SPARES	32u
+
 /**
  * struct dp_txmsg - the kernel copy of one message not yet acknowledged.
- * @node: in dp_snd.unacked, in seq order.
+ * @node: in dp_snd.unacked, in seq order; or in dp_snd.spare.
  * @seq: its sequence number.
  * @space: DP_TOKEN_SPACE(@len): what it costs in the receiver's pool.
  * @len: message bytes in @data.
  * @resent: sent more than once: no RTT sample from it (Karn's rule).
+ * @slot: a DP_SND_SLOT-sized allocation, kept for reuse.
  * @sent_ns: ktime of the first transmission.
  * @data: the bytes, copied once from user space.
  */
@@ -41,6 +52,7 @@ struct dp_txmsg {
 	u32 space;
 	u16 len;
 	bool resent;
+	bool slot;
 	u64 sent_ns;
 	u8 data[];
 };
@@ -108,10 +120,14 @@ struct dp_snd_ep {
  * @peer_max: the receiver's largest message (its pool's limit).
  * @n_unacked: entries in @unacked.
  * @unacked: struct dp_txmsg list; changed under @tx_mutex and @lock.
+ * @n_spare: entries in @spare.
+ * @spare: copy slots free for the next messages (struct dp_txmsg).
  * @last_heard: jiffies of the last frame of this session from the peer.
  * @wait_since: jiffies when the peer last came to owe an answer (nothing
  *	was pending before): unreach_ms counts from the later of the two.
  * @deadline: jiffies when the timer acts next.
+ * @armed: @timer is armed (for @armed_at, at or before @deadline).
+ * @armed_at: the expiry @timer is armed for.
  * @rtt: the RTO estimator.
  * @timer: retransmission, HELLO and window-probe timer; it queues @work.
  * @work: sends in process context (a backend's xmit may sleep).
@@ -142,9 +158,13 @@ struct dp_snd {
 	u32 peer_max;
 	u32 n_unacked;
 	struct list_head unacked;
+	u32 n_spare;
+	struct list_head spare;
 	unsigned long last_heard;
 	unsigned long wait_since;
 	unsigned long deadline;
+	bool armed;
+	unsigned long armed_at;
 	struct dp_rtt rtt;
 	struct timer_list timer;
 	struct work_struct work;

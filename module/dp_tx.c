@@ -31,7 +31,7 @@ void dp_tx_hdr(struct dp_endpoint *ep, struct dp_msg_hdr *h, u8 type,
 	h->dst_dpid = to->dpid;
 	h->src_nid = READ_ONCE(ep->node->nid);
 	h->src_dpid = ep->dpid;
-	h->src_uid = from_kuid_munged(&init_user_ns, ep->uid);
+	h->src_uid = ep->wire_uid;	/* mapped once, at bind */
 	h->src_inc = ep->inc;
 }
 

@@ -289,6 +289,80 @@ static void test_snd_rtt_sample(void)
 }
 
 /*
+ * One deadline per session, armed lazily: round trips move it with every
+ * send and every ACK, but the timer is touched about once per RTO, not per
+ * message; the deadline still holds when a message is lost.
+ */
+static void test_snd_lazy_timer(void)
+{
+	unsigned int i, rto;
+	long ops;
+
+	two_open(65536);
+	ops = kmock_mod_timers;
+	for (i = 0; i < 100; i++) {
+		CHECK_EQ(w_send(ab, 1), 0);
+		w_run(1);
+		CHECK_EQ(w_read(B, 1, NULL), 1);
+	}
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	ops = kmock_mod_timers - ops;
+	rto = w_info(ab).rto_ms;
+	CHECK(ops <= 100 / rto + 2, "%ld timer operations for 100 round trips", ops);
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_RETURN), 0);	/* never idle that long */
+	w.drop = drop_data;
+	CHECK_EQ(w_send(ab, 1), 0);
+	w_run(rto - 1);
+	CHECK_EQ(w_stats(A).tx_retrans, 0);
+	w_run(1);
+	CHECK_EQ(w_stats(A).tx_retrans, 1);	/* on time (and lost too) */
+	w.drop = NULL;
+	w_run(2 * rto);				/* backoff: the next at 2 RTO */
+	CHECK_EQ(w_stats(A).tx_retrans, 2);
+	w_run(2);				/* its delayed ACK */
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_queued(B), 1);
+	w_teardown();
+}
+
+/*
+ * Copy slots: once the first messages are acknowledged their slots carry
+ * the next ones, so a stream of round trips allocates nothing; a session
+ * that goes idle (credit given back) frees its spare slots.
+ */
+static void test_snd_copy_slots(void)
+{
+	long live, allocs;
+	unsigned int i;
+
+	two_open(65536);
+	/*
+	 * Acknowledged copies are taken back by the next send after it has
+	 * its own: two in flight here, then one more, make the three slots
+	 * that the stream needs at most.
+	 */
+	CHECK_EQ(w_send(ab, 1000), 0);
+	CHECK_EQ(w_send(ab, 1000), 0);
+	w_run(1);
+	CHECK_EQ(w_send(ab, 1000), 0);
+	w_run(1);
+	allocs = kmock_kmalloc_snd;
+	for (i = 0; i < 100; i++) {
+		CHECK_EQ(w_send(ab, 1 + i % 1000), 0);
+		w_run(1);
+		CHECK_EQ(w_read(B, 1, NULL), 1);
+	}
+	CHECK_EQ(kmock_kmalloc_snd, allocs);	/* none by the sender */
+	CHECK_EQ(w_read(B, 3, NULL), 3);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	live = kmock_kmalloc_live;
+	w_run(150);
+	CHECK(w_count(DP_WT_ACK, DP_WF_RETURN) == 1, "the idle sender gave its credit back");
+	CHECK_EQ(kmock_kmalloc_live, live - 3);	/* and its spare slots */
+	w_teardown();
+}
+
+/*
  * Idle: the unused credit goes back (RETURN) after credit_idle_ms; the
  * next send asks for a window (probe) before it goes.
  */
@@ -428,13 +502,15 @@ static void test_snd_errors(void)
 	CHECK_EQ(w_info(ab).snd_nxt, nxt + 1);
 	w.tx_err = 0;
 	kmock_uaccess_fail = 1;
-	CHECK_EQ(w_send(ab, 100), -EFAULT);
+	CHECK_EQ(w_send(ab, 100), -EFAULT);	/* its slot is spare now */
 	kmock_kmalloc_fail = 1;
-	CHECK_EQ(w_send(ab, 100), -ENOMEM);
+	CHECK_EQ(w_send(ab, 100), 0);		/* in the spare slot */
+	CHECK_EQ(kmock_kmalloc_fail, 1);
+	CHECK_EQ(w_send(ab, 100), -ENOMEM);	/* none spare: allocation failed */
 	CHECK_EQ(w_send(ab, 1401), -EMSGSIZE);	/* beyond B's largest */
-	CHECK_EQ(w_info(ab).snd_nxt, nxt + 1);
+	CHECK_EQ(w_info(ab).snd_nxt, nxt + 2);
 	w_run(300);
-	CHECK_EQ(w_queued(B), 1);
+	CHECK_EQ(w_queued(B), 2);
 	w_teardown();
 }
 
@@ -451,6 +527,8 @@ const struct unit_test snd_tests[] = {
 	{ "snd: timeout: go back, cwnd to its floor, backoff", test_snd_goback },
 	{ "snd: gap report: the missing message resent once", test_snd_fast_resend },
 	{ "snd: RTT sample sets the RTO", test_snd_rtt_sample },
+	{ "snd: one lazily armed deadline, not a timer per message", test_snd_lazy_timer },
+	{ "snd: copy slots reused, no allocation per message", test_snd_copy_slots },
 	{ "snd: idle RETURN, then a probe", test_snd_idle_return_then_probe },
 	{ "snd: a lost probe goes again", test_snd_probe_again },
 	{ "snd: receiver closes: RESET with ack, ECONNRESET", test_snd_reset_by_close },

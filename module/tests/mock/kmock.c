@@ -11,7 +11,9 @@ int kmock_lockdep_errors;
 int kmock_spin_depth;
 int kmock_kmalloc_fail;
 long kmock_kmalloc_live;
+long kmock_kmalloc_snd;
 int kmock_uaccess_fail;
+long kmock_mod_timers;
 void (*kmock_wait_hook)(void);
 int kmock_wait_rounds = 1000;
 
@@ -51,11 +53,14 @@ int kmock_mutex_lock_interruptible(struct mutex *m)
 	return 0;
 }
 
-void *kmalloc(size_t size, gfp_t gfp)
+void *kmock_kmalloc(size_t size, gfp_t gfp, const char *file)
 {
+	size_t n = strlen(file);
 	void *p;
 
 	(void)gfp;
+	if (n >= 8 && !strcmp(file + n - 8, "dp_snd.c"))
+		kmock_kmalloc_snd++;
 	if (kmock_kmalloc_fail > 0) {
 		kmock_kmalloc_fail--;
 		return NULL;
@@ -131,6 +136,7 @@ int mod_timer(struct timer_list *t, unsigned long expires)
 {
 	int was = t->pending;
 
+	kmock_mod_timers++;
 	t->expires = expires;
 	t->pending = true;
 	slot_add((void **)timers, t);
@@ -257,7 +263,9 @@ void kmock_reset(void)
 	kmock_spin_depth = 0;
 	kmock_kmalloc_fail = 0;
 	kmock_kmalloc_live = 0;
+	kmock_kmalloc_snd = 0;
 	kmock_uaccess_fail = 0;
+	kmock_mod_timers = 0;
 	kmock_wait_hook = NULL;
 	kmock_wait_rounds = 1000;
 }

@@ -76,13 +76,16 @@ void kmock_lockdep_fail(const char *what, const char *file, int line);
 
 extern int kmock_kmalloc_fail;	/* fail the next n allocations */
 extern long kmock_kmalloc_live;	/* allocations not freed */
-void *kmalloc(size_t size, gfp_t gfp);
+extern long kmock_kmalloc_snd;	/* allocations dp_snd.c asked for */
+void *kmock_kmalloc(size_t size, gfp_t gfp, const char *file);
 void *kzalloc(size_t size, gfp_t gfp);
+#define kmalloc(size, gfp) kmock_kmalloc(size, gfp, __FILE__)
 void kfree(const void *p);
 #define kfree_rcu(p, field) kfree(p)
 #define struct_size(p, member, n) (sizeof(*(p)) + (size_t)(n) * sizeof((p)->member[0]))
 
 extern int kmock_uaccess_fail;	/* fail the next n copies */
+extern long kmock_mod_timers;	/* mod_timer() calls so far */
 unsigned long copy_from_user(void *to, const void __user *from, unsigned long n);
 
 /* ---- time and randomness ---- */
@@ -146,7 +149,34 @@ static inline void list_move_tail(struct list_head *n, struct list_head *head)
 	n->next->prev = n->prev;
 	list_add_tail(n, head);
 }
+
+static inline void list_move(struct list_head *n, struct list_head *head)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	list_add_tail(n, head->next);	/* before the first: at the head */
+}
+
+static inline bool list_empty(const struct list_head *head)
+{
+	return head->next == head;
+}
+
+static inline void list_splice_init(struct list_head *list,
+				    struct list_head *head)
+{
+	if (list_empty(list))
+		return;
+	list->next->prev = head;
+	list->prev->next = head->next;
+	head->next->prev = list->prev;
+	head->next = list->next;
+	INIT_LIST_HEAD(list);
+}
+
 #define list_entry(p, type, member) container_of(p, type, member)
+#define list_first_entry_or_null(head, type, member)			\
+	(list_empty(head) ? NULL : list_entry((head)->next, type, member))
 #define list_for_each_entry(pos, head, member)				\
 	for (pos = list_entry((head)->next, typeof(*pos), member);	\
 	     &pos->member != (head);					\
