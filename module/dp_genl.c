@@ -18,6 +18,7 @@ static const struct nla_policy dp_genl_policy[DP_A_MAX + 1] = {
 	[DP_A_BACKEND] = { .type = NLA_STRING, .len = 15 },
 	[DP_A_IFNAME] = { .type = NLA_STRING, .len = IFNAMSIZ - 1 },
 	[DP_A_LLADDR] = { .type = NLA_BINARY, .len = DP_LLADDR_MAX },
+	[DP_A_ROUTE] = { .type = NLA_BINARY, .len = DP_ROUTE_MAX },
 	[DP_A_DPID] = { .type = NLA_U32 },
 };
 
@@ -132,12 +133,17 @@ static int dp_genl_nart_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct dp_nart_entry e = {};
 	struct nlattr *a = info->attrs[DP_A_LLADDR];
+	struct nlattr *r = info->attrs[DP_A_ROUTE];
 
 	if (!info->attrs[DP_A_NID] || !a || !nla_len(a))
 		return -EINVAL;
 	e.nid = nla_get_u32(info->attrs[DP_A_NID]);
 	e.alen = nla_len(a);
 	memcpy(e.addr, nla_data(a), e.alen);
+	if (r) {
+		e.rlen = nla_len(r);
+		memcpy(e.route, nla_data(r), e.rlen);
+	}
 	return dp_nart_update(dp_genl_node(info), &e, 0, false);
 }
 
@@ -190,7 +196,9 @@ static int dp_genl_nart_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		if (!hdr)
 			break;
 		if (nla_put_u32(skb, DP_A_NID, t->e[i].nid) ||
-		    nla_put(skb, DP_A_LLADDR, t->e[i].alen, t->e[i].addr)) {
+		    nla_put(skb, DP_A_LLADDR, t->e[i].alen, t->e[i].addr) ||
+		    (t->e[i].rlen &&
+		     nla_put(skb, DP_A_ROUTE, t->e[i].rlen, t->e[i].route))) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
