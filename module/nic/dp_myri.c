@@ -651,6 +651,8 @@ static int myri_map(struct dp_myri *mp)
 	err = pcim_iomap_regions(pdev, BIT(0) | BIT(2), "dp_myri");
 	if (err)
 		return err;
+	/* MSI-X messages are the device's memory writes: bus mastering on */
+	pci_set_master(pdev);
 	mp->regs = pcim_iomap_table(pdev)[0];
 	mp->sram = pcim_iomap_table(pdev)[2];
 	memcpy_fromio(mp->addr, mp->sram + MYRI_CTL(addr), MYRI_ADDR_LEN);
