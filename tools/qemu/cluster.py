@@ -3,7 +3,7 @@
 """Boot N dp test guests under QEMU (TCG) and judge their output.
 
   cluster.py --kernel KVER --guests N
-             --mode check|cluster|demo|faults|icount|kselftest|ping|run|shell|tulip
+             --mode check|cluster|demo|faults|icount|kselftest|myri|ping|run|shell|tulip
              --out DIR [--timeout S] [--initramfs FILE] [--nic MODEL] [--cmd SH]
              [--nics K] [--nic-driver none] [--faults SPEC] [--vmlinuz FILE]
              [--mem MIB] [--fabric TOPO]
@@ -32,6 +32,9 @@ each test's "# "-prefixed output is counted as its nested KTAP.  Modes ping and 
 (2 guests, through the fault relay) are the harness's self-tests; mode run
 runs --cmd in every guest (one KTAP result each); mode shell gives one
 interactive guest on this terminal.
+Mode myri (implies --nic myri: 2 guests on one switch or 4 across two)
+runs the cross-guest exchange, then run_myri.sh (lossless streams over the
+simulated fabric with its faults) in every guest.
 --fabric TOPO starts the Myrinet fabric simulator (tools/myrisim: TOPO is a
 topology file, "default" or "one") and gives guest I the simulated LANai of
 host I, an ivshmem-doorbell device on socket hI.sock (docs/myrinet.md);
@@ -514,9 +517,10 @@ def read(path):
 # exchange in every guest, the single-guest suite in guest 0 only.
 DOCS = {"cluster": ["run_cluster"], "tulip": ["run_local", "run_tulip"],
         "faults": ["faults"], "ping": ["ping"], "run": ["run"],
-        "kselftest": ["kselftest"], "demo": ["demo"], "icount": ["icount"]}
+        "kselftest": ["kselftest"], "demo": ["demo"], "icount": ["icount"],
+        "myri": ["run_cluster", "run_myri"]}
 # Modes whose documents must hold KTAP results (demo and icount print figures).
-KTAP_MODES = ("check", "cluster", "faults", "kselftest", "ping", "run", "tulip")
+KTAP_MODES = ("check", "cluster", "faults", "kselftest", "myri", "ping", "run", "tulip")
 ALLOW = os.path.join(HERE, "skips.txt")
 DOC_BEGIN = re.compile(r"^DPG-DOC-BEGIN (\S+)\s*$")
 DOC_END = re.compile(r"^DPG-DOC-END (\S+) rc=(\d+)\s*$")
@@ -792,7 +796,7 @@ def main():
     ap.add_argument("--guests", type=int, default=2)
     ap.add_argument("--mode", default="check",
                     choices=["check", "cluster", "demo", "faults", "icount", "kselftest",
-                             "ping", "run", "shell", "tulip"])
+                             "myri", "ping", "run", "shell", "tulip"])
     ap.add_argument("--out", help="log directory (default build/results/KVER)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds for the whole run")
     ap.add_argument("--initramfs")
@@ -835,6 +839,8 @@ def main():
                          "time (docs/harness.md)")
     a = ap.parse_args()
     a.kernel = a.kernel or default_kernel()
+    if a.mode == "myri":
+        a.nic = "myri"
     if a.nic == "myri":
         a.fabric = a.fabric or "default"
         a.nic_driver = "none"
