@@ -21,6 +21,7 @@
  * inside dp_snd.tx_mutex; mp->lock (irq-safe) guards the event ring and
  * the receive statistics.
  */
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/idr.h>
 #include <linux/interrupt.h>
@@ -70,6 +71,10 @@ struct dp_myri {
 	u32 eventq_cons;
 	u32 recvq_prod;
 	u8 *rx_buf;			/* a packet is read out of SRAM here */
+
+	/* test knob (debugfs: dp/myriN/rx_stall) */
+	struct dentry *dbg;
+	bool rx_stall;			/* leave received packets in SRAM */
 
 	/* statistics */
 	u64 rx_packets, tx_packets, rx_errors, rx_other, link_events;
@@ -351,14 +356,18 @@ static void myri_events(struct dp_myri *mp, struct dp_node *node)
 	}
 }
 
-static irqreturn_t dp_myri_irq_event(int irq, void *data)
+/*
+ * Take what the NIC posted and arm its interrupt again; from the event
+ * interrupt, or process context when the rx_stall knob is cleared.
+ */
+static void myri_service(struct dp_myri *mp)
 {
-	struct dp_myri *mp = data;
 	struct dp_node *node = READ_ONCE(mp->node);
+	unsigned long flags;
 	unsigned int round;
 
-	spin_lock(&mp->lock);
-	for (round = 0; round < 8; round++) {
+	spin_lock_irqsave(&mp->lock, flags);
+	for (round = 0; round < 8 && !READ_ONCE(mp->rx_stall); round++) {
 		myri_events(mp, node);
 		if (!READ_ONCE(mp->running))
 			break;
@@ -368,10 +377,15 @@ static irqreturn_t dp_myri_irq_event(int irq, void *data)
 		if (myri_rd(mp, MYRI_CTL(eventq_prod)) == mp->eventq_cons)
 			break;
 	}
-	spin_unlock(&mp->lock);
+	spin_unlock_irqrestore(&mp->lock, flags);
 	if (READ_ONCE(mp->running))
 		myri_ring(mp, MYRI_DB_RECV);
 	wake_up(&mp->tx_wq);
+}
+
+static irqreturn_t dp_myri_irq_event(int irq, void *data)
+{
+	myri_service(data);
 	return IRQ_HANDLED;
 }
 
@@ -562,6 +576,30 @@ static ssize_t dp_stats_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(dp_stats);
 
+/* ---- debugfs: test-only knob, dp/myriN/rx_stall ---- */
+
+static int dp_myri_rx_stall_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(((struct dp_myri *)data)->rx_stall);
+	return 0;
+}
+
+/*
+ * Stop taking received packets: the NIC runs out of RX slots and holds
+ * packets on the wire (STOP), as a host that does not drain; and resume.
+ */
+static int dp_myri_rx_stall_set(void *data, u64 val)
+{
+	struct dp_myri *mp = data;
+
+	WRITE_ONCE(mp->rx_stall, !!val);
+	if (!val)
+		myri_service(mp);	/* the NIC posts nothing new meanwhile */
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(dp_myri_rx_stall_fops, dp_myri_rx_stall_get,
+			 dp_myri_rx_stall_set, "%llu\n");
+
 static struct attribute *dp_myri_attrs[] = {
 	&dev_attr_dp_name.attr,
 	&dev_attr_dp_stats.attr,
@@ -691,6 +729,9 @@ static int dp_myri_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		myri_irqs_free(mp);
 		return err;
 	}
+	mp->dbg = debugfs_create_dir(mp->name, dp_backend_debugfs());
+	debugfs_create_file_unsafe("rx_stall", 0600, mp->dbg, mp,
+				   &dp_myri_rx_stall_fops);
 	dev_info(&pdev->dev, "%s: LANai (simulated), NIC address %pM, MTU %u\n",
 		 mp->name, mp->addr, MYRI_MTU);
 	return 0;
@@ -717,6 +758,7 @@ static void dp_myri_remove(struct pci_dev *pdev)
 	/* a namespace on its way out detaches on its own: wait for it */
 	wait_var_event(&mp->node, !READ_ONCE(mp->node));
 
+	debugfs_remove(mp->dbg);	/* waits for knob writers in flight */
 	myri_wr(mp, MYRI_CTL(irq_armed), 0);
 	myri_wr(mp, MYRI_CTL(host_state), MYRI_HOST_RESET);
 	myri_ring(mp, MYRI_DB_CTL);

@@ -18,6 +18,12 @@
 #   myri_cable     guest 0's cable pulled mid-stream for 2 s, then put back
 #                  (its card counted sends lost on it, tx_link_down): all
 #                  arrive
+#   myri_backpressure  the receivers stop draining their cards for 1 s
+#                  (debugfs rx_stall) with the switch timeout at 10 s: the
+#                  LANai holds packets off (rx_stops), nothing is
+#                  truncated, all arrive
+#   myri_truncate  the same at the default timeout (50 ms): blocked packets
+#                  are truncated and counted, all arrive
 #   myri_rmmod     cable pulled with retransmissions pending: the sender is
 #                  killed, rmmod is clean; then both unload
 cd "$(dirname "$0")" || exit 1
@@ -34,7 +40,7 @@ if [ "${DP_BACKEND:-}" != myri ] || { [ "$n" -ne 2 ] && [ "$n" -ne 4 ]; }; then
 	echo "ok 1 myri_cluster # SKIP needs 2 or 4 guests on the Myrinet fabric (--nic myri)"
 	exit 0
 fi
-echo "1..5"
+echo "1..7"
 half=$((n / 2))
 if [ "$me" -lt "$half" ]; then
 	role=send peer_nid=$((me + half + 1))
@@ -64,14 +70,16 @@ grown() { # NAME N: wait (up to 120 s) until counter NAME grew by N from $base
 }
 : >"$T/step.log"
 
-# stream NAME DPID NONCE [HOOK]: guest pairs stream $N messages; the
-# sender runs HOOK (a function) while its stream is under way.
+# stream NAME DPID NONCE [SEND_HOOK [RECV_HOOK]]: guest pairs stream $N
+# messages; each side runs its HOOK (a function) while the stream is under
+# way.
 stream() {
 	if [ "$role" = recv ]; then
 		timeout 1300 $P recv "$2" "$3" "$N" 0 1200 >"$T/recv.log" 2>&1 &
 		pid=$!
 		ready "$T/recv.log"
 		bar "$1-bound"
+		[ -n "${5:-}" ] && "$5"
 		wait $pid
 		st=$?
 		cat "$T/recv.log" >>"$T/step.log"
@@ -141,9 +149,73 @@ bar cable-done
 [ "$st" -eq 0 ] && { [ "$me" -ne 0 ] || [ "$down" -gt 0 ]; }
 res $? "myri_cable: guest 0's cable pulled mid-stream and put back, everything arrives"
 
-# 5. rmmod with retransmissions pending
+# 5, 6. the receivers stop draining their cards for 1 s mid-stream (the
+# rx_stall knob): the LANai runs out of RX slots and holds packets on the
+# wire (STOP, rx_stops), the switch stalls them and pushes back on the
+# sender.  With the switch timeout at 10 s nothing is truncated; at its
+# default of 50 ms blocked packets are truncated and counted, and the
+# edges send them again.  Everything arrives either way.
+knob=/sys/kernel/debug/dp/$DP_IF/rx_stall
+undrained() {
+	base=$(ctr rx_msgs)
+	grown rx_msgs 200
+	echo "run_myri: $DP_IF rx_stall 1 (rx_msgs $(ctr rx_msgs))" >/dev/kmsg
+	echo 1 >"$knob"
+	sleep 1
+	echo 0 >"$knob"
+	echo "run_myri: $DP_IF rx_stall 0 (rx_msgs $(ctr rx_msgs))" >/dev/kmsg
+}
+# stall NAME DPID NONCE TIMEOUT_US: two streams per pair at once (DPID and
+# NONCE, DPID + 10 and NONCE + 100: two pools' credit, more than the card's
+# 64 RX slots hold);
+# returns their status; sets stops (this card's rx_stops) and trunc (the
+# fabric's truncated)
+stall() {
+	bar "$1-go"
+	[ "$me" -eq 0 ] && { link set "timeout_us=$4"; link reset; }
+	bar "$1-set"
+	stops0=$(nic nic_rx_stops)
+	st=0
+	if [ "$role" = recv ]; then
+		timeout 200 $P recv "$2" "$3" "$N" 0 180 >"$T/recv.log" 2>&1 &
+		p1=$!
+		timeout 200 $P recv $(($2 + 10)) $(($3 + 100)) "$N" 0 180 >"$T/recv2.log" 2>&1 &
+		p2=$!
+		ready "$T/recv.log"
+		ready "$T/recv2.log"
+		bar "$1-bound"
+		undrained
+		wait $p1 || st=1
+		wait $p2 || st=1
+		cat "$T/recv.log" "$T/recv2.log" >>"$T/step.log"
+	else
+		bar "$1-bound"
+		timeout 200 $P send "$peer_nid" "$2" "$3" "$N" $((me + 3)) >"$T/send.log" 2>&1 &
+		p1=$!
+		timeout 200 $P send "$peer_nid" $(($2 + 10)) $(($3 + 100)) "$N" $((me + 5)) >"$T/send2.log" 2>&1 &
+		p2=$!
+		wait $p1 || st=1
+		wait $p2 || st=1
+		cat "$T/send.log" "$T/send2.log" >>"$T/step.log"
+	fi
+	bar "$1-done"
+	stops=$(( $(nic nic_rx_stops) - stops0 ))
+	trunc=$(fab truncated)
+	echo "this card's nic_rx_stops +$stops; fabric truncated $trunc stalls $(fab stalls)" >>"$T/step.log"
+	return "$st"
+}
+stall backpressure 704 15 10000000
+st=$?
+[ "$st" -eq 0 ] && [ "$trunc" -eq 0 ] && { [ "$role" = send ] || [ "$stops" -gt 0 ]; }
+res $? "myri_backpressure: a receiver that stops draining holds the sender back (STOP), nothing truncated, all arrive"
+stall truncate 705 16 50000
+st=$?
+[ "$st" -eq 0 ] && [ "$trunc" -gt 0 ]
+res $? "myri_truncate: packets blocked past the switch timeout are truncated ($trunc) and sent again, all arrive"
+
+# 7. rmmod with retransmissions pending
 if [ "$role" = recv ]; then
-	timeout 600 $P recv 703 14 0 0 60 >"$T/recv.log" 2>&1 &
+	timeout 600 $P recv 706 17 0 0 60 >"$T/recv.log" 2>&1 &
 	pid=$!
 	ready "$T/recv.log"
 	bar rmmod-go
@@ -155,7 +227,7 @@ if [ "$role" = recv ]; then
 else
 	bar rmmod-go
 	base=$(ctr tx_msgs)
-	$P send-until "$peer_nid" 703 14 >"$T/send.log" 2>&1 &
+	$P send-until "$peer_nid" 706 17 >"$T/send.log" 2>&1 &
 	pid=$!
 	grown tx_msgs 100
 	link pull s0 "$me"
