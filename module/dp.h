@@ -96,7 +96,9 @@ struct dp_node;
  *	no NIC attached.
  * @detach: stop delivering and release the device; called once, after the
  *	last sender has left (see dp_nic_put()).
- * @xmit: send one message in process context: link header to @dst, then
+ * @xmit: send one message in process context: link header to @dst (the
+ *	peer's link address, @lladdr's length, then one byte, the length of
+ *	its route, then the route: a struct dp_nart_entry unpacked), then
  *	@hdr, then @len bytes from @from, copied once into the NIC's transmit
  *	buffer.  Returns 0 or -errno; may sleep.
  * @mtu: largest link payload in bytes (dp header + message).

@@ -20,6 +20,7 @@ static const struct nla_policy dp_genl_policy[DP_A_MAX + 1] = {
 	[DP_A_BACKEND] = { .type = NLA_STRING, .len = 15 },
 	[DP_A_IFNAME] = { .type = NLA_STRING, .len = IFNAMSIZ - 1 },
 	[DP_A_LLADDR] = { .type = NLA_BINARY, .len = DP_LLADDR_MAX },
+	[DP_A_ROUTE] = { .type = NLA_BINARY, .len = DP_ROUTE_MAX },
 	[DP_A_DPID] = { .type = NLA_U32 },
 };
 
@@ -134,6 +135,7 @@ static int dp_genl_nart_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct dp_nart_entry e = {};
 	struct nlattr *a = info->attrs[DP_A_LLADDR];
+	struct nlattr *r = info->attrs[DP_A_ROUTE];
 	int err;
 
 	if (!info->attrs[DP_A_NID] || !a || !nla_len(a))
@@ -141,6 +143,10 @@ static int dp_genl_nart_set(struct sk_buff *skb, struct genl_info *info)
 	e.nid = nla_get_u32(info->attrs[DP_A_NID]);
 	e.alen = nla_len(a);
 	memcpy(e.addr, nla_data(a), e.alen);
+	if (r) {
+		e.rlen = nla_len(r);
+		memcpy(e.route, nla_data(r), e.rlen);
+	}
 	err = dp_nart_update(dp_genl_node(info), &e, 0, false);
 	if (!err)
 		dp_event_nart(dp_genl_node(info), &e, 0);
@@ -204,7 +210,9 @@ static int dp_genl_nart_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		if (!hdr)
 			break;
 		if (nla_put_u32(skb, DP_A_NID, t->e[i].nid) ||
-		    nla_put(skb, DP_A_LLADDR, t->e[i].alen, t->e[i].addr)) {
+		    nla_put(skb, DP_A_LLADDR, t->e[i].alen, t->e[i].addr) ||
+		    (t->e[i].rlen &&
+		     nla_put(skb, DP_A_ROUTE, t->e[i].rlen, t->e[i].route))) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
@@ -620,7 +628,8 @@ static void dp_event_nart(struct dp_node *node, const struct dp_nart_entry *e,
 		return;
 	if (e)
 		bad = nla_put_u32(skb, DP_A_EV_PEER_NID, e->nid) ||
-		      nla_put(skb, DP_A_LLADDR, e->alen, e->addr);
+		      nla_put(skb, DP_A_LLADDR, e->alen, e->addr) ||
+		      (e->rlen && nla_put(skb, DP_A_ROUTE, e->rlen, e->route));
 	else if (nid)
 		bad = nla_put_u32(skb, DP_A_EV_PEER_NID, nid);
 	dp_ev_queue_skb(node, skb, hdr, bad);

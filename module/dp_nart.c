@@ -39,7 +39,8 @@ int dp_nart_set(struct dp_nart_tbl *t, const struct dp_nart_entry *e)
 {
 	u32 i;
 
-	if (!e->nid || !e->alen || e->alen > DP_LLADDR_MAX)
+	if (!e->nid || !e->alen || e->alen > DP_LLADDR_MAX ||
+	    e->rlen > DP_ROUTE_MAX)
 		return -EINVAL;
 	i = dp_nart_lower_bound(t, e->nid);
 	if (i < t->n && t->e[i].nid == e->nid) {

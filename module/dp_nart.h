@@ -8,13 +8,28 @@
 
 #include "dp_agnostic.h"
 
-#define DP_LLADDR_MAX	16	/* Ethernet 6; a Myrinet route fits too */
+#define DP_LLADDR_MAX	16	/* Ethernet 6, a Myrinet NIC 6 */
+#define DP_ROUTE_MAX	16	/* source-route bytes (Myrinet), one per hop */
+/* What a backend's xmit gets as @dst: address, route length, route. */
+#define DP_DST_MAX	(DP_LLADDR_MAX + 1 + DP_ROUTE_MAX)
 #define DP_NART_MAX	65536
 
+/**
+ * struct dp_nart_entry - how to reach one NID.
+ * @nid: the peer's NID.
+ * @alen: bytes of @addr, the peer's link address: what a send is addressed
+ *	to on Ethernet and what received frames are checked against.
+ * @addr: the link address.
+ * @rlen: bytes of @route, 0 on Ethernet.
+ * @route: a source route (Myrinet: one byte per switch, top bit set),
+ *	which a send follows; @addr stays the peer's NIC address.
+ */
 struct dp_nart_entry {
 	u32 nid;
 	u8 alen;
 	u8 addr[DP_LLADDR_MAX];
+	u8 rlen;
+	u8 route[DP_ROUTE_MAX];
 };
 
 struct dp_nart_tbl {

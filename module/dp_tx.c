@@ -36,8 +36,10 @@ void dp_tx_hdr(struct dp_endpoint *ep, struct dp_msg_hdr *h, u8 type,
 }
 
 /*
- * Resolve the peer's link address in the NART.  An entry whose address
- * length is not the NIC's (a 3-byte "MAC" on Ethernet) is no route.
+ * Resolve the peer's link address in the NART into @addr: the address,
+ * then one byte, the route's length, then the route (struct dp_backend's
+ * @xmit).  An entry whose address length is not the NIC's (a 3-byte "MAC"
+ * on Ethernet) is no route.
  */
 static int dp_tx_route(struct dp_node *node, struct dp_nic *nic, u32 nid,
 		       u8 *addr)
@@ -49,10 +51,13 @@ static int dp_tx_route(struct dp_node *node, struct dp_nic *nic, u32 nid,
 	alen = nic->ops->lladdr(nic, addr);
 	rcu_read_lock();
 	e = dp_nart_find(rcu_dereference(node->nart), nid);
-	if (e && e->alen == alen)
+	if (e && e->alen == alen) {
 		memcpy(addr, e->addr, alen);
-	else
+		addr[alen] = e->rlen;
+		memcpy(addr + alen + 1, e->route, e->rlen);
+	} else {
 		err = -EHOSTUNREACH;
+	}
 	rcu_read_unlock();
 	return err;
 }
@@ -61,7 +66,7 @@ static int dp_tx_nic(struct dp_node *node, const struct dp_msg_hdr *h,
 		     const void *msg)
 {
 	struct kvec kv = { .iov_base = (void *)msg, .iov_len = h->len };
-	u8 addr[DP_LLADDR_MAX];
+	u8 addr[DP_DST_MAX];
 	struct dp_wire_hdr w;
 	struct iov_iter iter;
 	struct dp_nic *nic;

@@ -20,6 +20,9 @@
 #           the lossless-edge tests per kernel over virtio-net and tulip (2
 #           guests through the fault relay), then on the newest kernel the 4-guest exchange and the fault
 #           relay's self-test (2 guests through dpswitch)
+#   myri    dp's myri backend on the simulated Myrinet fabric (tools/myrisim,
+#           cluster.py --mode myri: the exchange and run_myri.sh) on the
+#           newest kernel, 2 guests on one switch and 4 across two
 # Not in the default list, run by make check-debug (docs/debug-kernel.md):
 #   debug_deps      tools/deps.sh --debug-kernel (kernel source, build tools)
 #   debug_kernel    the debug kernel (tools/debug-kernel/build.sh; cached)
@@ -424,8 +427,19 @@ stage_soak_debug() {
 	soak_tally "$name" debug "$rc"
 }
 
+# One kernel: the driver's code is the same on both (both build it warning-
+# and sparse-free); 2 guests on one switch, then 4 across two switches.
+stage_myri() {
+	local k
+	for k in $KVERS; do :; done	# the newest kernel
+	guest "guest myri x2 $k (one switch)" "guest-myri-$k" "$k-myri" myri --kernel "$k" \
+		--guests 2 --smp 1
+	guest "guest myri x4 $k (two switches)" "guest-myri4-$k" "$k-myri4" myri --kernel "$k" \
+		--guests 4 --smp 1
+}
+
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(deps build unit sparse dkms kselftest guest)
+[ ${#stages[@]} -gt 0 ] || stages=(deps build unit sparse dkms kselftest guest myri)
 t_all=$(date +%s)
 for s in "${stages[@]}"; do
 	declare -F "stage_$s" >/dev/null || { echo "check: unknown stage $s" >&2; exit 2; }

@@ -15,4 +15,8 @@ void dp_netdev_exit(void);
 int dp_tulip_init(void);
 void dp_tulip_exit(void);
 
+/* nic/dp_myri.c: dp.ko as the driver of the (simulated) Myrinet LANai */
+int dp_myri_init(void);
+void dp_myri_exit(void);
+
 #endif /* _DP_BACKENDS_H */

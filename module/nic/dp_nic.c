@@ -28,6 +28,7 @@ static const struct {
 } dp_builtin[] = {
 	{ dp_netdev_init, dp_netdev_exit },
 	{ dp_tulip_init, dp_tulip_exit },
+	{ dp_myri_init, dp_myri_exit },
 };
 
 void dp_backends_lock(void)

@@ -172,6 +172,34 @@ static void t_nart_invalid(void)
 	free(t);
 }
 
+/* A Myrinet entry: the NIC address to check, the route to send on. */
+static void t_nart_route(void)
+{
+	static const u8 route[] = { 0x87, 0x80 };
+	struct dp_nart_tbl *t = tbl_new(4);
+	struct dp_nart_entry e = mac(2, 1);
+	const struct dp_nart_entry *f;
+
+	e.rlen = DP_ROUTE_MAX + 1;
+	CHECK_EQ(dp_nart_set(t, &e), -EINVAL);
+	e.rlen = 255;
+	CHECK_EQ(dp_nart_set(t, &e), -EINVAL);
+	CHECK_EQ(t->n, 0);
+	e.rlen = sizeof(route);
+	memcpy(e.route, route, sizeof(route));
+	CHECK_EQ(dp_nart_set(t, &e), 0);
+	f = dp_nart_find(t, 2);
+	CHECK(f && f->alen == 6 && f->addr[5] == 1, "address kept");
+	CHECK(f && f->rlen == 2 && !memcmp(f->route, route, 2), "route kept");
+	e = mac(2, 1);		/* replaced by an Ethernet entry: no route */
+	CHECK_EQ(dp_nart_set(t, &e), 0);
+	f = dp_nart_find(t, 2);
+	CHECK(f && f->rlen == 0, "route gone with the replacement");
+	e.rlen = DP_ROUTE_MAX;
+	CHECK_EQ(dp_nart_set(t, &e), 0);
+	free(t);
+}
+
 static void t_nart_copy(void)
 {
 	struct dp_nart_tbl *s = tbl_new(4), *d = tbl_new(8);
@@ -329,6 +357,7 @@ const struct unit_test nart_tests[] = {
 	{ "nart: del first/middle/last, ENOENT", t_nart_del },
 	{ "nart: capacity ENOSPC, replace when full", t_nart_capacity },
 	{ "nart: invalid entries EINVAL", t_nart_invalid },
+	{ "nart: an entry holds a NIC address and a source route", t_nart_route },
 	{ "nart: copy", t_nart_copy },
 	{ "nart: 100000 random set/del vs reference", t_nart_random },
 	{ "nart: an update's table is sized for its operation", t_nart_need },

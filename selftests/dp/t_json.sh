@@ -27,7 +27,8 @@ function pairs(from,   i, s) {
 	return s
 }'
 to_obj() { awk "$PAIRS"' { s = s (NR > 1 ? "," : "") pairs(1) } END { print "{" s "}" }'; }
-to_nart() { awk "$PAIRS"' { s = s (NR > 1 ? "," : "") "{\"nid\":" $1 ",\"lladdr\":" val($2) "}" }
+to_nart() { awk "$PAIRS"' { s = s (NR > 1 ? "," : "") "{\"nid\":" $1 ",\"lladdr\":" val($2) \
+	",\"route\":" (NF > 2 ? val($3) : "null") "}" }
 	END { print "[" s "]" }'; }
 to_ep() { awk "$PAIRS"'
 	function flush() { if (head != "") out = out (out == "" ? "" : ",") head ",\"edges\":[" ed "],\"rx_peers\":[" rx "]}" }
@@ -65,6 +66,7 @@ srv=$!
 i=0
 while [ ! -e "$ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 dpa nart add 99 52:54:00:00:00:99 >/dev/null 2>&1
+dpa nart add 98 00:60:dd:00:00:98 87:80 >/dev/null 2>&1	# a Myrinet route
 printf '5 52:54:00:00:00:05\n6 52:54:00:00:00:06\n' >"$T/json-nart"
 
 same to_obj node
@@ -81,6 +83,7 @@ else
 	fail=$((fail + 1))
 fi
 dpa nart del 99 >/dev/null 2>&1
+dpa nart del 98 >/dev/null 2>&1
 kill $srv 2>/dev/null
 wait $srv 2>/dev/null
 ktap_flush "$n"

@@ -7,9 +7,9 @@
  *   dpctl node                               NID, backend, ifname, lladdr, max message
  *   dpctl node set [nid N] [dev IF] [backend B]
  *   dpctl node detach
- *   dpctl nart [show]                        one "NID MAC" line per entry
- *   dpctl nart load FILE|-                   flush, then one entry per "NID MAC" line
- *   dpctl nart add NID MAC | del NID | flush
+ *   dpctl nart [show]                        one "NID MAC [ROUTE]" line per entry
+ *   dpctl nart load FILE|-                   flush, then one entry per "NID MAC [ROUTE]" line
+ *   dpctl nart add NID MAC [ROUTE] | del NID | flush
  *   dpctl nart check FILE|-                  only validate a NART file
  *   dpctl ep                                 endpoints, their counters, edges (with
  *                                            their sessions) and rx peers
@@ -17,6 +17,9 @@
  *   dpctl stats reset
  *   dpctl monitor                            one line per event (sessions, peer
  *                                            restarts, NICs, NART) until killed
+ *
+ * ROUTE is a source route (Myrinet): hex bytes like 87:80, one per switch,
+ * each with its top bit set; MAC is then the peer's NIC address.
  *
  * -j (--json) before the command prints what node, nart show, nart check,
  * ep and stats print as one JSON document with the text's names and values
@@ -43,6 +46,7 @@
 
 #define BUF_SIZE	65536	/* dumps are sized to the reader's buffer */
 #define LLADDR_MAX	16
+#define ROUTE_MAX	16	/* DP_A_ROUTE */
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
@@ -67,7 +71,8 @@ static void usage(FILE *f, int status) __attribute__((noreturn));
 static void usage(FILE *f, int status)
 {
 	fputs("usage: dpctl [-j] node [set [nid N] [dev IFNAME] [backend netdev] | detach]\n"
-	      "       dpctl nart [show | load FILE | add NID MAC | del NID | flush | check FILE]\n"
+	      "       dpctl nart [show | load FILE | add NID MAC [ROUTE] | del NID | flush |\n"
+	      "                   check FILE]      (ROUTE: Myrinet route bytes, e.g. 87:80)\n"
 	      "       dpctl ep      (endpoints: counters, edges and sessions, rx peers)\n"
 	      "       dpctl stats [NAME | reset]\n"
 	      "       dpctl monitor (events: sessions, peer restarts, NICs, NART)\n"
@@ -645,9 +650,29 @@ struct nart_ent {
 	uint32_t nid;
 	uint8_t alen;
 	uint8_t addr[LLADDR_MAX];
+	uint8_t rlen;
+	uint8_t route[ROUTE_MAX];
 };
 
-/* Text: "NID MAC" per line, the NART file's format; JSON: {"nid", "lladdr"}. */
+/* A route: 1..ROUTE_MAX hex bytes, each with its top bit set; 0 if bad. */
+static size_t parse_route(const char *s, uint8_t *out)
+{
+	uint8_t b[LLADDR_MAX];
+	size_t n = parse_mac(s, b), i;
+
+	if (n > ROUTE_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!(b[i] & 0x80))
+			return 0;
+	memcpy(out, b, n);
+	return n;
+}
+
+/*
+ * Text: "NID MAC [ROUTE]" per line, the NART file's format; JSON: {"nid",
+ * "lladdr", "route"} (route null without one).
+ */
 static void nart_cb(const struct nlattr **tb, void *arg)
 {
 	char buf[3 * LLADDR_MAX + 1];
@@ -660,11 +685,14 @@ static void nart_cb(const struct nlattr **tb, void *arg)
 		rec_begin(&r, stdout, "", "");
 		rec_u64(&r, "nid", get_u32(tb[DP_A_NID]));
 		rec_mac(&r, "lladdr", tb[DP_A_LLADDR]);
+		rec_mac(&r, "route", tb[DP_A_ROUTE]);
 		rec_end(&r, "");
 		return;
 	}
 	mac = mac_str(tb[DP_A_LLADDR], buf);
-	printf("%" PRIu32 " %s\n", get_u32(tb[DP_A_NID]), mac ? mac : "none");
+	printf("%" PRIu32 " %s", get_u32(tb[DP_A_NID]), mac ? mac : "none");
+	mac = mac_str(tb[DP_A_ROUTE], buf);
+	printf("%s%s\n", mac ? " " : "", mac ? mac : "");
 }
 
 static void nart_set(struct nl *nl, const struct nart_ent *e)
@@ -674,13 +702,15 @@ static void nart_set(struct nl *nl, const struct nart_ent *e)
 	msg_init(&m, nl->family, 0, DP_CMD_NART_SET);
 	put_u32(&m, DP_A_NID, e->nid);
 	put_attr(&m, DP_A_LLADDR, e->addr, e->alen);
+	if (e->rlen)
+		put_attr(&m, DP_A_ROUTE, e->route, e->rlen);
 	nl_do(nl, &m, NULL, NULL);
 }
 
 /* Parse one line of a NART file; 0 = blank/comment, 1 = entry, -1 = bad. */
 static int nart_line(char *line, struct nart_ent *e)
 {
-	char *nid, *mac, *extra, *end;
+	char *nid, *mac, *route, *extra, *end;
 	unsigned long v;
 
 	line[strcspn(line, "#\r\n")] = '\0';
@@ -688,8 +718,12 @@ static int nart_line(char *line, struct nart_ent *e)
 	if (!nid)
 		return 0;
 	mac = strtok(NULL, " \t");
+	route = strtok(NULL, " \t");
 	extra = strtok(NULL, " \t");
 	if (!mac || extra)
+		return -1;
+	e->rlen = route ? (uint8_t)parse_route(route, e->route) : 0;
+	if (route && !e->rlen)
 		return -1;
 	errno = 0;
 	v = strtoul(nid, &end, 0);
@@ -715,7 +749,7 @@ static size_t nart_read(const char *path, struct nart_ent **out)
 		lineno++;
 		r = nart_line(line, &e);
 		if (r < 0)
-			die("%s:%zu: bad line (want \"NID MAC\", e.g. \"2 52:54:00:00:00:02\")",
+			die("%s:%zu: bad line (want \"NID MAC [ROUTE]\", e.g. \"2 52:54:00:00:00:02\")",
 			    path, lineno);
 		if (!r)
 			continue;
@@ -746,7 +780,8 @@ static void cmd_nart_load(struct nl *nl, const char *path)
 	free(v);
 }
 
-static void cmd_nart_add(struct nl *nl, const char *nid, const char *mac)
+static void cmd_nart_add(struct nl *nl, const char *nid, const char *mac,
+			 const char *route)
 {
 	struct nart_ent e;
 
@@ -754,6 +789,10 @@ static void cmd_nart_add(struct nl *nl, const char *nid, const char *mac)
 	e.alen = (uint8_t)parse_mac(mac, e.addr);
 	if (!e.alen)
 		die("bad link address \"%s\" (want hex bytes like 52:54:00:00:00:02)", mac);
+	e.rlen = route ? (uint8_t)parse_route(route, e.route) : 0;
+	if (route && !e.rlen)
+		die("bad route \"%s\" (want 1..%d bytes with the top bit set, like 87:80)",
+		    route, ROUTE_MAX);
 	nart_set(nl, &e);
 }
 
@@ -767,8 +806,8 @@ static void cmd_nart(struct nl *nl, int argc, char **argv)
 		json_close("]");
 	} else if (!strcmp(argv[0], "load") && argc == 2) {
 		cmd_nart_load(nl, argv[1]);
-	} else if (!strcmp(argv[0], "add") && argc == 3) {
-		cmd_nart_add(nl, argv[1], argv[2]);
+	} else if (!strcmp(argv[0], "add") && (argc == 3 || argc == 4)) {
+		cmd_nart_add(nl, argv[1], argv[2], argc == 4 ? argv[3] : NULL);
 	} else if (!strcmp(argv[0], "del") && argc == 2) {
 		msg_init(&m, nl->family, 0, DP_CMD_NART_DEL);
 		put_u32(&m, DP_A_NID, parse_nid(argv[1], "NID"));
@@ -1188,6 +1227,8 @@ static void event_cb(const struct nlattr **tb, void *arg)
 		rec_str(&r, "ifname", get_str(tb[DP_A_IFNAME], NULL), "none");
 	if (tb[DP_A_LLADDR])
 		rec_mac(&r, "lladdr", tb[DP_A_LLADDR]);
+	if (tb[DP_A_ROUTE])
+		rec_mac(&r, "route", tb[DP_A_ROUTE]);
 	rec_end(&r, "");
 	putchar('\n');
 	fflush(stdout);

@@ -3,7 +3,7 @@
 """Boot N dp test guests under QEMU (TCG) and judge their output.
 
   cluster.py --kernel KVER --guests N
-             --mode check|cluster|demo|faults|icount|kselftest|ping|run|shell|tulip
+             --mode check|cluster|demo|faults|icount|kselftest|myri|ping|run|shell|tulip
              --out DIR [--timeout S] [--initramfs FILE] [--nic MODEL] [--cmd SH]
              [--nics K] [--nic-driver none] [--faults SPEC] [--vmlinuz FILE]
              [--mem MIB] [--fabric TOPO]
@@ -32,6 +32,9 @@ each test's "# "-prefixed output is counted as its nested KTAP.  Modes ping and 
 (2 guests, through the fault relay) are the harness's self-tests; mode run
 runs --cmd in every guest (one KTAP result each); mode shell gives one
 interactive guest on this terminal.
+Mode myri (implies --nic myri: 2 guests on one switch or 4 across two)
+runs the cross-guest exchange, then run_myri.sh (lossless streams over the
+simulated fabric with its faults) in every guest.
 --fabric TOPO starts the Myrinet fabric simulator (tools/myrisim: TOPO is a
 topology file, "default" or "one") and gives guest I the simulated LANai of
 host I, an ivshmem-doorbell device on socket hI.sock (docs/myrinet.md);
@@ -176,25 +179,37 @@ class Relay:
         return (last[-1][len("dpswitch: faults: "):] if last else None), problem
 
 
-class Fabric:
-    """tools/myrisim: one ivshmem server socket per host, in SOCKDIR/myri."""
+MYRISIM = os.path.join(TOP, "build", "myrisim", "myrisim")
 
-    def __init__(self, sockdir, topo, n, logpath):
-        subprocess.run(["make", "-s", "-C", os.path.join(TOP, "tools", "myrisim")],
-                       check=True)
+
+def build_myrisim():
+    subprocess.run(["make", "-s", "-C", os.path.join(TOP, "tools", "myrisim")], check=True)
+    return MYRISIM
+
+
+class Fabric(Relay):
+    """tools/myrisim: one ivshmem server socket per host, in SOCKDIR/myri,
+    and its control pipe, which takes dp-link commands as the relay's does
+    (set, block, pull, plug, stats, reset: docs/myrinet.md)."""
+
+    def __init__(self, sockdir, topo, n, logpath):  # pylint: disable=super-init-not-called
+        build_myrisim()
         self.dir = os.path.join(sockdir, "myri")
         os.mkdir(self.dir)
         self.logpath = logpath
         self.n = n
         self.proc = subprocess.Popen(
-            [os.path.join(TOP, "build", "myrisim", "myrisim"), "-d", self.dir, "-t", topo,
-             "-v"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=open(logpath, "w"))
+            [MYRISIM, "-d", self.dir, "-t", topo, "-c", "-v"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=open(logpath, "w"))
+        self.buf = b""
+        self.pending = []
+        self.eof = False
+        os.set_blocking(self.proc.stdout.fileno(), False)
 
     def socket(self, g):
         return os.path.join(self.dir, f"h{g}.sock")
 
-    def started(self):
+    def started(self):  # pylint: disable=arguments-differ
         """Every guest's socket is there (the topology has enough hosts)."""
         end = time.monotonic() + 10
         while time.monotonic() < end and self.proc.poll() is None:
@@ -205,6 +220,10 @@ class Fabric:
 
     def stop(self):
         """SIGTERM; a problem if it died before or exited badly."""
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
         if not stop_proc(self.proc):
             return f"myrisim died during the run (exit {self.proc.returncode})"
         return None if self.proc.returncode == 0 else \
@@ -391,6 +410,23 @@ def tcg_accel(a):
     return f"tcg,thread={mode}"
 
 
+def myri_routes(topo, g, n):
+    """dpg.myri for guest g: "NID=ROUTE" (ROUTE "87:80") for every other
+    guest, from myrisim -r; host I of the topology is guest I, NID I+1."""
+    out = subprocess.run([build_myrisim(), "-r", "-t", topo], check=True,
+                         capture_output=True, text=True).stdout
+    names = []
+    rows = [ln.split() for ln in out.splitlines() if ln.strip()]
+    for r in rows:
+        if r[0] not in names:
+            names.append(r[0])
+    routes = []
+    for r in rows:
+        if r[0] == names[g] and names.index(r[1]) < n and r[2] != "none":
+            routes.append(f"{names.index(r[1]) + 1}={':'.join(r[2:])}")
+    return ",".join(routes)
+
+
 def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
     cmd = qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout)
     if a.fabric:
@@ -415,6 +451,8 @@ def qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
         "dpg.cmd=" + base64.b64encode(a.cmd.encode()).decode() if a.cmd else "",
         "dpg.modprobe=" + ",".join(mods) if mods else "",
         "dpg.backend=tulip" if a.nic == "tulip" and a.nic_driver == "none" else "",
+        "dpg.backend=myri" if a.nic == "myri" else "",
+        f"dpg.myri={myri_routes(a.fabric, g, a.guests)}" if a.nic == "myri" else "",
         f"dpg.tap={TAP_MAC}" if a.tap else "",
         a.append or ""]).split()
     cmd = ["qemu-system-x86_64", "-machine", "pc", "-accel", tcg_accel(a),
@@ -427,6 +465,8 @@ def qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
            "-serial", f"file:{out_prefix}.out.log"]
     if a.mode == "shell":
         cmd[cmd.index(f"file:{out_prefix}.console.log")] = "mon:stdio"
+    if a.nic == "myri":
+        return cmd  # the simulated LANai is the only NIC: qemu_cmd adds it
     if a.mode == "icount" or nics > 1 or a.tap:
         if a.mode == "icount":
             cmd += ["-icount", "shift=0,sleep=off"]
@@ -477,9 +517,10 @@ def read(path):
 # exchange in every guest, the single-guest suite in guest 0 only.
 DOCS = {"cluster": ["run_cluster"], "tulip": ["run_local", "run_tulip"],
         "faults": ["faults"], "ping": ["ping"], "run": ["run"],
-        "kselftest": ["kselftest"], "demo": ["demo"], "icount": ["icount"]}
+        "kselftest": ["kselftest"], "demo": ["demo"], "icount": ["icount"],
+        "myri": ["run_cluster", "run_myri"]}
 # Modes whose documents must hold KTAP results (demo and icount print figures).
-KTAP_MODES = ("check", "cluster", "faults", "kselftest", "ping", "run", "tulip")
+KTAP_MODES = ("check", "cluster", "faults", "kselftest", "myri", "ping", "run", "tulip")
 ALLOW = os.path.join(HERE, "skips.txt")
 DOC_BEGIN = re.compile(r"^DPG-DOC-BEGIN (\S+)\s*$")
 DOC_END = re.compile(r"^DPG-DOC-END (\S+) rc=(\d+)\s*$")
@@ -651,7 +692,7 @@ def run(a):
     start = time.monotonic()
     timed_out = False
     try:
-        if a.guests > 2 or a.faults is not None:
+        if a.nic != "myri" and (a.guests > 2 or a.faults is not None):
             relay = Relay(ensure_switch(), sockdir, a.guests, a.faults,
                           os.path.join(a.out, f"{a.mode}-switch.log"))
             if not relay.started():
@@ -663,7 +704,7 @@ def run(a):
             if not fabric.started():
                 sys.exit(f"cluster: myrisim did not start {a.guests} hosts: "
                          f"{read(fabric.logpath).strip()[-300:]}")
-        bar = Barriers(sockdir, a.guests, logf, relay)
+        bar = Barriers(sockdir, a.guests, logf, fabric if a.nic == "myri" else relay)
         for g in range(a.guests):
             prefix = os.path.join(a.out, f"{a.mode}-g{g}")
             cmd = qemu_cmd(a, g, kernel, initramfs, sockdir, prefix, guest_timeout)
@@ -755,14 +796,17 @@ def main():
     ap.add_argument("--guests", type=int, default=2)
     ap.add_argument("--mode", default="check",
                     choices=["check", "cluster", "demo", "faults", "icount", "kselftest",
-                             "ping", "run", "shell", "tulip"])
+                             "myri", "ping", "run", "shell", "tulip"])
     ap.add_argument("--out", help="log directory (default build/results/KVER)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds for the whole run")
     ap.add_argument("--initramfs")
     ap.add_argument("--vmlinuz", help="kernel image to boot (default /boot/vmlinuz-KVER); "
                     "--kernel then names its version (modules, build/KVER/)")
     ap.add_argument("--nic", default="virtio-net-pci",
-                    help="QEMU NIC model: virtio-net-pci (default), tulip, e1000")
+                    help="QEMU NIC model: virtio-net-pci (default), tulip, e1000; myri: "
+                         "only the simulated Myrinet LANai (--fabric, default 'default'), "
+                         "dp's myri backend, routes from the topology, dp-link commands "
+                         "to the simulator's control pipe")
     ap.add_argument("--nic-driver",
                     help="Linux driver to load for --nic (default: tulip for tulip, "
                          "e1000 for e1000); 'none' leaves the NIC unbound, e.g. for "
@@ -798,6 +842,13 @@ def main():
                          "time (docs/harness.md)")
     a = ap.parse_args()
     a.kernel = a.kernel or default_kernel()
+    if a.mode == "myri":
+        a.nic = "myri"
+    if a.nic == "myri":
+        a.fabric = a.fabric or "default"
+        a.nic_driver = "none"
+        if a.faults is not None:
+            sys.exit("cluster: --nic myri has no relay; faults are the simulator's (dp-link)")
     if a.nic_driver is None:
         a.nic_driver = {"tulip": "tulip", "e1000": "e1000"}.get(a.nic, "none")
     a.out = a.out or os.path.join(TOP, "build", "results", a.kernel)

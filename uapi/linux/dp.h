@@ -387,7 +387,7 @@ enum dp_cmd {
 	DP_CMD_NODE_SET,	/* admin: NID and/or BACKEND + IFNAME (attach) */
 	DP_CMD_NODE_DETACH,	/* admin: detach the NIC */
 	DP_CMD_NART_GET,	/* dump: one NART_ENTRY per message */
-	DP_CMD_NART_SET,	/* admin: NID + LLADDR, add or replace */
+	DP_CMD_NART_SET,	/* admin: NID + LLADDR [+ ROUTE], add or replace */
 	DP_CMD_NART_DEL,	/* admin: NID */
 	DP_CMD_NART_FLUSH,	/* admin */
 	DP_CMD_EP_GET,		/* dump: one endpoint per message */
@@ -471,6 +471,12 @@ enum dp_attr {
 	DP_A_RX_PEER_RCV_NXT,	/* u32: next seq expected */
 	DP_A_RX_PEER_HELD,	/* u32: messages held after a gap */
 	DP_A_RX_PEER_CREDIT,	/* s32: space granted and not yet arrived */
+	/*
+	 * binary, up to 16 bytes: a NART entry's source route (Myrinet: one
+	 * byte per switch, top bit set); DP_A_LLADDR stays the peer's NIC
+	 * address, which received frames are checked against
+	 */
+	DP_A_ROUTE,
 	/* Appended for events (DP_CMD_EVENT). */
 	DP_A_EV_KIND,		/* u32: enum dp_event */
 	DP_A_EV_PEER_NID,	/* u32: the other end of a session */

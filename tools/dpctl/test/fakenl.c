@@ -142,6 +142,7 @@ static void node(uint32_t seq)
 static void nart(uint32_t seq)
 {
 	static const uint8_t a2[] = { 0x52, 0x54, 0, 0, 0, 2 };
+	static const uint8_t r2[] = { 0x87, 0x80 };	/* a Myrinet route */
 	uint8_t a3[16];
 	struct out o;
 	int i;
@@ -151,6 +152,7 @@ static void nart(uint32_t seq)
 	msg_begin(&o, FAMILY, seq, DP_CMD_NART_GET);
 	u32(&o, DP_A_NID, 2);
 	attr(&o, DP_A_LLADDR, a2, sizeof(a2));
+	attr(&o, DP_A_ROUTE, r2, sizeof(r2));
 	msg_send(&o);
 	msg_begin(&o, FAMILY, seq, DP_CMD_NART_GET);
 	u32(&o, DP_A_NID, 3);

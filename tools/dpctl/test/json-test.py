@@ -45,8 +45,9 @@ def parse_node(text):  # "name value" per line; also stats
 def parse_nart(text):
     out = []
     for line in text.splitlines():
-        nid, mac = line.split()
-        out.append({"nid": int(nid), "lladdr": value(mac)})
+        nid, mac, *route = line.split()
+        out.append({"nid": int(nid), "lladdr": value(mac),
+                    "route": value(route[0]) if route else None})
     return out
 
 
@@ -107,7 +108,8 @@ def node_expect(d):
 def nart_expect(v):
     return [("3 entries", len(v) == 3),
             ("16-byte address", v[1]["lladdr"] == ":".join("%02x" % (i * 17) for i in range(16))),
-            ("no address", v[2] == {"nid": 4000000000, "lladdr": None})]
+            ("route", v[0]["route"] == "87:80" and v[1]["route"] is None),
+            ("no address", v[2] == {"nid": 4000000000, "lladdr": None, "route": None})]
 
 
 def stats_expect(d):
@@ -142,13 +144,15 @@ compare(["ep"], parse_ep, ep_expect)
 with tempfile.TemporaryDirectory() as tmp:
     nart = os.path.join(tmp, "nart")
     with open(nart, "w") as f:
-        f.write("# two nodes\n1 52:54:00:00:00:01\n\n2 52:54:00:00:00:02  # b\n")
+        f.write("# three nodes\n1 52:54:00:00:00:01\n\n2 52:54:00:00:00:02  # b\n"
+                "3 00:60:dd:00:00:02 87:80\n")
     compare(["nart", "check", nart], lambda t: {"entries": int(t.split()[0])}
             if t.split()[1:] == ["entries"] else None,
-            lambda d: [("entries", d == {"entries": 2})], "nart check FILE")
+            lambda d: [("entries", d == {"entries": 3})], "nart check FILE")
 
     for args in (["node", "set", "nid", "3", "dev", "eth0"], ["node", "set", "backend", "netdev"],
                  ["node", "detach"], ["nart", "add", "9", "52:54:00:00:00:09"],
+                 ["nart", "add", "9", "00:60:dd:00:00:09", "87:80"],
                  ["nart", "del", "9"], ["nart", "flush"], ["nart", "load", nart],
                  ["stats", "reset"]):
         logs = []

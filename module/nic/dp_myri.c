@@ -1,0 +1,813 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * myri backend: dp.ko drives a (simulated) Myrinet LANai card.  The card is
+ * QEMU's ivshmem-doorbell device (1af4:1110) served by tools/myrisim: BAR2
+ * is the LANai's SRAM (module/nic/dp_myri_sram.h), BAR0's doorbell rings
+ * the NIC and MSI-X vectors are its interrupts (docs/myrinet.md).  Only a
+ * device whose BAR2 carries the simulator's signature is claimed.  Devices
+ * are named myri0, myri1, ... and attach to a node with
+ * "dpctl node set nid N dev myri0 backend myri"; NART entries hold the
+ * peer's NIC address and the source route to it.
+ *
+ * Transmit: route, type, 8 bytes the NIC stamps with its address, the dp
+ * header and the message go into the next TX slot by PIO; the descriptor
+ * is published and the doorbell rung.  Receive: the event interrupt hands
+ * every received packet to the MDR with its NIC source address and posts
+ * the slot again.  A delayed work item is the watchdog: a NIC that left
+ * RUN, or holds sends without progress, is reset and started again.
+ *
+ * Locks: dp_myri_lock (global; device list and attachment) nests inside
+ * dp_node.cfg_lock; mp->tx_mutex serialises senders and restarts and nests
+ * inside dp_snd.tx_mutex; mp->lock (irq-safe) guards the event ring and
+ * the receive statistics.
+ */
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/idr.h>
+#include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
+
+#include "dp.h"
+#include "dp_backends.h"
+#include "dp_myri_sram.h"
+
+#define MYRI_ADDR_LEN		6
+#define MYRI_TX_TIMEOUT		(2 * HZ)
+#define MYRI_WATCHDOG		(HZ / 2)
+#define MYRI_STATE_WAIT_MS	2000
+#define MYRI_RX_BUDGET		MYRI_EVENTQ_LEN
+/* ivshmem BAR0 registers */
+#define IVSHMEM_DOORBELL	12
+
+#define MYRI_CTL(f)		(MYRI_CTL_OFF + offsetof(struct myri_ctl, f))
+
+struct dp_myri {
+	struct dp_nic nic;		/* valid while @node is set */
+	struct pci_dev *pdev;
+	void __iomem *regs;		/* BAR0 */
+	void __iomem *sram;		/* BAR2 */
+	struct list_head list;		/* dp_myri_devs, under dp_myri_lock */
+	int idx;
+	char name[IFNAMSIZ];
+	u8 addr[MYRI_ADDR_LEN];
+	bool gone;			/* being removed: no new attachment */
+	struct dp_node *node;		/* attached node, or NULL */
+
+	struct mutex tx_mutex;		/* one sender or restart at a time */
+	u32 sendq_prod;			/* host's copy of what it published */
+	unsigned long tx_progress;	/* jiffies of the last TX progress */
+	u32 tx_cons_seen;
+	u8 *tx_buf;			/* a packet is built here, then PIO */
+	wait_queue_head_t tx_wq;
+	wait_queue_head_t ctl_wq;	/* nic_state changes */
+	struct delayed_work watchdog;
+	bool running;
+
+	spinlock_t lock;		/* event ring, rx_buf, statistics */
+	u32 eventq_cons;
+	u32 recvq_prod;
+	u8 *rx_buf;			/* a packet is read out of SRAM here */
+
+	/* test knob (debugfs: dp/myriN/rx_stall) */
+	struct dentry *dbg;
+	bool rx_stall;			/* leave received packets in SRAM */
+
+	/* statistics */
+	u64 rx_packets, tx_packets, rx_errors, rx_other, link_events;
+	u64 restarts;
+};
+
+static DEFINE_MUTEX(dp_myri_lock);
+static LIST_HEAD(dp_myri_devs);
+static DEFINE_IDA(dp_myri_ida);
+
+static struct dp_myri *dp_myri_of(const struct dp_nic *nic)
+{
+	return container_of(nic, struct dp_myri, nic);
+}
+
+static u32 myri_rd(struct dp_myri *mp, unsigned int off)
+{
+	return ioread32(mp->sram + off);
+}
+
+static void myri_wr(struct dp_myri *mp, unsigned int off, u32 v)
+{
+	iowrite32(v, mp->sram + off);
+}
+
+/* Ring the simulator (ivshmem peer 0) on doorbell vector @vec. */
+static void myri_ring(struct dp_myri *mp, unsigned int vec)
+{
+	wmb();	/* SRAM writes before the doorbell */
+	iowrite32(MYRI_SIM_PEER << 16 | vec, mp->regs + IVSHMEM_DOORBELL);
+}
+
+/* ---- NIC state ---- */
+
+/* Wait for nic_state @want; -ETIMEDOUT if the simulator does not answer. */
+static int myri_wait_state(struct dp_myri *mp, u32 want)
+{
+	long left;
+
+	left = wait_event_timeout(mp->ctl_wq,
+				  myri_rd(mp, MYRI_CTL(nic_state)) == want,
+				  msecs_to_jiffies(MYRI_STATE_WAIT_MS));
+	return left ? 0 : -ETIMEDOUT;
+}
+
+/* Stop the NIC: host_state RESET, then READY (its indices zeroed). */
+static int myri_reset(struct dp_myri *mp)
+{
+	myri_wr(mp, MYRI_CTL(irq_armed), 0);
+	myri_wr(mp, MYRI_CTL(host_state), MYRI_HOST_RESET);
+	myri_ring(mp, MYRI_DB_CTL);
+	return myri_wait_state(mp, MYRI_NIC_READY);
+}
+
+/* Zero the host's indices and post every RX slot.  NIC in READY. */
+static void myri_rings_init(struct dp_myri *mp)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&mp->lock, flags);
+	for (i = 0; i < MYRI_RECVQ_LEN; i++)
+		myri_wr(mp, MYRI_RECVQ_OFF + i * sizeof(struct myri_recv_desc),
+			i);
+	mp->eventq_cons = 0;
+	mp->recvq_prod = MYRI_RECVQ_LEN;
+	myri_wr(mp, MYRI_CTL(eventq_cons), 0);
+	myri_wr(mp, MYRI_CTL(sendq_prod), 0);
+	wmb();	/* the slots before the index that publishes them */
+	myri_wr(mp, MYRI_CTL(recvq_prod), mp->recvq_prod);
+	spin_unlock_irqrestore(&mp->lock, flags);
+	mp->sendq_prod = 0;
+	mp->tx_cons_seen = 0;
+}
+
+/*
+ * Reset the NIC and run it with empty queues: sends it had not taken are
+ * lost (the lossless edges send them again).  Caller holds tx_mutex.
+ */
+static int myri_start(struct dp_myri *mp)
+{
+	int err;
+
+	lockdep_assert_held(&mp->tx_mutex);
+	WRITE_ONCE(mp->running, false);
+	err = myri_reset(mp);
+	if (err)
+		return err;
+	myri_rings_init(mp);
+	myri_wr(mp, MYRI_CTL(host_state), MYRI_HOST_RUN);
+	myri_ring(mp, MYRI_DB_CTL);
+	err = myri_wait_state(mp, MYRI_NIC_RUN);
+	if (err)
+		return err;
+	mp->tx_progress = jiffies;
+	WRITE_ONCE(mp->running, true);
+	myri_wr(mp, MYRI_CTL(irq_armed), 1);
+	myri_ring(mp, MYRI_DB_RECV);
+	return 0;
+}
+
+static void myri_stop(struct dp_myri *mp)
+{
+	lockdep_assert_held(&mp->tx_mutex);
+	WRITE_ONCE(mp->running, false);
+	if (myri_reset(mp))
+		dev_warn(&mp->pdev->dev, "%s: NIC did not stop\n", mp->name);
+	synchronize_irq(pci_irq_vector(mp->pdev, MYRI_IRQ_EVENT));
+}
+
+/* ---- Transmit ---- */
+
+static u32 myri_tx_used(struct dp_myri *mp)
+{
+	u32 cons = myri_rd(mp, MYRI_CTL(sendq_cons));
+
+	if (cons != mp->tx_cons_seen) {
+		mp->tx_cons_seen = cons;
+		mp->tx_progress = jiffies;
+	}
+	return mp->sendq_prod - cons;
+}
+
+/*
+ * Whether a sender may go on: a free slot, or the device stopped (the
+ * sender then finds out under tx_mutex).  A wait condition: takes no lock.
+ */
+static bool myri_tx_room(struct dp_myri *mp)
+{
+	u32 used = READ_ONCE(mp->sendq_prod) -
+		   myri_rd(mp, MYRI_CTL(sendq_cons));
+
+	if (used < MYRI_SENDQ_LEN || !READ_ONCE(mp->running) ||
+	    READ_ONCE(mp->gone))
+		return true;
+	myri_wr(mp, MYRI_CTL(irq_armed), 1);	/* the next move wakes us */
+	return false;
+}
+
+/* Lock tx_mutex with a free TX slot; -errno (unlocked) if none comes. */
+static int myri_tx_lock(struct dp_myri *mp)
+{
+	long w;
+
+	for (;;) {
+		mutex_lock(&mp->tx_mutex);
+		if (mp->gone || !mp->running) {
+			mutex_unlock(&mp->tx_mutex);
+			return -ENETDOWN;
+		}
+		if (myri_tx_used(mp) < MYRI_SENDQ_LEN)
+			return 0;
+		mutex_unlock(&mp->tx_mutex);
+		/* the watchdog restarts a NIC that stopped sending */
+		w = wait_event_interruptible_timeout(mp->tx_wq,
+						     myri_tx_room(mp),
+						     2 * MYRI_TX_TIMEOUT);
+		if (w < 0)
+			return w;
+		if (!w)
+			return -ENOBUFS;
+	}
+}
+
+/*
+ * @dst: the peer's NIC address, the route's length, the route (see
+ * struct dp_backend).  The packet: route, type, 8 bytes for the source
+ * (the NIC writes its own), the dp header, the message.
+ */
+static int dp_myri_xmit(struct dp_nic *nic, const u8 *dst,
+			const struct dp_wire_hdr *hdr, struct iov_iter *from,
+			size_t len)
+{
+	struct dp_myri *mp = dp_myri_of(nic);
+	unsigned int rlen = dst[MYRI_ADDR_LEN], plen, i;
+	const u8 *route = dst + MYRI_ADDR_LEN + 1;
+	__be32 type = cpu_to_be32(MYRI_TYPE_DP);
+	u8 *p = mp->tx_buf;
+	int err;
+
+	if (!rlen || rlen > MYRI_ROUTE_MAX)
+		return -EHOSTUNREACH;
+	if (sizeof(*hdr) + len > MYRI_MTU)
+		return -EMSGSIZE;
+	err = myri_tx_lock(mp);
+	if (err)
+		return err;
+	memcpy(p, route, rlen);
+	memcpy(p + rlen, &type, MYRI_TYPE_LEN);
+	memset(p + rlen + MYRI_TYPE_LEN, 0, MYRI_SRC_LEN);
+	p += rlen + MYRI_HDR_LEN;
+	memcpy(p, hdr, sizeof(*hdr));
+	/* from the message's kernel copy (docs/reliability.md, section 7) */
+	if (!copy_from_iter_full(p + sizeof(*hdr), len, from)) {
+		mutex_unlock(&mp->tx_mutex);
+		return -EFAULT;
+	}
+	plen = rlen + MYRI_HDR_LEN + sizeof(*hdr) + len;
+	i = mp->sendq_prod % MYRI_SENDQ_LEN;
+	memcpy_toio(mp->sram + MYRI_TXBUF_OFF + i * MYRI_SLOT_SIZE,
+		    mp->tx_buf, plen);
+	myri_wr(mp, MYRI_SENDQ_OFF + i * sizeof(struct myri_send_desc), plen);
+	myri_wr(mp, MYRI_SENDQ_OFF + i * sizeof(struct myri_send_desc) + 4, i);
+	if (mp->sendq_prod == mp->tx_cons_seen)
+		mp->tx_progress = jiffies;
+	wmb();	/* the slot and its descriptor before the index */
+	WRITE_ONCE(mp->sendq_prod, mp->sendq_prod + 1);
+	myri_wr(mp, MYRI_CTL(sendq_prod), mp->sendq_prod);
+	myri_ring(mp, MYRI_DB_SEND);
+	mp->tx_packets++;
+	mutex_unlock(&mp->tx_mutex);
+	return 0;
+}
+
+/* ---- Receive and interrupts ---- */
+
+/* One received packet in RX slot @slot: type, source, payload. */
+static void myri_rx_one(struct dp_myri *mp, struct dp_node *node, u32 slot,
+			u32 len)
+{
+	u32 type;
+
+	lockdep_assert_held(&mp->lock);
+	if (slot >= MYRI_RECVQ_LEN || len < MYRI_HDR_LEN ||
+	    len > MYRI_HDR_LEN + MYRI_MTU) {
+		mp->rx_errors++;
+		return;
+	}
+	memcpy_fromio(mp->rx_buf,
+		      mp->sram + MYRI_RXBUF_OFF + slot * MYRI_SLOT_SIZE, len);
+	type = be32_to_cpup((const __be32 *)mp->rx_buf);
+	if (type != MYRI_TYPE_DP || !node) {
+		mp->rx_other++;
+		return;
+	}
+	mp->rx_packets++;
+	dp_mdr_rx(node, mp->rx_buf + MYRI_TYPE_LEN, MYRI_ADDR_LEN,
+		  mp->rx_buf + MYRI_HDR_LEN, len - MYRI_HDR_LEN);
+}
+
+/* Post RX slot @slot again, if it is one. */
+static void myri_rx_post(struct dp_myri *mp, u32 slot)
+{
+	unsigned int i = mp->recvq_prod % MYRI_RECVQ_LEN;
+
+	if (slot >= MYRI_RECVQ_LEN)
+		return;
+	myri_wr(mp, MYRI_RECVQ_OFF + i * sizeof(struct myri_recv_desc), slot);
+	wmb();	/* the slot before the index */
+	myri_wr(mp, MYRI_CTL(recvq_prod), ++mp->recvq_prod);
+}
+
+/* Take the events the NIC posted, up to a budget.  Under mp->lock. */
+static void myri_events(struct dp_myri *mp, struct dp_node *node)
+{
+	unsigned int n;
+
+	lockdep_assert_held(&mp->lock);
+	for (n = 0; n < MYRI_RX_BUDGET && READ_ONCE(mp->running); n++) {
+		unsigned int off = MYRI_EVENTQ_OFF + (mp->eventq_cons %
+				   MYRI_EVENTQ_LEN) * sizeof(struct myri_event);
+		u32 prod = myri_rd(mp, MYRI_CTL(eventq_prod)), type, slot;
+
+		/* none, or a wild index (a NIC resetting): the watchdog */
+		if (prod - mp->eventq_cons - 1 >= MYRI_EVENTQ_LEN)
+			break;
+		rmb();	/* the index before the entry */
+		type = myri_rd(mp, off);
+		slot = myri_rd(mp, off + 4);
+		if (type == MYRI_EV_RECV) {
+			myri_rx_one(mp, node, slot, myri_rd(mp, off + 8));
+			myri_rx_post(mp, slot);
+		} else if (type == MYRI_EV_LINK) {
+			mp->link_events++;
+		} else {
+			mp->rx_errors++;
+		}
+		myri_wr(mp, MYRI_CTL(eventq_cons), ++mp->eventq_cons);
+	}
+}
+
+/*
+ * Take what the NIC posted and arm its interrupt again; from the event
+ * interrupt, or process context when the rx_stall knob is cleared.
+ */
+static void myri_service(struct dp_myri *mp)
+{
+	struct dp_node *node = READ_ONCE(mp->node);
+	unsigned long flags;
+	unsigned int round;
+
+	spin_lock_irqsave(&mp->lock, flags);
+	for (round = 0; round < 8 && !READ_ONCE(mp->rx_stall); round++) {
+		myri_events(mp, node);
+		if (!READ_ONCE(mp->running))
+			break;
+		/* armed again, then a last look: no event is missed */
+		myri_wr(mp, MYRI_CTL(irq_armed), 1);
+		mb();	/* arm before the last look at the index */
+		if (myri_rd(mp, MYRI_CTL(eventq_prod)) == mp->eventq_cons)
+			break;
+	}
+	spin_unlock_irqrestore(&mp->lock, flags);
+	if (READ_ONCE(mp->running))
+		myri_ring(mp, MYRI_DB_RECV);
+	wake_up(&mp->tx_wq);
+}
+
+static irqreturn_t dp_myri_irq_event(int irq, void *data)
+{
+	myri_service(data);
+	return IRQ_HANDLED;
+}
+
+/* nic_state or the link changed: a NIC out of RUN is restarted. */
+static irqreturn_t dp_myri_irq_ctl(int irq, void *data)
+{
+	struct dp_myri *mp = data;
+
+	wake_up(&mp->ctl_wq);
+	if (READ_ONCE(mp->running) &&
+	    myri_rd(mp, MYRI_CTL(nic_state)) != MYRI_NIC_RUN)
+		mod_delayed_work(system_wq, &mp->watchdog, 0);
+	return IRQ_HANDLED;
+}
+
+/* ---- Watchdog and recovery ---- */
+
+static void dp_myri_restart(struct dp_myri *mp, const char *why)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&mp->tx_mutex);
+	dev_warn(&mp->pdev->dev, "%s: %s, restarting (%u sends queued)\n",
+		 mp->name, why, mp->sendq_prod - mp->tx_cons_seen);
+	myri_stop(mp);
+	spin_lock_irqsave(&mp->lock, flags);
+	mp->restarts++;
+	spin_unlock_irqrestore(&mp->lock, flags);
+	if (myri_start(mp))
+		dev_warn(&mp->pdev->dev, "%s: NIC did not start\n", mp->name);
+	wake_up(&mp->tx_wq);
+}
+
+static void dp_myri_watchdog(struct work_struct *work)
+{
+	struct dp_myri *mp = container_of(to_delayed_work(work),
+					  struct dp_myri, watchdog);
+	bool stuck;
+
+	mutex_lock(&mp->tx_mutex);
+	if (!READ_ONCE(mp->node) || mp->gone) {
+		mutex_unlock(&mp->tx_mutex);
+		return;
+	}
+	stuck = myri_tx_used(mp) &&
+		time_after(jiffies, mp->tx_progress + MYRI_TX_TIMEOUT);
+	if (!mp->running)
+		dp_myri_restart(mp, "NIC not started");
+	else if (myri_rd(mp, MYRI_CTL(nic_state)) != MYRI_NIC_RUN)
+		dp_myri_restart(mp, "NIC left RUN");
+	else if (stuck)
+		dp_myri_restart(mp, "send timeout");
+	mutex_unlock(&mp->tx_mutex);
+	schedule_delayed_work(&mp->watchdog, MYRI_WATCHDOG);
+}
+
+/* ---- dp NIC ops ---- */
+
+static unsigned int dp_myri_mtu(const struct dp_nic *nic)
+{
+	return MYRI_MTU;
+}
+
+static unsigned int dp_myri_lladdr(const struct dp_nic *nic, u8 *addr)
+{
+	memcpy(addr, dp_myri_of(nic)->addr, MYRI_ADDR_LEN);
+	return MYRI_ADDR_LEN;
+}
+
+/* After the last sender: stop the NIC, forget the node. */
+static void dp_myri_detach(struct dp_nic *nic)
+{
+	struct dp_myri *mp = dp_myri_of(nic);
+
+	mutex_lock(&mp->tx_mutex);
+	myri_stop(mp);
+	mutex_unlock(&mp->tx_mutex);
+	cancel_delayed_work_sync(&mp->watchdog);
+	mutex_lock(&dp_myri_lock);
+	WRITE_ONCE(mp->node, NULL);
+	mutex_unlock(&dp_myri_lock);
+	wake_up_var(&mp->node);
+}
+
+static const struct dp_backend dp_myri_backend;
+
+static struct dp_myri *dp_myri_find(const char *ifname)
+{
+	struct dp_myri *mp;
+
+	lockdep_assert_held(&dp_myri_lock);
+	list_for_each_entry(mp, &dp_myri_devs, list)
+		if (!strcmp(mp->name, ifname) && !mp->gone)
+			return mp;
+	return NULL;
+}
+
+/* Whether dp_myri_attach() would find a usable device for @node. */
+static int dp_myri_check(struct dp_node *node, const char *ifname)
+{
+	struct dp_myri *mp;
+	int err = 0;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;	/* hardware is shared by every namespace */
+	mutex_lock(&dp_myri_lock);
+	mp = dp_myri_find(ifname);
+	if (!mp)
+		err = -ENODEV;
+	else if (mp->node && mp->node != node)
+		err = -EBUSY;
+	mutex_unlock(&dp_myri_lock);
+	return err;
+}
+
+/*
+ * Called with node->cfg_lock held, no NIC attached.  A NIC that does not
+ * start now (the simulator is slow) is started by the watchdog.
+ */
+static int dp_myri_attach(struct dp_node *node, const char *ifname)
+{
+	struct dp_myri *mp;
+	int err = 0;
+
+	lockdep_assert_held(&node->cfg_lock);
+	mutex_lock(&dp_myri_lock);
+	mp = dp_myri_find(ifname);
+	if (!mp) {
+		err = -ENODEV;
+	} else if (mp->node) {
+		err = -EBUSY;
+	} else {
+		dp_nic_init(&mp->nic, &dp_myri_backend, node, mp, mp->name);
+		WRITE_ONCE(mp->node, node);
+		mutex_lock(&mp->tx_mutex);
+		if (myri_start(mp))
+			dev_warn(&mp->pdev->dev, "%s: NIC did not start\n",
+				 mp->name);
+		mutex_unlock(&mp->tx_mutex);
+		schedule_delayed_work(&mp->watchdog, MYRI_WATCHDOG);
+	}
+	mutex_unlock(&dp_myri_lock);
+	if (!err)
+		dp_node_publish_nic(node, &mp->nic);
+	return err;
+}
+
+/* ---- sysfs: name, statistics (the driver's and the NIC's) ---- */
+
+static struct dp_myri *dp_myri_dev(struct device *dev)
+{
+	return pci_get_drvdata(to_pci_dev(dev));
+}
+
+static ssize_t dp_name_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", dp_myri_dev(dev)->name);
+}
+static DEVICE_ATTR_RO(dp_name);
+
+static u64 myri_ctr(struct dp_myri *mp, unsigned int off)
+{
+	return myri_rd(mp, off) | (u64)myri_rd(mp, off + 4) << 32;
+}
+
+#define MYRI_NIC_CTR(f)	myri_ctr(mp, MYRI_CTL(f))
+
+static ssize_t dp_stats_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	struct dp_myri *mp = dp_myri_dev(dev);
+
+	return sysfs_emit(buf,
+			  "rx_packets %llu\ntx_packets %llu\nrx_errors %llu\n"
+			  "rx_other %llu\nlink_events %llu\nrestarts %llu\n"
+			  "link %u\nnic_tx_packets %llu\nnic_tx_bad %llu\n"
+			  "nic_tx_link_down %llu\nnic_rx_packets %llu\n"
+			  "nic_rx_crc %llu\nnic_rx_route %llu\n"
+			  "nic_rx_short %llu\nnic_rx_stops %llu\n",
+			  mp->rx_packets, mp->tx_packets, mp->rx_errors,
+			  mp->rx_other, mp->link_events, mp->restarts,
+			  myri_rd(mp, MYRI_CTL(link)),
+			  MYRI_NIC_CTR(tx_packets), MYRI_NIC_CTR(tx_bad),
+			  MYRI_NIC_CTR(tx_link_down), MYRI_NIC_CTR(rx_packets),
+			  MYRI_NIC_CTR(rx_crc), MYRI_NIC_CTR(rx_route),
+			  MYRI_NIC_CTR(rx_short), MYRI_NIC_CTR(rx_stops));
+}
+static DEVICE_ATTR_RO(dp_stats);
+
+/* ---- debugfs: test-only knob, dp/myriN/rx_stall ---- */
+
+static int dp_myri_rx_stall_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(((struct dp_myri *)data)->rx_stall);
+	return 0;
+}
+
+/*
+ * Stop taking received packets: the NIC runs out of RX slots and holds
+ * packets on the wire (STOP), as a host that does not drain; and resume.
+ */
+static int dp_myri_rx_stall_set(void *data, u64 val)
+{
+	struct dp_myri *mp = data;
+
+	WRITE_ONCE(mp->rx_stall, !!val);
+	if (!val)
+		myri_service(mp);	/* the NIC posts nothing new meanwhile */
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(dp_myri_rx_stall_fops, dp_myri_rx_stall_get,
+			 dp_myri_rx_stall_set, "%llu\n");
+
+static struct attribute *dp_myri_attrs[] = {
+	&dev_attr_dp_name.attr,
+	&dev_attr_dp_stats.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(dp_myri);
+
+/* ---- PCI driver ---- */
+
+/* Whether BAR2 is the simulator's LANai SRAM, of this layout. */
+static bool myri_is_ours(struct pci_dev *pdev)
+{
+	u8 sig[MYRI_SIG_LEN];
+	void __iomem *p;
+	bool ours;
+
+	if (pci_resource_len(pdev, 2) < MYRI_SRAM_SIZE)
+		return false;
+	p = pci_iomap_range(pdev, 2, 0, PAGE_SIZE);
+	if (!p)
+		return false;
+	memcpy_fromio(sig, p, MYRI_SIG_LEN);
+	ours = !memcmp(sig, MYRI_SIGNATURE, MYRI_SIG_LEN) &&
+	       ioread32(p + MYRI_CTL(version)) == MYRI_VERSION &&
+	       ioread32(p + MYRI_CTL(mtu)) == MYRI_MTU &&
+	       ioread32(p + MYRI_CTL(slot_size)) == MYRI_SLOT_SIZE;
+	pci_iounmap(pdev, p);
+	return ours;
+}
+
+static int myri_irqs(struct dp_myri *mp)
+{
+	struct pci_dev *pdev = mp->pdev;
+	int n, err;
+
+	n = pci_alloc_irq_vectors(pdev, 2, MYRI_VECTORS, PCI_IRQ_MSIX);
+	if (n < 0)
+		return n;
+	err = request_irq(pci_irq_vector(pdev, MYRI_IRQ_EVENT),
+			  dp_myri_irq_event, 0, "dp_myri_event", mp);
+	if (err)
+		goto err_vec;
+	err = request_irq(pci_irq_vector(pdev, MYRI_IRQ_CTL), dp_myri_irq_ctl,
+			  0, "dp_myri_ctl", mp);
+	if (err)
+		goto err_event;
+	return 0;
+
+err_event:
+	free_irq(pci_irq_vector(pdev, MYRI_IRQ_EVENT), mp);
+err_vec:
+	pci_free_irq_vectors(pdev);
+	return err;
+}
+
+static void myri_irqs_free(struct dp_myri *mp)
+{
+	free_irq(pci_irq_vector(mp->pdev, MYRI_IRQ_CTL), mp);
+	free_irq(pci_irq_vector(mp->pdev, MYRI_IRQ_EVENT), mp);
+	pci_free_irq_vectors(mp->pdev);
+}
+
+static int myri_name(struct dp_myri *mp)
+{
+	mutex_lock(&dp_myri_lock);
+	mp->idx = ida_alloc(&dp_myri_ida, GFP_KERNEL);
+	if (mp->idx < 0) {
+		mutex_unlock(&dp_myri_lock);
+		return mp->idx;
+	}
+	snprintf(mp->name, sizeof(mp->name), "myri%d", mp->idx);
+	list_add_tail(&mp->list, &dp_myri_devs);
+	mutex_unlock(&dp_myri_lock);
+	return 0;
+}
+
+static int myri_map(struct dp_myri *mp)
+{
+	struct pci_dev *pdev = mp->pdev;
+	int err;
+
+	err = pcim_enable_device(pdev);
+	if (err)
+		return err;
+	if (!myri_is_ours(pdev))
+		return -ENODEV;	/* another ivshmem device: not ours */
+	err = pcim_iomap_regions(pdev, BIT(0) | BIT(2), "dp_myri");
+	if (err)
+		return err;
+	/* MSI-X messages are the device's memory writes: bus mastering on */
+	pci_set_master(pdev);
+	mp->regs = pcim_iomap_table(pdev)[0];
+	mp->sram = pcim_iomap_table(pdev)[2];
+	memcpy_fromio(mp->addr, mp->sram + MYRI_CTL(addr), MYRI_ADDR_LEN);
+	mp->tx_buf = devm_kmalloc(&pdev->dev, MYRI_SLOT_SIZE, GFP_KERNEL);
+	mp->rx_buf = devm_kmalloc(&pdev->dev, MYRI_SLOT_SIZE, GFP_KERNEL);
+	return mp->tx_buf && mp->rx_buf ? 0 : -ENOMEM;
+}
+
+static int dp_myri_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct dp_myri *mp;
+	int err;
+
+	mp = devm_kzalloc(&pdev->dev, sizeof(*mp), GFP_KERNEL);
+	if (!mp)
+		return -ENOMEM;
+	mp->pdev = pdev;
+	spin_lock_init(&mp->lock);
+	mutex_init(&mp->tx_mutex);
+	init_waitqueue_head(&mp->tx_wq);
+	init_waitqueue_head(&mp->ctl_wq);
+	INIT_DELAYED_WORK(&mp->watchdog, dp_myri_watchdog);
+	err = myri_map(mp);
+	if (err)
+		return err;
+	pci_set_drvdata(pdev, mp);
+	/* quiet before the interrupts are requested */
+	myri_wr(mp, MYRI_CTL(irq_armed), 0);
+	myri_wr(mp, MYRI_CTL(host_state), MYRI_HOST_RESET);
+	myri_ring(mp, MYRI_DB_CTL);
+	err = myri_irqs(mp);
+	if (err)
+		return err;
+	err = myri_name(mp);
+	if (err) {
+		myri_irqs_free(mp);
+		return err;
+	}
+	mp->dbg = debugfs_create_dir(mp->name, dp_backend_debugfs());
+	debugfs_create_file_unsafe("rx_stall", 0600, mp->dbg, mp,
+				   &dp_myri_rx_stall_fops);
+	dev_info(&pdev->dev, "%s: LANai (simulated), NIC address %pM, MTU %u\n",
+		 mp->name, mp->addr, MYRI_MTU);
+	return 0;
+}
+
+static void dp_myri_remove(struct pci_dev *pdev)
+{
+	struct dp_myri *mp = pci_get_drvdata(pdev);
+	struct dp_node *node;
+	struct net *net = NULL;
+
+	mutex_lock(&dp_myri_lock);
+	mp->gone = true;
+	list_del(&mp->list);
+	node = mp->node;
+	if (node)
+		net = maybe_get_net(node->net);
+	mutex_unlock(&dp_myri_lock);
+	wake_up(&mp->tx_wq);
+	if (net) {
+		dp_node_detach_hw(node, mp);
+		put_net(net);
+	}
+	/* a namespace on its way out detaches on its own: wait for it */
+	wait_var_event(&mp->node, !READ_ONCE(mp->node));
+
+	debugfs_remove(mp->dbg);	/* waits for knob writers in flight */
+	myri_wr(mp, MYRI_CTL(irq_armed), 0);
+	myri_wr(mp, MYRI_CTL(host_state), MYRI_HOST_RESET);
+	myri_ring(mp, MYRI_DB_CTL);
+	myri_irqs_free(mp);
+	ida_free(&dp_myri_ida, mp->idx);
+	dev_info(&pdev->dev, "%s: released\n", mp->name);
+}
+
+/* no MODULE_DEVICE_TABLE: dp must not be autoloaded for every ivshmem */
+static const struct pci_device_id dp_myri_ids[] = {
+	{ PCI_DEVICE(PCI_VENDOR_ID_REDHAT_QUMRANET, 0x1110) },	/* ivshmem */
+	{ }
+};
+
+static struct pci_driver dp_myri_driver = {
+	.name = "dp_myri",
+	.id_table = dp_myri_ids,
+	.probe = dp_myri_probe,
+	.remove = dp_myri_remove,
+	.dev_groups = dp_myri_groups,
+};
+
+static const struct dp_backend dp_myri_backend = {
+	.name = "myri",
+	.machine_wide = true,
+	.check = dp_myri_check,
+	.attach = dp_myri_attach,
+	.detach = dp_myri_detach,
+	.xmit = dp_myri_xmit,
+	.mtu = dp_myri_mtu,
+	.lladdr = dp_myri_lladdr,
+};
+
+/* Cards nobody else has bound are taken (if they are the simulator's). */
+int dp_myri_init(void)
+{
+	int err = pci_register_driver(&dp_myri_driver);
+
+	if (err)
+		return err;
+	err = dp_backend_register(&dp_myri_backend);
+	if (err)
+		pci_unregister_driver(&dp_myri_driver);
+	return err;
+}
+
+/* No new attachment, then every device let go (its node detached). */
+void dp_myri_exit(void)
+{
+	dp_backend_unregister(&dp_myri_backend);
+	pci_unregister_driver(&dp_myri_driver);
+}

@@ -1,0 +1,249 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Lossless edges over the simulated Myrinet fabric (cluster.py --nic myri:
+# dp's myri backend on tools/myrisim's LANai, docs/myrinet.md), in every
+# guest of 2 (one switch) or 4 (two switches).  Guest I < N/2 sends to guest
+# I + N/2, which checks every message (dp_rel_peer: nonce, index, length,
+# CRC32C); with 4 guests both streams cross the link between the switches.
+# Faults come from the simulator's control pipe through dp-link.  Guest 0
+# (host h0) is on switch s0 port 0 in both built-in topologies.
+#
+#   myri_load      dp-load: myri0 attached, routes from the cluster file
+#   myri_stream    $DPT_MYRI_N (3000) messages of random sizes up to the
+#                  8 KB-class MTU with corrupt=2: all arrive once, in order,
+#                  intact; the LANai dropped and counted the bad CRCs
+#                  (nic_rx_crc) and the edges sent them again
+#   myri_badroute  a stream with badroute=3: the switches drop and count
+#                  the bad routes (bad_route), everything arrives
+#   myri_cable     guest 0's cable pulled mid-stream for 2 s, then put back
+#                  (its card counted sends lost on it, tx_link_down): all
+#                  arrive
+#   myri_backpressure  the receivers stop draining their cards for 1 s
+#                  (debugfs rx_stall) with the switch timeout at 10 s: the
+#                  LANai holds packets off (rx_stops), nothing is
+#                  truncated, all arrive
+#   myri_truncate  the same at the default timeout (50 ms): blocked packets
+#                  are truncated and counted, all arrive
+#   myri_rmmod     cable pulled with retransmissions pending: the sender is
+#                  killed, rmmod is clean; then both unload
+cd "$(dirname "$0")" || exit 1
+. ./lib.sh
+[ -f /etc/dp/env ] && . /etc/dp/env
+me=${DP_GUEST_ID:-0}
+n=${DP_NGUESTS:-1}
+N=${DPT_MYRI_N:-3000}
+P=./dp_rel_peer
+
+echo "KTAP version 1"
+if [ "${DP_BACKEND:-}" != myri ] || { [ "$n" -ne 2 ] && [ "$n" -ne 4 ]; }; then
+	echo "1..1"
+	echo "ok 1 myri_cluster # SKIP needs 2 or 4 guests on the Myrinet fabric (--nic myri)"
+	exit 0
+fi
+echo "1..7"
+half=$((n / 2))
+if [ "$me" -lt "$half" ]; then
+	role=send peer_nid=$((me + half + 1))
+else
+	role=recv peer_nid=$((me - half + 1))
+fi
+t=0
+ktap_failed=0
+res() { # RC DESCRIPTION: one result, diagnostics from $T/step.log
+	t=$((t + 1))
+	sed 's/^/# /' "$T/step.log"
+	if [ "$1" -eq 0 ]; then echo "ok $t $2"; else echo "not ok $t $2"; ktap_failed=$((ktap_failed + 1)); fi
+	: >"$T/step.log"
+}
+bar() { timeout 1300 dp-barrier "myri-$1" 1200 || echo "# barrier myri-$1 timed out"; }
+link() { dp-link "$@" >>"$T/step.log" 2>&1 || echo "dp-link $* failed" >>"$T/step.log"; }
+ctr() { dpctl stats 2>/dev/null | awk -v k="$1" '$1 == k { print $2 }'; }
+# nic NAME: a counter of the card (sysfs dp_stats: the driver's and the LANai's)
+nic() { awk -v k="$1" '$1 == k { print $2 }' /sys/bus/pci/drivers/dp_myri/*/dp_stats; }
+fab() { dp-link stats "$1" 2>/dev/null || echo 0; }
+grown() { # NAME N: wait (up to 120 s) until counter NAME grew by N from $base
+	i=0
+	while [ $(( $(ctr "$1") - base )) -lt "$2" ] && [ $i -lt 1200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+: >"$T/step.log"
+
+# stream NAME DPID NONCE [SEND_HOOK [RECV_HOOK]]: guest pairs stream $N
+# messages; each side runs its HOOK (a function) while the stream is under
+# way.
+stream() {
+	if [ "$role" = recv ]; then
+		timeout 1300 $P recv "$2" "$3" "$N" 0 1200 >"$T/recv.log" 2>&1 &
+		pid=$!
+		ready "$T/recv.log"
+		bar "$1-bound"
+		[ -n "${5:-}" ] && "$5"
+		wait $pid
+		st=$?
+		cat "$T/recv.log" >>"$T/step.log"
+	else
+		bar "$1-bound"
+		timeout 1300 $P send "$peer_nid" "$2" "$3" "$N" $((me + 3)) >"$T/send.log" 2>&1 &
+		pid=$!
+		[ -n "${4:-}" ] && "$4"
+		wait $pid
+		st=$?
+		cat "$T/send.log" >>"$T/step.log"
+	fi
+	return $st
+}
+
+# 1. load
+ns_clean
+mod_unload >/dev/null 2>&1
+timeout 60 dp-load >>"$T/step.log" 2>&1 && mod_loaded && [ -n "$(nic rx_packets)" ]
+res $? "myri_load (nid $DP_NID on $DP_IF, $n guests)"
+bar loaded
+
+# 2. corrupted packets: dropped by the LANai, counted, sent again
+[ "$me" -eq 0 ] && link set corrupt=2,seed=42
+bar corrupt-set
+crc0=$(nic nic_rx_crc)
+stream stream 700 11
+st=$?
+bar stream-done
+[ "$me" -eq 0 ] && link set corrupt=0
+crc=$(( $(nic nic_rx_crc) - crc0 ))
+echo "this card's nic_rx_crc +$crc, fabric f_corrupt $(fab f_corrupt)" >>"$T/step.log"
+# a receiver's card saw the bad CRCs (a sender's only the bad ACKs)
+[ "$st" -eq 0 ] && { [ "$role" = send ] || [ "$crc" -gt 0 ]; }
+res $? "myri_stream: $N messages with corrupt=2 arrive once, in order, intact; bad CRCs counted"
+
+# 3. bad routes: dropped and counted at the switch
+bar badroute-go
+[ "$me" -eq 0 ] && { link reset; link set badroute=3,seed=7; }
+bar badroute-set
+stream badroute 701 12
+st=$?
+bar badroute-done
+br=$(fab bad_route)
+[ "$me" -eq 0 ] && link set badroute=0
+echo "fabric bad_route $br f_badroute $(fab f_badroute)" >>"$T/step.log"
+[ "$st" -eq 0 ] && [ "$br" -gt 0 ]
+res $? "myri_badroute: with badroute=3 the switches count bad routes ($br), all arrive"
+
+# 4. guest 0's cable pulled mid-stream, then put back
+cable() {
+	[ "$me" -eq 0 ] || return 0
+	base=$(ctr tx_msgs)
+	grown tx_msgs 200
+	link pull s0 0
+	sleep 2
+	down=$(nic nic_tx_link_down)
+	link plug s0 0
+	echo "cable out 2 s: tx_link_down $down" >>"$T/step.log"
+}
+down=0
+bar cable-go
+stream cable 702 13 cable
+st=$?
+bar cable-done
+# the cable was out while guest 0 sent: its card lost packets on it
+[ "$st" -eq 0 ] && { [ "$me" -ne 0 ] || [ "$down" -gt 0 ]; }
+res $? "myri_cable: guest 0's cable pulled mid-stream and put back, everything arrives"
+
+# 5, 6. the receivers stop draining their cards for 1 s mid-stream (the
+# rx_stall knob): the LANai runs out of RX slots and holds packets on the
+# wire (STOP, rx_stops), the switch stalls them and pushes back on the
+# sender.  With the switch timeout at 10 s nothing is truncated; at its
+# default of 50 ms blocked packets are truncated and counted, and the
+# edges send them again.  Everything arrives either way.
+knob=/sys/kernel/debug/dp/$DP_IF/rx_stall
+undrained() {
+	base=$(ctr rx_msgs)
+	grown rx_msgs 200
+	echo "run_myri: $DP_IF rx_stall 1 (rx_msgs $(ctr rx_msgs))" >/dev/kmsg
+	echo 1 >"$knob"
+	sleep 1
+	echo 0 >"$knob"
+	echo "run_myri: $DP_IF rx_stall 0 (rx_msgs $(ctr rx_msgs))" >/dev/kmsg
+}
+# stall NAME DPID NONCE TIMEOUT_US: two streams per pair at once (DPID and
+# NONCE, DPID + 10 and NONCE + 100: two pools' credit, more than the card's
+# 64 RX slots hold);
+# returns their status; sets stops (this card's rx_stops) and trunc (the
+# fabric's truncated)
+stall() {
+	bar "$1-go"
+	[ "$me" -eq 0 ] && { link set "timeout_us=$4"; link reset; }
+	bar "$1-set"
+	stops0=$(nic nic_rx_stops)
+	st=0
+	if [ "$role" = recv ]; then
+		timeout 200 $P recv "$2" "$3" "$N" 0 180 >"$T/recv.log" 2>&1 &
+		p1=$!
+		timeout 200 $P recv $(($2 + 10)) $(($3 + 100)) "$N" 0 180 >"$T/recv2.log" 2>&1 &
+		p2=$!
+		ready "$T/recv.log"
+		ready "$T/recv2.log"
+		bar "$1-bound"
+		undrained
+		wait $p1 || st=1
+		wait $p2 || st=1
+		cat "$T/recv.log" "$T/recv2.log" >>"$T/step.log"
+	else
+		bar "$1-bound"
+		timeout 200 $P send "$peer_nid" "$2" "$3" "$N" $((me + 3)) >"$T/send.log" 2>&1 &
+		p1=$!
+		timeout 200 $P send "$peer_nid" $(($2 + 10)) $(($3 + 100)) "$N" $((me + 5)) >"$T/send2.log" 2>&1 &
+		p2=$!
+		wait $p1 || st=1
+		wait $p2 || st=1
+		cat "$T/send.log" "$T/send2.log" >>"$T/step.log"
+	fi
+	bar "$1-done"
+	stops=$(( $(nic nic_rx_stops) - stops0 ))
+	trunc=$(fab truncated)
+	echo "this card's nic_rx_stops +$stops; fabric truncated $trunc stalls $(fab stalls)" >>"$T/step.log"
+	return "$st"
+}
+stall backpressure 704 15 10000000
+st=$?
+[ "$st" -eq 0 ] && [ "$trunc" -eq 0 ] && { [ "$role" = send ] || [ "$stops" -gt 0 ]; }
+res $? "myri_backpressure: a receiver that stops draining holds the sender back (STOP), nothing truncated, all arrive"
+stall truncate 705 16 50000
+st=$?
+[ "$st" -eq 0 ] && [ "$trunc" -gt 0 ]
+res $? "myri_truncate: packets blocked past the switch timeout are truncated ($trunc) and sent again, all arrive"
+
+# 7. rmmod with retransmissions pending
+if [ "$role" = recv ]; then
+	timeout 600 $P recv 706 17 0 0 60 >"$T/recv.log" 2>&1 &
+	pid=$!
+	ready "$T/recv.log"
+	bar rmmod-go
+	bar rmmod-done
+	kill $pid 2>/dev/null
+	wait $pid
+	mod_unload >>"$T/step.log" 2>&1
+	res $? "myri_rmmod: the receiver's node unloads"
+else
+	bar rmmod-go
+	base=$(ctr tx_msgs)
+	$P send-until "$peer_nid" 706 17 >"$T/send.log" 2>&1 &
+	pid=$!
+	grown tx_msgs 100
+	link pull s0 "$me"
+	base=$(ctr tx_retrans)
+	grown tx_retrans 1	# retransmissions pending: seen, not assumed
+	und0=$(ctr tx_undelivered)
+	kill -9 $pid
+	wait $pid
+	st=0
+	und=$(( $(ctr tx_undelivered) - und0 ))
+	echo "closed with retransmissions pending: tx_undelivered +$und" >>"$T/step.log"
+	[ "$und" -gt 0 ] || st=1
+	mod_unload >>"$T/step.log" 2>&1 || st=1
+	link plug s0 "$me"
+	res $st "myri_rmmod: sender killed with retransmissions pending, rmmod is clean"
+	bar rmmod-done
+fi
+bar done
+[ "$ktap_failed" -eq 0 ]
