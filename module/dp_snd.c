@@ -833,6 +833,18 @@ static bool dp_snd_reset_fits(const struct dp_snd *s, const struct dp_msg_hdr *h
 }
 
 /*
+ * Why a fitting RESET ends the session: a refused HELLO (no ack in it) for
+ * the receiver's admission rule, ECONNREFUSED, or for the room its sender
+ * table keeps for our user and node, EUSERS; else ECONNRESET.
+ */
+static int dp_snd_reset_err(const struct dp_snd *s, const struct dp_msg_hdr *h)
+{
+	if (s->state != DP_SND_HELLO || (h->flags & DP_WF_ACK))
+		return -ECONNRESET;
+	return h->flags & DP_WF_BUSY ? -EUSERS : -ECONNREFUSED;
+}
+
+/*
  * The receiver has no such session (it restarted, or closed): ECONNRESET;
  * or it refused our HELLO (admission): ECONNREFUSED.  A closing receiver's
  * RESET carries its final ack (DP_WF_ACK); a refusal carries none.  To
@@ -849,8 +861,7 @@ void dp_snd_reset(struct dp_snd *s, const struct dp_msg_hdr *h)
 		/* A receiver that closes acknowledges what it got first. */
 		if (s->state == DP_SND_OPEN && closed && h->src_inc == s->peer_inc)
 			dp_snd_update(s, h);
-		dp_snd_fail(s, s->state == DP_SND_HELLO && !closed ?
-			    -ECONNREFUSED : -ECONNRESET);
+		dp_snd_fail(s, dp_snd_reset_err(s, h));
 		wake = true;
 	}
 	spin_unlock_irqrestore(&s->lock, flags);

@@ -220,8 +220,10 @@ static void test_rcv_eviction(void)
 
 	w_setup();
 	B = w_ep(1, &w.nodes[1], 20, 1u << 20, B_INC);
-	for (i = 0; i < DP_MAX_RX_PEERS; i++) {
+	for (i = 0; i < DP_MAX_RX_PEERS; i++) {	/* many users, 4 nodes */
 		h = hdr(DP_WT_HELLO, 1000 + i, 1 + i, 7);
+		h.src_nid = 3 + i % 4;
+		h.src_uid = 1 + i;
 		dp_rcv_hello(&B->rcv, &h);
 	}
 	CHECK_EQ(w_rx_peers(B), DP_MAX_RX_PEERS);

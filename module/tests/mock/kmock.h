@@ -206,11 +206,26 @@ static inline void hlist_del(struct hlist_node *n)
 	     (bkt)++)							\
 		hlist_for_each_entry_safe(obj, tmp, &(t)[bkt], member)
 
+/* The kernel's jhash_2words() (linux/jhash.h), so buckets spread alike. */
+static inline u32 kmock_rol32(u32 w, unsigned int s)
+{
+	return (w << s) | (w >> (32 - s));
+}
+
 static inline u32 jhash_2words(u32 a, u32 b, u32 initval)
 {
-	u32 h = a * 0x9E3779B1u ^ (b + initval) * 0x85EBCA77u;
+	u32 c = initval + 0xdeadbeefu + (2 << 2);
 
-	return h ^ (h >> 15);
+	a += c;
+	b += c;
+	c ^= b; c -= kmock_rol32(b, 14);
+	a ^= c; a -= kmock_rol32(c, 11);
+	b ^= a; b -= kmock_rol32(a, 25);
+	c ^= b; c -= kmock_rol32(b, 16);
+	a ^= c; a -= kmock_rol32(c, 4);
+	b ^= a; b -= kmock_rol32(a, 14);
+	c ^= b; c -= kmock_rol32(b, 24);
+	return c;
 }
 
 /* ---- timers and work: recorded, run by kmock_run() ---- */
