@@ -35,6 +35,8 @@
  * @idle: the sender gave its credit back, or stayed silent past unreach_ms
  *	(its credit was taken back): no grants until it asks.
  * @heard: jiffies of the sender's last frame of this session.
+ * @lru: in dp_rcv.lru, by @heard, the longest silent first.
+ * @active: in dp_rcv.active while not @idle: the order of re-grants.
  * @ooo: struct dp_ooo, messages that arrived after a gap, by seq.
  * @n_ooo: entries in @ooo.
  */
@@ -53,6 +55,8 @@ struct dp_rx_peer {
 	bool gap;
 	bool idle;
 	unsigned long heard;
+	struct list_head lru;
+	struct list_head active;
 	struct list_head ooo;
 	u32 n_ooo;
 	struct rcu_head rcu;
@@ -122,10 +126,21 @@ static void dp_rcv_set_idle(struct dp_rcv *r, struct dp_rx_peer *rp,
 	if (rp->idle == idle)
 		return;
 	rp->idle = idle;
-	if (idle)
+	if (idle) {
 		r->n_active--;
-	else
+		list_del_init(&rp->active);
+	} else {
 		r->n_active++;
+		list_add_tail(&rp->active, &r->active);
+	}
+}
+
+/* A frame of @rp's session: it is live.  Caller holds r->lock. */
+static void dp_rcv_heard(struct dp_rcv *r, struct dp_rx_peer *rp)
+{
+	lockdep_assert_held(&r->lock);
+	rp->heard = jiffies;
+	list_move_tail(&rp->lru, &r->lru);
 }
 
 /*
@@ -302,6 +317,7 @@ static void dp_rcv_drop_peer(struct dp_rcv *r, struct dp_rx_peer *rp)
 	dp_rcv_forget_credit(r, rp);
 	dp_rcv_ooo_free(r, rp);
 	dp_rcv_set_idle(r, rp, true);
+	list_del(&rp->lru);
 	hash_del_rcu(&rp->hnode);
 	r->n_peers--;
 	kfree_rcu(rp, rcu);
@@ -318,15 +334,16 @@ static bool dp_rcv_evict(struct dp_rcv *r, const struct dp_rx_peer *like)
 {
 	unsigned long now = jiffies;
 	struct dp_rx_peer *rp;
-	int bkt;
+	unsigned int n = 0;
 
 	lockdep_assert_held(&r->lock);
-	hash_for_each(r->peers, bkt, rp, hnode) {
-		if (like && (!rp->counted ||
-			     (dp_rcv_n_uid(r, rp->uid) != dp_rcv_n_uid(r, like->uid) &&
-			      rp->from.nid != like->from.nid)))
-			continue;
-		if (dp_rcv_silent(rp, now)) {
+	list_for_each_entry(rp, &r->lru, lru) {
+		/* The longest silent first: past one heard since, none is. */
+		if (!dp_rcv_silent(rp, now) || n++ == DP_EVICT_SCAN)
+			return false;
+		if (!like || (rp->counted &&
+			      (dp_rcv_n_uid(r, rp->uid) == dp_rcv_n_uid(r, like->uid) ||
+			       rp->from.nid == like->from.nid))) {
 			dp_rcv_drop_peer(r, rp);
 			return true;
 		}
@@ -407,7 +424,9 @@ static struct dp_rx_peer *dp_rcv_place(struct dp_rcv *r,
 	*drop = 0;
 	rp->from = from;
 	rp->idle = true;	/* not sharing the pool until its HELLO's grant */
+	INIT_LIST_HEAD(&rp->active);
 	INIT_LIST_HEAD(&rp->ooo);
+	list_add_tail(&rp->lru, &r->lru);
 	hash_add_rcu(r->peers, &rp->hnode, dp_rcv_hash(r, &from));
 	r->n_peers++;
 	dp_rcv_count_src(r, rp, h->src_uid);
@@ -440,7 +459,7 @@ void dp_rcv_hello(struct dp_rcv *r, const struct dp_msg_hdr *h)
 	rp->credit = 0;
 	rp->adv = 0;
 	rp->gap = false;
-	rp->heard = jiffies;
+	dp_rcv_heard(r, rp);
 	dp_rcv_set_idle(r, rp, false);
 	dp_rcv_grant(r, rp, dp_rcv_smax(r));
 	dp_rcv_owe(r, rp, DP_ACK_NOW);
@@ -460,7 +479,7 @@ void dp_rcv_probe(struct dp_rcv *r, const struct dp_msg_hdr *h)
 	spin_lock_irqsave(&r->lock, flags);
 	rp = dp_rcv_find(r, &from);
 	if (rp && rp->peer_inc == h->src_inc && h->dst_inc == r->inc) {
-		rp->heard = jiffies;
+		dp_rcv_heard(r, rp);
 		dp_rcv_set_idle(r, rp, false);
 		dp_rcv_grant(r, rp, dp_rcv_smax(r));
 		dp_rcv_owe(r, rp, DP_ACK_NOW);
@@ -488,7 +507,7 @@ void dp_rcv_return(struct dp_rcv *r, const struct dp_msg_hdr *h)
 		r->outstanding -= rp->credit - h->credit;
 		rp->credit = h->credit;
 		rp->adv = h->credit;
-		rp->heard = jiffies;
+		dp_rcv_heard(r, rp);
 		dp_rcv_set_idle(r, rp, true);
 		if (r->starved)
 			dp_rcv_kick(r, true);	/* someone was waiting for it */
@@ -680,7 +699,7 @@ void dp_rcv_data(struct dp_rcv *r, const struct dp_msg_hdr *h,
 		drop = DP_CTR_RX_DROP_SEQ;
 		dp_rcv_owe_reset(r, h, 0);
 	} else {
-		rp->heard = jiffies;
+		dp_rcv_heard(r, rp);
 		switch (dp_rx_classify(rp->rcv_nxt, h->seq)) {
 		case DP_RX_DUP:
 			drop = DP_CTR_RX_DROP_DUP;
@@ -849,6 +868,32 @@ static void dp_rcv_take_ack(struct dp_rcv *r, struct dp_rx_peer *rp,
 }
 
 /*
+ * A release made room: re-grant round robin.  From the first active sender
+ * not served last time, each one served goes to the back, and the walk
+ * stops where the room runs out, so the next release starts there: where
+ * a sender sits in the hash (it may choose its DPID) buys it nothing.
+ * Caller holds r->lock; process context.
+ */
+static void dp_rcv_regrant(struct dp_rcv *r, u32 smax)
+{
+	struct dp_rx_peer *rp;
+	u32 n = r->n_active;
+
+	lockdep_assert_held(&r->lock);
+	while (n-- && !list_empty(&r->active)) {
+		if (!dp_credit_room(r->ring->size, smax, dp_rcv_used(r),
+				    r->outstanding)) {
+			WRITE_ONCE(r->starved, true);	/* the rest next time */
+			return;
+		}
+		rp = list_first_entry(&r->active, struct dp_rx_peer, active);
+		if (dp_rcv_grant(r, rp, smax))
+			rp->ack_due |= DP_ACK_NOW;
+		list_move_tail(&rp->active, &r->active);
+	}
+}
+
+/*
  * Collect up to a batch of owed ACKs and RESETs; re-grant first if a
  * release made room.  Returns whether more may be owed.
  */
@@ -862,11 +907,11 @@ static bool dp_rcv_collect(struct dp_rcv *r, struct dp_ack_batch *b)
 	spin_lock_irq(&r->lock);
 	regrant = r->starved;
 	r->starved = false;
-	if (regrant)
+	if (regrant) {
 		dp_rcv_reclaim(r);
+		dp_rcv_regrant(r, smax);
+	}
 	hash_for_each(r->peers, bkt, rp, hnode) {
-		if (regrant && dp_rcv_grant(r, rp, smax))
-			rp->ack_due |= DP_ACK_NOW;
 		if (rp->ack_due && b->n < DP_ACK_BATCH)
 			dp_rcv_take_ack(r, rp, b, max_msg);
 	}
@@ -914,6 +959,8 @@ void dp_rcv_init(struct dp_rcv *r, struct dp_endpoint *ep,
 	r->seed = get_random_u32();
 	spin_lock_init(&r->lock);
 	hash_init(r->peers);
+	INIT_LIST_HEAD(&r->lru);
+	INIT_LIST_HEAD(&r->active);
 	INIT_DELAYED_WORK(&r->ack_work, dp_rcv_ack_work);
 }
 

@@ -24,6 +24,7 @@ struct dp_ep_stats;
 #define DP_OOO_MAX		128u	/* held messages per sender */
 #define DP_OOO_SPAN		1024u	/* only this far past the gap */
 #define DP_RX_SRC_BUCKETS	64u	/* sender-table counts by uid, by node */
+#define DP_EVICT_SCAN		64u	/* silent senders a HELLO looks at */
 
 /*
  * A RESET owed to a sender whose frame fits no session here: @seq echoes
@@ -53,6 +54,8 @@ struct dp_reset {
  * @n_peers: entries in @peers.
  * @n_uid: entries in @peers by hash bucket of the sender's uid.
  * @n_nid: entries in @peers by hash bucket of the sender's node.
+ * @lru: the rx peers by the time they were last heard, oldest first.
+ * @active: the rx peers not idle, in the order of the next re-grant.
  * @n_active: rx peers not idle: the pool is shared fairly among them.
  * @outstanding: credit granted and not yet used, over all rx peers.
  * @starved: a grant was cut short by a full pool: releases re-grant.
@@ -77,6 +80,8 @@ struct dp_rcv {
 	u32 n_peers;
 	u16 n_uid[DP_RX_SRC_BUCKETS];
 	u16 n_nid[DP_RX_SRC_BUCKETS];
+	struct list_head lru;
+	struct list_head active;
 	u32 n_active;
 	u32 outstanding;
 	bool starved;

@@ -167,6 +167,120 @@ static void test_table_sender_fails_fast(void)
 	w_teardown();
 }
 
+/* ---- fairness of the credit among senders (docs/security.md) ---- */
+
+#define FLOODERS	4
+#define FAIR_MS		3000
+
+/* The bucket of B's sender table that sender {1, dpid} lands in. */
+static u32 bucket_of(u32 dpid)
+{
+	return jhash_2words(1, dpid, B->rcv.seed) % HASH_SIZE(B->rcv.peers);
+}
+
+/*
+ * DPIDs from 100 up: FLOODERS of them in one bucket, and one in a bucket
+ * before it (@legit_first) or after it, for the legitimate sender.
+ */
+static void pick_dpids(u32 *flood_dpid, u32 *legit_dpid, bool legit_first)
+{
+	u32 dpid, n = 0, x = 0;
+
+	for (dpid = 100; n < FLOODERS; dpid++) {
+		u32 bkt = bucket_of(dpid);
+
+		if (bkt == 0 || bkt == HASH_SIZE(B->rcv.peers) - 1)
+			continue;
+		if (!n)
+			x = bkt;
+		if (bkt == x)
+			flood_dpid[n++] = dpid;
+	}
+	for (dpid = 100; ; dpid++) {
+		u32 bkt = bucket_of(dpid);
+
+		if (legit_first ? bkt < x : bkt > x)
+			break;
+	}
+	*legit_dpid = dpid;
+}
+
+/*
+ * Every sender writes as fast as its credit lets it, B's reader takes one
+ * message a millisecond: what each sender got through, by B's sender DPID.
+ */
+static void fair_run(struct dp_snd **s, unsigned int n, const u32 *dpid,
+		     unsigned int *got)
+{
+	unsigned int ms, i;
+
+	for (ms = 0; ms < FAIR_MS; ms++) {
+		const struct dp_token *t;
+
+		for (i = 0; i < n; i++)
+			while (w_send(s[i], 1000) == 0)
+				;
+		w_pump();
+		t = dp_ring_head(&B->pool.ring);
+		if (t) {
+			for (i = 0; i < n; i++)
+				got[i] += ms >= FAIR_MS / 3 && t->src_dpid == dpid[i];
+			dp_ring_release(&B->pool.ring, 1);
+			dp_rcv_released(&B->rcv);
+		}
+		kmock_advance(1);
+		if (w.n_frames > W_FRAMES - 64) {	/* the log is only a log */
+			w_pump();
+			w.n_frames = 0;
+		}
+	}
+}
+
+/*
+ * Four senders flood B from one bucket of its sender table, one more
+ * sends as fast as it can too: it gets at least 80% of a fair share of
+ * what B's reader takes, whether its bucket comes before theirs or after.
+ */
+static void fair_case(bool legit_first)
+{
+	u32 dpid[FLOODERS + 1];
+	unsigned int got[FLOODERS + 1] = { 0 }, i, total = 0;
+	struct dp_snd *s[FLOODERS + 1];
+	struct dp_endpoint *ep;
+
+	w_setup();
+	B = w_ep(0, &w.nodes[1], 20, 16384, B_INC);
+	pick_dpids(dpid, &dpid[FLOODERS], legit_first);
+	for (i = 0; i <= FLOODERS; i++) {
+		ep = w_ep(1 + i, &w.nodes[0], dpid[i], 65536, 0x300 + i);
+		s[i] = w_connect(ep, 2, 20);
+		CHECK_EQ(w_send(s[i], 1), -EAGAIN);
+	}
+	w_pump();
+	fair_run(s, FLOODERS + 1, dpid, got);
+	for (i = 0; i <= FLOODERS; i++)
+		total += got[i];
+	printf("#   fair (legit bucket %s): legit %u of %u, flooders %u %u %u %u\n",
+	       legit_first ? "first" : "last", got[FLOODERS], total,
+	       got[0], got[1], got[2], got[3]);
+	CHECK(total > FAIR_MS / 2, "the reader took %u messages", total);
+	CHECK(got[FLOODERS] * 5 * 10 >= total * 8,
+	      "the legitimate sender got %u of %u: under 80%% of a fair share",
+	      got[FLOODERS], total);
+	w_drop_all();
+	w_teardown();
+}
+
+static void test_fair_legit_first(void)
+{
+	fair_case(true);
+}
+
+static void test_fair_legit_last(void)
+{
+	fair_case(false);
+}
+
 const struct unit_test table_tests[] = {
 	{ "table: one user holds its share, another gets a session",
 	  test_table_one_user },
@@ -177,5 +291,9 @@ const struct unit_test table_tests[] = {
 	{ "table: the owner's own senders may fill the table", test_table_owner },
 	{ "table: a sender refused for room fails at once with EUSERS",
 	  test_table_sender_fails_fast },
+	{ "fair: 4 flooders in one bucket, a sender in a bucket before them",
+	  test_fair_legit_first },
+	{ "fair: 4 flooders in one bucket, a sender in a bucket after them",
+	  test_fair_legit_last },
 	{ NULL, NULL },
 };

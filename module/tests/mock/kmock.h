@@ -146,7 +146,18 @@ static inline void list_move_tail(struct list_head *n, struct list_head *head)
 	n->next->prev = n->prev;
 	list_add_tail(n, head);
 }
+static inline void list_del_init(struct list_head *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	INIT_LIST_HEAD(n);
+}
+static inline bool list_empty(const struct list_head *head)
+{
+	return head->next == head;
+}
 #define list_entry(p, type, member) container_of(p, type, member)
+#define list_first_entry(head, type, member) list_entry((head)->next, type, member)
 #define list_for_each_entry(pos, head, member)				\
 	for (pos = list_entry((head)->next, typeof(*pos), member);	\
 	     &pos->member != (head);					\
