@@ -371,7 +371,7 @@ enum dp_attr {
 	 */
 	DP_A_EDGE,
 	DP_A_EDGE_TX_SEQ,	/* u32 */
-	DP_A_PAD,
+	DP_A_PAD,		/* pad before a u64; type 0 inside the numbered nests */
 	DP_A_EP_ADMIT,		/* u32: DP_ADMIT_* of the endpoint */
 	/* Appended for lossless edges (docs/reliability.md); numbers only grow. */
 	DP_A_EP_BIND_FLAGS,	/* u32: every dp_bind.flags bit chosen at bind */
