@@ -469,7 +469,19 @@ out:
 		dp_count(r->node, drop);
 }
 
-/* A sender's window probe: answer with the current credit. */
+/*
+ * Whether a sender's PROBE or RETURN @h is of @rp's session: the same two
+ * incarnations, and its ack names the session's ISN (a late one of an
+ * earlier session between the same two endpoints is not).
+ */
+static bool dp_rcv_names(struct dp_rcv *r, const struct dp_rx_peer *rp,
+			 const struct dp_msg_hdr *h)
+{
+	return rp && rp->peer_inc == h->src_inc && h->dst_inc == r->inc &&
+	       rp->isn == h->ack;
+}
+
+/* A sender's window probe of its session: answer with the current credit. */
 void dp_rcv_probe(struct dp_rcv *r, const struct dp_msg_hdr *h)
 {
 	const struct dp_addr from = dp_rcv_src(h);
@@ -478,14 +490,14 @@ void dp_rcv_probe(struct dp_rcv *r, const struct dp_msg_hdr *h)
 
 	spin_lock_irqsave(&r->lock, flags);
 	rp = dp_rcv_find(r, &from);
-	if (rp && rp->peer_inc == h->src_inc && h->dst_inc == r->inc) {
+	if (dp_rcv_names(r, rp, h)) {
 		dp_rcv_heard(r, rp);
 		dp_rcv_set_idle(r, rp, false);
 		dp_rcv_grant(r, rp, dp_rcv_smax(r));
 		dp_rcv_owe(r, rp, DP_ACK_NOW);
-	} else {
+	} else if (!rp || rp->peer_inc != h->src_inc || h->dst_inc != r->inc) {
 		dp_rcv_owe_reset(r, h, 0);
-	}
+	}	/* else a late probe of a session the sender left: ignored */
 	spin_unlock_irqrestore(&r->lock, flags);
 }
 
@@ -501,7 +513,7 @@ void dp_rcv_return(struct dp_rcv *r, const struct dp_msg_hdr *h)
 
 	spin_lock_irqsave(&r->lock, flags);
 	rp = dp_rcv_find(r, &from);
-	if (rp && rp->peer_inc == h->src_inc && h->dst_inc == r->inc &&
+	if (dp_rcv_names(r, rp, h) &&
 	    dp_seq_diff(h->credit, rp->arrived) >= 0 &&
 	    dp_seq_diff(h->credit, rp->credit) <= 0) {
 		r->outstanding -= rp->credit - h->credit;

@@ -163,7 +163,7 @@ static void dp_snd_reclaim(struct dp_snd *s, bool all)
 
 /*
  * A control frame of this edge's session, @seq naming the session: HELLO
- * (the ISN), probe (snd_nxt), FIN (the ISN).
+ * (the ISN), FIN (the ISN).
  */
 static int dp_snd_ctrl(struct dp_snd *s, u8 type, u16 flags, u32 seq,
 		       u32 dst_inc)
@@ -177,14 +177,32 @@ static int dp_snd_ctrl(struct dp_snd *s, u8 type, u16 flags, u32 seq,
 	return dp_tx_frame(s->se->node, &h, NULL);
 }
 
-/* Give the receiver back every credit beyond @space (what we have sent). */
-static int dp_snd_return(struct dp_snd *s, u32 space, u32 peer_inc)
+/*
+ * Give the receiver back every credit beyond @space (what we have sent).
+ * ack names the session (its ISN): a late RETURN of an earlier one must
+ * not cut the credit of the session opened since.
+ */
+static int dp_snd_return(struct dp_snd *s, u32 space, u32 isn, u32 peer_inc)
 {
 	struct dp_msg_hdr h;
 
 	dp_tx_hdr(s->se->ep, &h, DP_WT_ACK, &s->to);
 	h.flags = DP_WF_RETURN;
+	h.ack = isn;
 	h.credit = space;
+	h.dst_inc = peer_inc;
+	return dp_tx_frame(s->se->node, &h, NULL);
+}
+
+/* A window probe: seq is snd_nxt; ack names the session (its ISN). */
+static int dp_snd_probe(struct dp_snd *s, u32 nxt, u32 isn, u32 peer_inc)
+{
+	struct dp_msg_hdr h;
+
+	dp_tx_hdr(s->se->ep, &h, DP_WT_ACK, &s->to);
+	h.flags = DP_WF_PROBE;
+	h.seq = nxt;
+	h.ack = isn;
 	h.dst_inc = peer_inc;
 	return dp_tx_frame(s->se->node, &h, NULL);
 }
@@ -386,9 +404,9 @@ static void dp_snd_work_fn(struct work_struct *work)
 	else if (act == DP_SND_RESEND)
 		dp_snd_resend_first(s, peer_inc);
 	else if (act == DP_SND_PROBE)
-		dp_snd_ctrl(s, DP_WT_ACK, DP_WF_PROBE, nxt, peer_inc);
+		dp_snd_probe(s, nxt, isn, peer_inc);
 	else if (act == DP_SND_RETURN)
-		dp_snd_return(s, space, peer_inc);
+		dp_snd_return(s, space, isn, peer_inc);
 	mutex_unlock(&s->tx_mutex);
 	/*
 	 * A failure ends the writers' wait; a credit return makes the edge
@@ -657,7 +675,7 @@ int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
 	struct dp_txmsg *m = dp_snd_copy(buf, len);
 	enum dp_snd_step step;
 	bool counted = false;
-	u32 peer_inc, nxt;
+	u32 peer_inc, nxt, isn;
 	int err = 0;
 	u8 state;
 
@@ -673,6 +691,7 @@ int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
 		step = dp_snd_admit(s, m, &err);
 		peer_inc = s->peer_inc;
 		nxt = s->snd_nxt;
+		isn = s->isn;
 		state = s->state;
 		spin_unlock_irq(&s->lock);
 		if (step == DP_STEP_SEND) {
@@ -685,7 +704,7 @@ int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
 		if (step == DP_STEP_OPEN)
 			err = dp_snd_open(s);
 		if (step == DP_STEP_PROBE)
-			dp_snd_ctrl(s, DP_WT_ACK, DP_WF_PROBE, nxt, peer_inc);
+			dp_snd_probe(s, nxt, isn, peer_inc);
 		mutex_unlock(&s->tx_mutex);
 		if (step == DP_STEP_ERR || err)
 			break;
