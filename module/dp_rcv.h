@@ -23,7 +23,7 @@ struct dp_ep_stats;
 #define DP_RESETS_PENDING	8u	/* RESETs queued per endpoint, more dropped */
 #define DP_OOO_MAX		128u	/* held messages per sender */
 #define DP_OOO_SPAN		1024u	/* only this far past the gap */
-#define DP_RX_SRC_BUCKETS	64u	/* sender-table counts by uid, by node */
+#define DP_RX_SRC_BUCKETS	32u	/* sender-table counts by uid, by node */
 #define DP_EVICT_SCAN		64u	/* silent senders a HELLO looks at */
 
 /*
