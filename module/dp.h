@@ -224,6 +224,7 @@ bool dp_pool_size_valid(u32 size);
 size_t dp_pool_map_size(u32 data_size);
 int dp_pool_init(struct dp_pool *pool, u32 data_size, u32 nid, u32 dpid);
 void dp_pool_free(struct dp_pool *pool);
+#define DP_RELEASE_BATCH	256u	/* messages released per irqs-off section */
 u32 dp_pool_release(struct dp_pool *pool, u32 n);
 bool dp_pool_empty(const struct dp_pool *pool);
 u32 dp_pool_queued(const struct dp_pool *pool);

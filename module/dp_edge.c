@@ -171,17 +171,15 @@ ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 	u32 nid;
 	int err;
 
-	if (len > DP_MAX_MSG)
-		return -EMSGSIZE;
 	e = dp_edge_get(ep, to);
 	if (!e)
-		return -ENOTCONN;
+		return -ENOTCONN;	/* before EMSGSIZE: docs/contract.md */
 	err = 0;
 	nid = READ_ONCE(node->nid);
 	if (!len)
 		goto out;
 	err = -EMSGSIZE;
-	if (len > dp_max_msg(node))	/* the NIC's; 65535 without one */
+	if (len > DP_MAX_MSG || len > dp_max_msg(node))	/* the NIC's */
 		goto out;
 	err = -EADDRNOTAVAIL;
 	if (nid == DP_NID_NONE)

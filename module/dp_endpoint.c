@@ -108,7 +108,8 @@ static int dp_ep_bind(struct dp_endpoint *ep, const struct dp_bind *b)
 	do {	/* never 0: that means "not known" on the wire */
 		ep->inc = get_random_u32();
 	} while (!ep->inc);
-	dp_rcv_bind(&ep->rcv, &ep->pool, &ep->pool.ring, ep->inc);
+	dp_rcv_bind(&ep->rcv, &ep->pool, &ep->pool.ring, ep->inc,
+		    from_kuid_munged(&init_user_ns, ep->uid));
 	/* The CAT publishes ep with release semantics: the pool is ready. */
 	err = dp_cat_bind(ep->node, ep, b->dpid);
 	if (err)

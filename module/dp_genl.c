@@ -39,8 +39,12 @@ static int dp_genl_put_counters(struct sk_buff *skb, struct dp_node *node)
 	nest = nla_nest_start(skb, DP_A_COUNTERS);
 	if (!nest)
 		return -EMSGSIZE;
+	/*
+	 * Attribute i + 1 is counter i, so the pad (where u64s need one) is
+	 * type 0, which no counter is; DP_A_PAD (15) would be counter 14's.
+	 */
 	for (i = 0; i < DP_CTR_COUNT; i++)
-		if (nla_put_u64_64bit(skb, i + 1, ctr[i], DP_A_PAD))
+		if (nla_put_u64_64bit(skb, i + 1, ctr[i], DP_A_UNSPEC))
 			return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -383,7 +387,7 @@ static int dp_genl_put_ep_stats(struct sk_buff *skb, struct dp_endpoint *ep)
 		return -EMSGSIZE;
 	for (i = 0; i < ARRAY_SIZE(dp_genl_ep_stat); i++) {
 		memcpy(&v, (const u8 *)&st + dp_genl_ep_stat[i], sizeof(v));
-		if (nla_put_u64_64bit(skb, i + 1, v, DP_A_PAD))
+		if (nla_put_u64_64bit(skb, i + 1, v, DP_A_UNSPEC))	/* as above */
 			return -EMSGSIZE;
 	}
 	nla_nest_end(skb, nest);
@@ -442,7 +446,11 @@ static int dp_genl_put_ep(struct sk_buff *skb, struct netlink_callback *cb,
 	return err;
 }
 
-/* cb->args[0]: the next DPID; cb->args[1]: its items already sent. */
+/*
+ * cb->args[0]: the next DPID; cb->args[1]: its items already sent;
+ * cb->args[2]: the walk is complete (a cursor past U32_MAX would wrap to
+ * 0 where long is 32 bits, and the dump would start over for ever).
+ */
 static int dp_genl_ep_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct dp_node *node = dp_genl_dump_node(cb);
@@ -450,6 +458,8 @@ static int dp_genl_ep_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct dp_endpoint *ep;
 	int err = 0;
 
+	if (cb->args[2])
+		return 0;
 	rcu_read_lock();
 	xa_for_each_start(&node->cat, idx, ep, idx) {
 		err = dp_genl_put_ep(skb, cb, ep, &cb->args[1]);
@@ -458,8 +468,8 @@ static int dp_genl_ep_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		cb->args[1] = 0;
 	}
 	rcu_read_unlock();
-	/* Past every u32 DPID once the walk is complete. */
-	cb->args[0] = ep ? idx : (unsigned long)U32_MAX + 1;
+	cb->args[0] = idx;
+	cb->args[2] = !ep;
 	/* Nothing fits an empty skb: say so rather than end the dump short. */
 	if (err && !skb->len)
 		return err;

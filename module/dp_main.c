@@ -41,6 +41,14 @@ unsigned int dp_credit_idle_ms = 100;
 module_param_named(credit_idle_ms, dp_credit_idle_ms, uint, 0644);
 MODULE_PARM_DESC(credit_idle_ms, "A sender idle this long gives its unused credit back to the receiver (ms)");
 
+unsigned int dp_rx_peers_per_uid = DP_MAX_RX_PEERS / 4;
+module_param_named(rx_peers_per_uid, dp_rx_peers_per_uid, uint, 0644);
+MODULE_PARM_DESC(rx_peers_per_uid, "Senders of one user (but the owner) an endpoint keeps sessions for; more are refused: EUSERS");
+
+unsigned int dp_rx_peers_per_node = DP_MAX_RX_PEERS / 2;
+module_param_named(rx_peers_per_node, dp_rx_peers_per_node, uint, 0644);
+MODULE_PARM_DESC(rx_peers_per_node, "Senders of one node (but the owner's) an endpoint keeps sessions for; more are refused: EUSERS");
+
 /* Retransmission, ACKs and RESETs: process context, flushed at exit. */
 struct workqueue_struct *dp_wq;
 

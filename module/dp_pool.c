@@ -122,14 +122,25 @@ int dp_pool_refuse(struct dp_pool *pool)
 	return DP_CTR_RX_DROP_FULL;
 }
 
+/*
+ * Release up to @n messages, at most DP_RELEASE_BATCH of them per
+ * interrupts-off section: a huge n over a large pool of small messages
+ * must not keep interrupts off for milliseconds.  Process context.
+ */
 u32 dp_pool_release(struct dp_pool *pool, u32 n)
 {
-	u32 done;
+	u32 done = 0, got;
 
-	spin_lock_irq(&pool->lock);
-	done = dp_ring_release(&pool->ring, n);
-	dp_pool_publish(pool);
-	spin_unlock_irq(&pool->lock);
+	do {
+		spin_lock_irq(&pool->lock);
+		got = dp_ring_release(&pool->ring,
+				      min_t(u32, n - done, DP_RELEASE_BATCH));
+		dp_pool_publish(pool);
+		spin_unlock_irq(&pool->lock);
+		done += got;
+		if (got == DP_RELEASE_BATCH && done < n)
+			cond_resched();
+	} while (got == DP_RELEASE_BATCH && done < n);
 	return done;
 }
 

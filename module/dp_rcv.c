@@ -23,6 +23,8 @@
  * struct dp_rx_peer - a receiving endpoint's state for one sender.
  * @hnode: in dp_rcv.peers.
  * @from: the sender {NID, DPID}.
+ * @uid: the sender's user, as its kernel stamped it on the HELLO.
+ * @counted: counted in dp_rcv.n_uid and n_nid (not the owner's own).
  * @peer_inc: the sender's incarnation in the current session.
  * @isn: the session's initial sequence number.
  * @rcv_nxt: next seq expected.
@@ -34,12 +36,16 @@
  * @idle: the sender gave its credit back, or stayed silent past unreach_ms
  *	(its credit was taken back): no grants until it asks.
  * @heard: jiffies of the sender's last frame of this session.
+ * @lru: in dp_rcv.lru, by @heard, the longest silent first.
+ * @active: in dp_rcv.active while not @idle: the order of re-grants.
  * @ooo: struct dp_ooo, messages that arrived after a gap, by seq.
  * @n_ooo: entries in @ooo.
  */
 struct dp_rx_peer {
 	struct hlist_node hnode;
 	struct dp_addr from;
+	u32 uid;
+	bool counted;
 	u32 peer_inc;
 	u32 isn;
 	u32 rcv_nxt;
@@ -50,6 +56,8 @@ struct dp_rx_peer {
 	bool gap;
 	bool idle;
 	unsigned long heard;
+	struct list_head lru;
+	struct list_head active;
 	struct list_head ooo;
 	u32 n_ooo;
 	struct rcu_head rcu;
@@ -69,9 +77,9 @@ struct dp_ooo {
 #define DP_ACK_NOW	0x2	/* a HELLO, a duplicate, a probe, a low window */
 #define DP_ACK_GAP	0x4	/* send with DP_WF_GAP */
 
-static u32 dp_rcv_hash(const struct dp_addr *a)
+static u32 dp_rcv_hash(const struct dp_rcv *r, const struct dp_addr *a)
 {
-	return jhash_2words(a->nid, a->dpid, 1);
+	return jhash_2words(a->nid, a->dpid, r->seed);
 }
 
 /* Caller holds rcu_read_lock() or r->lock. */
@@ -80,7 +88,7 @@ static struct dp_rx_peer *dp_rcv_find(struct dp_rcv *r,
 {
 	struct dp_rx_peer *rp;
 
-	hash_for_each_possible_rcu(r->peers, rp, hnode, dp_rcv_hash(from),
+	hash_for_each_possible_rcu(r->peers, rp, hnode, dp_rcv_hash(r, from),
 				   lockdep_is_held(&r->lock))
 		if (rp->from.nid == from->nid && rp->from.dpid == from->dpid)
 			return rp;
@@ -119,10 +127,21 @@ static void dp_rcv_set_idle(struct dp_rcv *r, struct dp_rx_peer *rp,
 	if (rp->idle == idle)
 		return;
 	rp->idle = idle;
-	if (idle)
+	if (idle) {
 		r->n_active--;
-	else
+		list_del_init(&rp->active);
+	} else {
 		r->n_active++;
+		list_add_tail(&rp->active, &r->active);
+	}
+}
+
+/* A frame of @rp's session: it is live.  Caller holds r->lock. */
+static void dp_rcv_heard(struct dp_rcv *r, struct dp_rx_peer *rp)
+{
+	lockdep_assert_held(&r->lock);
+	rp->heard = jiffies;
+	list_move_tail(&rp->lru, &r->lru);
 }
 
 /*
@@ -177,8 +196,12 @@ static void dp_rcv_owe(struct dp_rcv *r, struct dp_rx_peer *rp, u8 bits)
 	dp_rcv_kick(r, bits & (DP_ACK_NOW | DP_ACK_GAP));
 }
 
-/* A RESET for a frame that fits no session here.  Caller holds r->lock. */
-static void dp_rcv_owe_reset(struct dp_rcv *r, const struct dp_msg_hdr *h)
+/*
+ * A RESET for a frame that fits no session here, with @flags (DP_WF_BUSY:
+ * a HELLO refused for lack of room).  Caller holds r->lock.
+ */
+static void dp_rcv_owe_reset(struct dp_rcv *r, const struct dp_msg_hdr *h,
+			     u16 flags)
 {
 	struct dp_reset *rs;
 
@@ -189,6 +212,7 @@ static void dp_rcv_owe_reset(struct dp_rcv *r, const struct dp_msg_hdr *h)
 	rs->to = dp_rcv_src(h);
 	rs->dst_inc = h->src_inc;
 	rs->seq = h->seq;
+	rs->flags = flags;
 	dp_rcv_kick(r, true);
 }
 
@@ -235,32 +259,92 @@ static void dp_rcv_forget_credit(struct dp_rcv *r, struct dp_rx_peer *rp)
 	rp->credit = rp->arrived;
 }
 
+/*
+ * The per-source counts: how many places of the table a user (any node)
+ * and a node (any user) hold, by bucket of a hash the sender cannot aim.
+ */
+static u16 *dp_rcv_n_uid(struct dp_rcv *r, u32 uid)
+{
+	return &r->n_uid[jhash_2words(uid, 0, r->seed) % DP_RX_SRC_BUCKETS];
+}
+
+static u16 *dp_rcv_n_nid(struct dp_rcv *r, u32 nid)
+{
+	return &r->n_nid[jhash_2words(nid, 1, r->seed) % DP_RX_SRC_BUCKETS];
+}
+
+/*
+ * Whether a new sender of user @uid on node @nid may take a place: within
+ * its user's share (rx_peers_per_uid) and its node's (rx_peers_per_node),
+ * so that no one user or node can lock the others out.  The endpoint's
+ * owner is held only to the whole table: it attacks no one but itself.
+ * Caller holds r->lock.
+ */
+static bool dp_rcv_share_left(struct dp_rcv *r, u32 nid, u32 uid)
+{
+	lockdep_assert_held(&r->lock);
+	if (uid == r->owner_uid)
+		return true;
+	return *dp_rcv_n_uid(r, uid) < READ_ONCE(dp_rx_peers_per_uid) &&
+	       *dp_rcv_n_nid(r, nid) < READ_ONCE(dp_rx_peers_per_node);
+}
+
+/* Count @rp, of user @uid, in its sources' shares.  Caller holds r->lock. */
+static void dp_rcv_count_src(struct dp_rcv *r, struct dp_rx_peer *rp, u32 uid)
+{
+	lockdep_assert_held(&r->lock);
+	rp->uid = uid;
+	rp->counted = uid != r->owner_uid;
+	if (!rp->counted)
+		return;
+	(*dp_rcv_n_uid(r, uid))++;
+	(*dp_rcv_n_nid(r, rp->from.nid))++;
+}
+
+static void dp_rcv_uncount_src(struct dp_rcv *r, struct dp_rx_peer *rp)
+{
+	lockdep_assert_held(&r->lock);
+	if (!rp->counted)
+		return;
+	rp->counted = false;
+	(*dp_rcv_n_uid(r, rp->uid))--;
+	(*dp_rcv_n_nid(r, rp->from.nid))--;
+}
+
 static void dp_rcv_drop_peer(struct dp_rcv *r, struct dp_rx_peer *rp)
 {
 	lockdep_assert_held(&r->lock);
+	dp_rcv_uncount_src(r, rp);
 	dp_rcv_forget_credit(r, rp);
 	dp_rcv_ooo_free(r, rp);
 	dp_rcv_set_idle(r, rp, true);
+	list_del(&rp->lru);
 	hash_del_rcu(&rp->hnode);
 	r->n_peers--;
 	kfree_rcu(rp, rcu);
 }
 
 /*
- * The table is full: forget one sender silent past unreach_ms (it died, or
- * it idles with its credit given back), so that senders which will never
- * speak again cannot lock newcomers out.  If it does speak again it gets a
- * RESET, as from a receiver that restarted.  Caller holds r->lock.
+ * The table, or the share of @like's user or node, is full: forget one
+ * sender silent past unreach_ms (it died, or it idles with its credit
+ * given back), of that user or node if @like, so that senders which will
+ * never speak again cannot lock newcomers out.  If it does speak again it
+ * gets a RESET, as from a receiver that restarted.  Caller holds r->lock.
  */
-static bool dp_rcv_evict(struct dp_rcv *r)
+static bool dp_rcv_evict(struct dp_rcv *r, const struct dp_rx_peer *like)
 {
 	unsigned long now = jiffies;
 	struct dp_rx_peer *rp;
-	int bkt;
+	unsigned int n = 0;
 
 	lockdep_assert_held(&r->lock);
-	hash_for_each(r->peers, bkt, rp, hnode) {
-		if (dp_rcv_silent(rp, now)) {
+	list_for_each_entry(rp, &r->lru, lru) {
+		/* The longest silent first: past one heard since, none is. */
+		if (!dp_rcv_silent(rp, now) || n++ == DP_EVICT_SCAN)
+			return false;
+		if (!like || (rp->counted &&
+			      (dp_rcv_n_uid(r, rp->uid) == dp_rcv_n_uid(r, like->uid) ||
+			       rp->from.nid == like->from.nid))) {
 			dp_rcv_drop_peer(r, rp);
 			return true;
 		}
@@ -292,6 +376,64 @@ static void dp_rcv_reclaim(struct dp_rcv *r)
 	}
 }
 
+/*
+ * Whether a new sender of @h's user and node has a place: within their
+ * shares and the table, evicting a silent sender if need be.  Caller holds
+ * r->lock.
+ */
+static bool dp_rcv_room(struct dp_rcv *r, const struct dp_msg_hdr *h)
+{
+	const struct dp_rx_peer like = {
+		.from = dp_rcv_src(h), .uid = h->src_uid, .counted = true,
+	};
+
+	lockdep_assert_held(&r->lock);
+	if (!dp_rcv_share_left(r, h->src_nid, h->src_uid) &&
+	    !dp_rcv_evict(r, &like))
+		return false;
+	return r->n_peers < DP_MAX_RX_PEERS || dp_rcv_evict(r, NULL);
+}
+
+/*
+ * The place in the table for a new session of @h's sender: its place from
+ * an earlier session, if the sending endpoint's user is the same, or a new
+ * one.  NULL if there is none (*@drop says why); a HELLO refused for room
+ * is answered (DP_WF_BUSY), so its sender fails at once.  Caller holds
+ * r->lock.
+ */
+static struct dp_rx_peer *dp_rcv_place(struct dp_rcv *r,
+				       const struct dp_msg_hdr *h, int *drop)
+{
+	const struct dp_addr from = dp_rcv_src(h);
+	struct dp_rx_peer *rp = dp_rcv_find(r, &from);
+
+	lockdep_assert_held(&r->lock);
+	if (rp && rp->uid == h->src_uid)
+		return rp;
+	if (rp)		/* the DPID changed hands: a new sender */
+		dp_rcv_drop_peer(r, rp);
+	*drop = DP_CTR_RX_DROP_NOMEM;
+	if (r->dead)
+		return NULL;
+	if (!dp_rcv_room(r, h)) {
+		dp_rcv_owe_reset(r, h, DP_WF_BUSY);
+		return NULL;
+	}
+	rp = kzalloc(sizeof(*rp), GFP_ATOMIC);
+	if (!rp)
+		return NULL;
+	*drop = 0;
+	rp->from = from;
+	rp->idle = true;	/* not sharing the pool until its HELLO's grant */
+	INIT_LIST_HEAD(&rp->active);
+	INIT_LIST_HEAD(&rp->ooo);
+	list_add_tail(&rp->lru, &r->lru);
+	hash_add_rcu(r->peers, &rp->hnode, dp_rcv_hash(r, &from));
+	r->n_peers++;
+	dp_rcv_count_src(r, rp, h->src_uid);
+	return rp;
+}
+
 /* HELLO: open (or reopen) the sender's session and answer it. */
 void dp_rcv_hello(struct dp_rcv *r, const struct dp_msg_hdr *h)
 {
@@ -308,21 +450,9 @@ void dp_rcv_hello(struct dp_rcv *r, const struct dp_msg_hdr *h)
 	}
 	if (rp && rp->peer_inc != h->src_inc)	/* the sender restarted */
 		dp_event_peer(r->ep, &from);
-	if (!rp) {
-		drop = DP_CTR_RX_DROP_NOMEM;
-		if (r->dead ||
-		    (r->n_peers >= DP_MAX_RX_PEERS && !dp_rcv_evict(r)))
-			goto out;
-		rp = kzalloc(sizeof(*rp), GFP_ATOMIC);
-		if (!rp)
-			goto out;
-		drop = 0;
-		rp->from = from;
-		rp->idle = true;	/* not sharing the pool until just below */
-		INIT_LIST_HEAD(&rp->ooo);
-		hash_add_rcu(r->peers, &rp->hnode, dp_rcv_hash(&from));
-		r->n_peers++;
-	}
+	rp = dp_rcv_place(r, h, &drop);
+	if (!rp)
+		goto out;
 	dp_rcv_forget_credit(r, rp);
 	dp_rcv_ooo_free(r, rp);
 	rp->peer_inc = h->src_inc;
@@ -332,7 +462,7 @@ void dp_rcv_hello(struct dp_rcv *r, const struct dp_msg_hdr *h)
 	rp->credit = 0;
 	rp->adv = 0;
 	rp->gap = false;
-	rp->heard = jiffies;
+	dp_rcv_heard(r, rp);
 	dp_rcv_set_idle(r, rp, false);
 	dp_rcv_grant(r, rp, dp_rcv_smax(r));
 	dp_rcv_owe(r, rp, DP_ACK_NOW);
@@ -342,7 +472,19 @@ out:
 		dp_count(r->node, drop);
 }
 
-/* A sender's window probe: answer with the current credit. */
+/*
+ * Whether a sender's PROBE or RETURN @h is of @rp's session: the same two
+ * incarnations, and its ack names the session's ISN (a late one of an
+ * earlier session between the same two endpoints is not).
+ */
+static bool dp_rcv_names(struct dp_rcv *r, const struct dp_rx_peer *rp,
+			 const struct dp_msg_hdr *h)
+{
+	return rp && rp->peer_inc == h->src_inc && h->dst_inc == r->inc &&
+	       rp->isn == h->ack;
+}
+
+/* A sender's window probe of its session: answer with the current credit. */
 void dp_rcv_probe(struct dp_rcv *r, const struct dp_msg_hdr *h)
 {
 	const struct dp_addr from = dp_rcv_src(h);
@@ -351,14 +493,14 @@ void dp_rcv_probe(struct dp_rcv *r, const struct dp_msg_hdr *h)
 
 	spin_lock_irqsave(&r->lock, flags);
 	rp = dp_rcv_find(r, &from);
-	if (rp && rp->peer_inc == h->src_inc && h->dst_inc == r->inc) {
-		rp->heard = jiffies;
+	if (dp_rcv_names(r, rp, h)) {
+		dp_rcv_heard(r, rp);
 		dp_rcv_set_idle(r, rp, false);
 		dp_rcv_grant(r, rp, dp_rcv_smax(r));
 		dp_rcv_owe(r, rp, DP_ACK_NOW);
-	} else {
-		dp_rcv_owe_reset(r, h);
-	}
+	} else if (!rp || rp->peer_inc != h->src_inc || h->dst_inc != r->inc) {
+		dp_rcv_owe_reset(r, h, 0);
+	}	/* else a late probe of a session the sender left: ignored */
 	spin_unlock_irqrestore(&r->lock, flags);
 }
 
@@ -374,13 +516,13 @@ void dp_rcv_return(struct dp_rcv *r, const struct dp_msg_hdr *h)
 
 	spin_lock_irqsave(&r->lock, flags);
 	rp = dp_rcv_find(r, &from);
-	if (rp && rp->peer_inc == h->src_inc && h->dst_inc == r->inc &&
+	if (dp_rcv_names(r, rp, h) &&
 	    dp_seq_diff(h->credit, rp->arrived) >= 0 &&
 	    dp_seq_diff(h->credit, rp->credit) <= 0) {
 		r->outstanding -= rp->credit - h->credit;
 		rp->credit = h->credit;
 		rp->adv = h->credit;
-		rp->heard = jiffies;
+		dp_rcv_heard(r, rp);
 		dp_rcv_set_idle(r, rp, true);
 		if (r->starved)
 			dp_rcv_kick(r, true);	/* someone was waiting for it */
@@ -394,7 +536,7 @@ void dp_rcv_refuse(struct dp_rcv *r, const struct dp_msg_hdr *h)
 	unsigned long flags;
 
 	spin_lock_irqsave(&r->lock, flags);
-	dp_rcv_owe_reset(r, h);
+	dp_rcv_owe_reset(r, h, 0);
 	spin_unlock_irqrestore(&r->lock, flags);
 }
 
@@ -568,12 +710,12 @@ void dp_rcv_data(struct dp_rcv *r, const struct dp_msg_hdr *h,
 	rp = dp_rcv_find(r, &from);
 	if (h->dst_inc != r->inc) {
 		drop = DP_CTR_RX_DROP_STALE;
-		dp_rcv_owe_reset(r, h);
+		dp_rcv_owe_reset(r, h, 0);
 	} else if (!rp || rp->peer_inc != h->src_inc) {
 		drop = DP_CTR_RX_DROP_SEQ;
-		dp_rcv_owe_reset(r, h);
+		dp_rcv_owe_reset(r, h, 0);
 	} else {
-		rp->heard = jiffies;
+		dp_rcv_heard(r, rp);
 		switch (dp_rx_classify(rp->rcv_nxt, h->seq)) {
 		case DP_RX_DUP:
 			drop = DP_CTR_RX_DROP_DUP;
@@ -742,6 +884,32 @@ static void dp_rcv_take_ack(struct dp_rcv *r, struct dp_rx_peer *rp,
 }
 
 /*
+ * A release made room: re-grant round robin.  From the first active sender
+ * not served last time, each one served goes to the back, and the walk
+ * stops where the room runs out, so the next release starts there: where
+ * a sender sits in the hash (it may choose its DPID) buys it nothing.
+ * Caller holds r->lock; process context.
+ */
+static void dp_rcv_regrant(struct dp_rcv *r, u32 smax)
+{
+	struct dp_rx_peer *rp;
+	u32 n = r->n_active;
+
+	lockdep_assert_held(&r->lock);
+	while (n-- && !list_empty(&r->active)) {
+		if (!dp_credit_room(r->ring->size, smax, dp_rcv_used(r),
+				    r->outstanding)) {
+			WRITE_ONCE(r->starved, true);	/* the rest next time */
+			return;
+		}
+		rp = list_first_entry(&r->active, struct dp_rx_peer, active);
+		if (dp_rcv_grant(r, rp, smax))
+			rp->ack_due |= DP_ACK_NOW;
+		list_move_tail(&rp->active, &r->active);
+	}
+}
+
+/*
  * Collect up to a batch of owed ACKs and RESETs; re-grant first if a
  * release made room.  Returns whether more may be owed.
  */
@@ -755,11 +923,11 @@ static bool dp_rcv_collect(struct dp_rcv *r, struct dp_ack_batch *b)
 	spin_lock_irq(&r->lock);
 	regrant = r->starved;
 	r->starved = false;
-	if (regrant)
+	if (regrant) {
 		dp_rcv_reclaim(r);
+		dp_rcv_regrant(r, smax);
+	}
 	hash_for_each(r->peers, bkt, rp, hnode) {
-		if (regrant && dp_rcv_grant(r, rp, smax))
-			rp->ack_due |= DP_ACK_NOW;
 		if (rp->ack_due && b->n < DP_ACK_BATCH)
 			dp_rcv_take_ack(r, rp, b, max_msg);
 	}
@@ -768,6 +936,7 @@ static bool dp_rcv_collect(struct dp_rcv *r, struct dp_ack_batch *b)
 		struct dp_msg_hdr *h = &b->h[b->n++];
 
 		dp_tx_hdr(r->ep, h, DP_WT_RESET, &rs->to);
+		h->flags = rs->flags;
 		h->seq = rs->seq;
 		h->dst_inc = rs->dst_inc;
 	}
@@ -803,8 +972,11 @@ void dp_rcv_init(struct dp_rcv *r, struct dp_endpoint *ep,
 {
 	r->ep = ep;
 	r->node = node;
+	r->seed = get_random_u32();
 	spin_lock_init(&r->lock);
 	hash_init(r->peers);
+	INIT_LIST_HEAD(&r->lru);
+	INIT_LIST_HEAD(&r->active);
 	INIT_DELAYED_WORK(&r->ack_work, dp_rcv_ack_work);
 }
 
@@ -813,8 +985,9 @@ void dp_rcv_init(struct dp_rcv *r, struct dp_endpoint *ep,
  * is published in the CAT, so no frame reaches the sessions sooner.
  */
 void dp_rcv_bind(struct dp_rcv *r, struct dp_pool *pool, struct dp_ring *ring,
-		 u32 inc)
+		 u32 inc, u32 owner_uid)
 {
+	r->owner_uid = owner_uid;
 	r->pool = pool;
 	r->ring = ring;
 	r->inc = inc;

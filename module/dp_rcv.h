@@ -23,6 +23,8 @@ struct dp_ep_stats;
 #define DP_RESETS_PENDING	8u	/* RESETs queued per endpoint, more dropped */
 #define DP_OOO_MAX		128u	/* held messages per sender */
 #define DP_OOO_SPAN		1024u	/* only this far past the gap */
+#define DP_RX_SRC_BUCKETS	32u	/* sender-table counts by uid, by node */
+#define DP_EVICT_SCAN		64u	/* silent senders a HELLO looks at */
 
 /*
  * A RESET owed to a sender whose frame fits no session here: @seq echoes
@@ -32,6 +34,7 @@ struct dp_reset {
 	struct dp_addr to;
 	u32 dst_inc;
 	u32 seq;
+	u16 flags;
 };
 
 /**
@@ -41,10 +44,18 @@ struct dp_reset {
  * @pool: its receive pool; set at bind.
  * @ring: the pool's ring; set at bind.
  * @inc: the endpoint's incarnation; set at bind.
+ * @owner_uid: the endpoint owner's uid as the wire carries it; set at bind.
+ *	Its own senders are not held to the per-source limits.
+ * @seed: random, drawn at init: the hash seed of @peers and of the
+ *	per-source counts, so that no sender can choose its bucket.
  * @lock: guards everything below but @ack_work and @rx_dup, and every rx
  *	peer; irq-safe.
  * @peers: struct dp_rx_peer by sender; RCU readers.
  * @n_peers: entries in @peers.
+ * @n_uid: entries in @peers by hash bucket of the sender's uid.
+ * @n_nid: entries in @peers by hash bucket of the sender's node.
+ * @lru: the rx peers by the time they were last heard, oldest first.
+ * @active: the rx peers not idle, in the order of the next re-grant.
  * @n_active: rx peers not idle: the pool is shared fairly among them.
  * @outstanding: credit granted and not yet used, over all rx peers.
  * @starved: a grant was cut short by a full pool: releases re-grant.
@@ -62,9 +73,15 @@ struct dp_rcv {
 	struct dp_pool *pool;
 	struct dp_ring *ring;
 	u32 inc;
+	u32 owner_uid;
+	u32 seed;
 	spinlock_t lock;	/* irq-safe: receiver sessions */
 	DECLARE_HASHTABLE(peers, 6);
 	u32 n_peers;
+	u16 n_uid[DP_RX_SRC_BUCKETS];
+	u16 n_nid[DP_RX_SRC_BUCKETS];
+	struct list_head lru;
+	struct list_head active;
 	u32 n_active;
 	u32 outstanding;
 	bool starved;
@@ -96,7 +113,7 @@ struct dp_rcv_info {
 void dp_rcv_init(struct dp_rcv *r, struct dp_endpoint *ep,
 		 struct dp_node *node);
 void dp_rcv_bind(struct dp_rcv *r, struct dp_pool *pool, struct dp_ring *ring,
-		 u32 inc);
+		 u32 inc, u32 owner_uid);
 void dp_rcv_stop(struct dp_rcv *r);
 
 /* Frames from the MDR, any context, RCU held */

@@ -23,6 +23,8 @@ extern unsigned int dp_unreach_ms;
 extern unsigned int dp_rto_min_ms;
 extern unsigned int dp_rto_max_ms;
 extern unsigned int dp_credit_idle_ms;
+extern unsigned int dp_rx_peers_per_uid;
+extern unsigned int dp_rx_peers_per_node;
 extern struct workqueue_struct *dp_wq;
 
 /* Frame layer (dp_tx.c) */

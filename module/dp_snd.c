@@ -255,7 +255,7 @@ static void dp_snd_reclaim(struct dp_snd *s, bool all)
 
 /*
  * A control frame of this edge's session, @seq naming the session: HELLO
- * (the ISN), probe (snd_nxt), FIN (the ISN).
+ * (the ISN), FIN (the ISN).
  */
 static int dp_snd_ctrl(struct dp_snd *s, u8 type, u16 flags, u32 seq,
 		       u32 dst_inc)
@@ -269,14 +269,32 @@ static int dp_snd_ctrl(struct dp_snd *s, u8 type, u16 flags, u32 seq,
 	return dp_tx_frame(s->se->node, &h, NULL);
 }
 
-/* Give the receiver back every credit beyond @space (what we have sent). */
-static int dp_snd_return(struct dp_snd *s, u32 space, u32 peer_inc)
+/*
+ * Give the receiver back every credit beyond @space (what we have sent).
+ * ack names the session (its ISN): a late RETURN of an earlier one must
+ * not cut the credit of the session opened since.
+ */
+static int dp_snd_return(struct dp_snd *s, u32 space, u32 isn, u32 peer_inc)
 {
 	struct dp_msg_hdr h;
 
 	dp_tx_hdr(s->se->ep, &h, DP_WT_ACK, &s->to);
 	h.flags = DP_WF_RETURN;
+	h.ack = isn;
 	h.credit = space;
+	h.dst_inc = peer_inc;
+	return dp_tx_frame(s->se->node, &h, NULL);
+}
+
+/* A window probe: seq is snd_nxt; ack names the session (its ISN). */
+static int dp_snd_probe(struct dp_snd *s, u32 nxt, u32 isn, u32 peer_inc)
+{
+	struct dp_msg_hdr h;
+
+	dp_tx_hdr(s->se->ep, &h, DP_WT_ACK, &s->to);
+	h.flags = DP_WF_PROBE;
+	h.seq = nxt;
+	h.ack = isn;
 	h.dst_inc = peer_inc;
 	return dp_tx_frame(s->se->node, &h, NULL);
 }
@@ -482,9 +500,9 @@ static void dp_snd_work_fn(struct work_struct *work)
 	else if (act == DP_SND_RESEND)
 		dp_snd_resend_first(s, peer_inc);
 	else if (act == DP_SND_PROBE)
-		dp_snd_ctrl(s, DP_WT_ACK, DP_WF_PROBE, nxt, peer_inc);
+		dp_snd_probe(s, nxt, isn, peer_inc);
 	else if (act == DP_SND_RETURN)
-		dp_snd_return(s, space, peer_inc);
+		dp_snd_return(s, space, isn, peer_inc);
 	mutex_unlock(&s->tx_mutex);
 	/*
 	 * A failure ends the writers' wait; a credit return makes the edge
@@ -764,7 +782,7 @@ int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
 	struct dp_txmsg *m = dp_snd_copy(s, buf, len);
 	enum dp_snd_step step;
 	bool counted = false;
-	u32 peer_inc, nxt;
+	u32 peer_inc, nxt, isn;
 	int err = 0;
 	u8 state;
 
@@ -780,6 +798,7 @@ int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
 		step = dp_snd_admit(s, m, &err);
 		peer_inc = s->peer_inc;
 		nxt = s->snd_nxt;
+		isn = s->isn;
 		state = s->state;
 		spin_unlock_irq(&s->lock);
 		if (step == DP_STEP_SEND) {
@@ -792,7 +811,7 @@ int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
 		if (step == DP_STEP_OPEN)
 			err = dp_snd_open(s);
 		if (step == DP_STEP_PROBE)
-			dp_snd_ctrl(s, DP_WT_ACK, DP_WF_PROBE, nxt, peer_inc);
+			dp_snd_probe(s, nxt, isn, peer_inc);
 		mutex_unlock(&s->tx_mutex);
 		if (step == DP_STEP_ERR || err)
 			break;
@@ -940,6 +959,18 @@ static bool dp_snd_reset_fits(const struct dp_snd *s, const struct dp_msg_hdr *h
 }
 
 /*
+ * Why a fitting RESET ends the session: a refused HELLO (no ack in it) for
+ * the receiver's admission rule, ECONNREFUSED, or for the room its sender
+ * table keeps for our user and node, EUSERS; else ECONNRESET.
+ */
+static int dp_snd_reset_err(const struct dp_snd *s, const struct dp_msg_hdr *h)
+{
+	if (s->state != DP_SND_HELLO || (h->flags & DP_WF_ACK))
+		return -ECONNRESET;
+	return h->flags & DP_WF_BUSY ? -EUSERS : -ECONNREFUSED;
+}
+
+/*
  * The receiver has no such session (it restarted, or closed): ECONNRESET;
  * or it refused our HELLO (admission): ECONNREFUSED.  A closing receiver's
  * RESET carries its final ack (DP_WF_ACK); a refusal carries none.  To
@@ -959,8 +990,7 @@ void dp_snd_reset(struct dp_snd *s, const struct dp_msg_hdr *h)
 		/* A receiver that closes acknowledges what it got first. */
 		if (s->state == DP_SND_OPEN && closed && h->src_inc == s->peer_inc)
 			dp_snd_update(s, h);
-		dp_snd_fail(s, s->state == DP_SND_HELLO && !closed ?
-			    -ECONNREFUSED : -ECONNRESET);
+		dp_snd_fail(s, dp_snd_reset_err(s, h));
 		wake = true;
 	}
 	spin_unlock_irqrestore(&s->lock, flags);

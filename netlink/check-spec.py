@@ -175,6 +175,10 @@ for (kname, _, comment), a in zip(kattrs, attrs):
         want = "nest"
     ok = ktypes == {want}
     diag = "spec %s, kernel %s" % (typ, sorted(ktypes) or "unused")
+    if typ == "pad" and not ktypes:
+        # its number is counter 14's inside DP_A_COUNTERS: the numbered
+        # nests pad with type 0 (checked below), so nothing emits it
+        ok, diag = True, diag + " (reserved)"
     word = comment.split(":")[0].split(",")[0].split()[0] if comment.split() else ""
     if word in COMMENT and COMMENT[word] != want:
         ok, diag = False, diag + ", uapi comment %s" % word
@@ -192,6 +196,11 @@ for (kname, _, comment), a in zip(kattrs, attrs):
         ok = ok and klen == slen
         diag += ", policy len %s, spec max-len %s" % (klen, slen)
     check("attribute %s: %s" % (name, typ), ok, diag)
+
+# the u64 nests number their members 1..n: their pad must be type 0
+pads = re.findall(r"nla_put_u64_64bit\(\s*\w+,\s*i \+ 1,[^;]*?,\s*(\w+)\)", genl)
+check("u64 nests pad with attribute type 0, no member's number",
+      bool(pads) and all(p == "DP_A_UNSPEC" for p in pads), "pads %s" % pads)
 
 # ep-stats: numbers and names as the uapi comment lists them
 cm = re.search(r"nested u64, the values of struct dp_ep_stats:(.*?)\*/", uapi, re.S)

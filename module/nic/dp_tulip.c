@@ -462,6 +462,11 @@ static void tul_rx(struct dp_tulip *tp, struct dp_node *node)
 			dp_mdr_rx(node, f + ETH_ALEN, ETH_ALEN, f + ETH_HLEN,
 				  flen - 4 - ETH_HLEN);
 		}
+		/*
+		 * Every read of the buffer (the MDR's copy) before the chip
+		 * may fill it again: loads ordered before the OWN store.
+		 */
+		dma_mb();
 		d->status = cpu_to_le32(TUL_OWN);
 		tp->rx_cur = (tp->rx_cur + 1) % TUL_RX_RING;
 	}

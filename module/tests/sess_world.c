@@ -8,6 +8,8 @@ unsigned int dp_unreach_ms = 10000;
 unsigned int dp_rto_min_ms = 20;
 unsigned int dp_rto_max_ms = 1000;
 unsigned int dp_credit_idle_ms = 100;
+unsigned int dp_rx_peers_per_uid = DP_MAX_RX_PEERS / 4;
+unsigned int dp_rx_peers_per_node = DP_MAX_RX_PEERS / 2;
 struct workqueue_struct *dp_wq;
 
 struct w_world w;
@@ -124,7 +126,7 @@ struct dp_endpoint *w_ep(unsigned int i, struct dp_node *node, u32 dpid,
 	dp_snd_ep_init(&ep->snd, ep, node, &ep->rcv, &ep->lock);
 	ep->pool.data = calloc(1, pool_size);
 	dp_ring_init(&ep->pool.ring, ep->pool.data, pool_size);
-	dp_rcv_bind(&ep->rcv, &ep->pool, &ep->pool.ring, inc);
+	dp_rcv_bind(&ep->rcv, &ep->pool, &ep->pool.ring, inc, ep->uid);
 	return ep;
 }
 

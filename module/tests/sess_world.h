@@ -14,7 +14,7 @@
 #include "unit.h"
 
 #define W_EDGES		4
-#define W_EPS		4
+#define W_EPS		8
 #define W_FRAMES	16384
 #define W_MSG_MAX	1500
 

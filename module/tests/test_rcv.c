@@ -220,8 +220,10 @@ static void test_rcv_eviction(void)
 
 	w_setup();
 	B = w_ep(1, &w.nodes[1], 20, 1u << 20, B_INC);
-	for (i = 0; i < DP_MAX_RX_PEERS; i++) {
+	for (i = 0; i < DP_MAX_RX_PEERS; i++) {	/* many users, 4 nodes */
 		h = hdr(DP_WT_HELLO, 1000 + i, 1 + i, 7);
+		h.src_nid = 3 + i % 4;
+		h.src_uid = 1 + i;
 		dp_rcv_hello(&B->rcv, &h);
 	}
 	CHECK_EQ(w_rx_peers(B), DP_MAX_RX_PEERS);
@@ -315,6 +317,63 @@ static void test_rcv_close(void)
 	w_teardown();
 }
 
+/*
+ * A new session of A's edge to B: the old one stops (its FIN reaches B),
+ * the edge starts again, and its first write opens a session with a new
+ * ISN, between the same two incarnations.
+ */
+static void new_session(void)
+{
+	const struct dp_addr to = ab->to;
+
+	mutex_lock(&A->lock);
+	dp_snd_stop(ab, true);
+	mutex_unlock(&A->lock);
+	dp_snd_release(ab);
+	memset(ab, 0, sizeof(*ab));	/* a new edge, as kzalloc gives it */
+	dp_snd_init(ab, &A->snd, &to);
+	w_pump();
+	CHECK_EQ(w_send(ab, 1), -EAGAIN);
+	w_pump();
+	CHECK_EQ(w_info(ab).state, DP_SND_OPEN);
+}
+
+/*
+ * RETURN and PROBE name their session: a RETURN of an earlier session
+ * that arrives late cuts nothing of the session opened since, and a late
+ * probe of it grants nothing.
+ */
+static void test_rcv_stale_return(void)
+{
+	struct w_frame ret, probe;
+	struct dp_rcv_info ri;
+	s32 left;
+
+	two(65536);
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_run(150);			/* idle: the credit goes back */
+	CHECK(w_last(DP_WT_ACK, DP_WF_RETURN), "a RETURN");
+	ret = *w_last(DP_WT_ACK, DP_WF_RETURN);
+	CHECK_EQ(w_send(ab, 100), -EAGAIN);	/* asks for a window */
+	CHECK(w_last(DP_WT_ACK, DP_WF_PROBE), "a probe");
+	probe = *w_last(DP_WT_ACK, DP_WF_PROBE);
+	w_pump();
+	new_session();
+	CHECK(w_rinfo(B, 1, 10, &ri), "B knows A's new session");
+	left = ri.credit_left;
+	CHECK(left > 0, "the new session has credit");
+	dp_rcv_return(&B->rcv, &ret.h);	/* late, of the session before */
+	CHECK(w_rinfo(B, 1, 10, &ri), "B knows A");
+	CHECK_EQ(ri.credit_left, left);
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_pump();
+	CHECK_EQ(w_queued(B), 2);
+	dp_rcv_probe(&B->rcv, &probe.h);	/* late too: a RESET, no grant */
+	w_pump();
+	CHECK_EQ(w_info(ab).state, DP_SND_OPEN);
+	w_teardown();
+}
+
 const struct unit_test rcv_tests[] = {
 	{ "rcv: a duplicate is dropped, counted, acked again", test_rcv_dup },
 	{ "rcv: after a gap: held, then delivered in order", test_rcv_gap_held },
@@ -325,5 +384,7 @@ const struct unit_test rcv_tests[] = {
 	{ "rcv: a full table evicts a silent sender only", test_rcv_eviction },
 	{ "rcv: a repeated HELLO is answered again", test_rcv_hello_again },
 	{ "rcv: closing RESETs every sender with its last ack", test_rcv_close },
+	{ "rcv: a late RETURN or probe of an earlier session changes nothing",
+	  test_rcv_stale_return },
 	{ NULL, NULL },
 };

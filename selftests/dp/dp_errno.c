@@ -139,6 +139,13 @@ static void test_edges(int a, int b)
 	int r = 0;
 
 	KTAP_ERRNO(write(a, m, 4), ENOTCONN, "write without connect: ENOTCONN");
+	{
+		static char big[70000];
+
+		/* docs/contract.md: no current edge is ENOTCONN, whatever len */
+		KTAP_ERRNO(write(a, big, sizeof(big)), ENOTCONN,
+			   "write of 70000 bytes without connect: ENOTCONN, not EMSGSIZE");
+	}
 	s = (struct dp_send){ .to = ad, .buf = (uintptr_t)m, .len = 4 };
 	KTAP_ERRNO(ioctl(a, DP_IOC_SEND, &s), ENOTCONN, "SEND to an unconnected edge: ENOTCONN");
 	KTAP_ERRNO(ioctl(a, DP_IOC_DISCONNECT, &ad), ENOTCONN, "DISCONNECT of an absent edge: ENOTCONN");

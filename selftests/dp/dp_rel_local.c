@@ -10,6 +10,9 @@
  *          every message arrives once, in order, intact.
  *  refused a receiver that admits only its connected peers refuses the
  *          sender's session: ECONNREFUSED, counted in rx_drop_admit.
+ *  busy    a user holding its share of a receiver's sender table gets
+ *          EUSERS at once for one more sender; another user's sender
+ *          still gets a session.
  *  timeout the receiver's node stops answering (A taken out of its NART):
  *          after unreach_ms (set to 1500 here) the sender's session fails
  *          with ETIMEDOUT, reported once; the messages not acknowledged are
@@ -253,6 +256,75 @@ static void t_refused(void)
 	ktap_ok(write(a, out, LEN) == LEN && recv_is(b, 3, 0), "once connected back, it is admitted");
 	close(a);
 	close(b);
+}
+
+/* An endpoint in @ns bound by user @uid (its owner), as root sets it up. */
+static int ep_as(uid_t uid, const char *ns, uint32_t dpid)
+{
+	int fd, e;
+
+	if (dpt_ns(ns) || setresuid(-1, uid, -1))
+		return -1;
+	fd = dpt_open();
+	if (fd >= 0 && dpt_bind(fd, dpid, DP_POOL_MIN)) {
+		e = errno;
+		close(fd);
+		errno = e;
+		fd = -1;
+	}
+	e = errno;
+	if (setresuid(-1, 0, -1))
+		ktap_bail("busy: back to root");
+	errno = e;
+	return fd;
+}
+
+/*
+ * A user holding its share of a receiver's sender table (rx_peers_per_uid,
+ * 2 here) is refused one more sender at its HELLO, and that write fails
+ * at once with EUSERS, not after unreach_ms with ETIMEDOUT; meanwhile
+ * senders of other users still get a session and deliver.  The counts
+ * are kept per bucket of a random hash (32 buckets), so one of them may
+ * share uid 1001's count: of three other users, two must get through.
+ */
+static void t_busy(void)
+{
+	int a[3], b, c[3], i, ok = 1, through = 0;
+
+	if (set_param("rx_peers_per_uid", 2))
+		ktap_bail("busy: rx_peers_per_uid");
+	b = dpt_ep(dpt.nsb, 514, 0);
+	for (i = 0; i < 3; i++) {
+		a[i] = ep_as(1001, dpt.nsa, 4140 + (uint32_t)i);
+		if (a[i] < 0 || dpt_connect(a[i], dpt.nidb, 514))
+			ktap_bail("busy: sender of uid 1001");
+	}
+	for (i = 0; i < 3; i++) {	/* DPIDs above dpid_priv_max */
+		c[i] = ep_as(1002 + (uid_t)i, dpt.nsa, 4143 + (uint32_t)i);
+		if (c[i] < 0 || dpt_connect(c[i], dpt.nidb, 514))
+			ktap_bail("busy: senders of other users");
+	}
+	if (b < 0)
+		ktap_bail("busy: receiver");
+	for (i = 0; i < 2; i++) {
+		fill(14, (uint32_t)i, out, LEN);
+		ok &= write(a[i], out, LEN) == LEN && recv_is(b, 14, (uint32_t)i);
+	}
+	ktap_ok(ok, "uid 1001's first 2 senders (its share of the table) deliver");
+	KTAP_ERRNO(write(a[2], out, LEN), EUSERS,
+		   "its 3rd sender is refused at its HELLO: EUSERS, not ETIMEDOUT");
+	for (i = 0; i < 3; i++) {
+		fill(14, 9 + (uint32_t)i, out, LEN);
+		through += write(c[i], out, LEN) == LEN && recv_is(b, 14, 9 + (uint32_t)i);
+	}
+	ktap_ok(through >= 2, "meanwhile senders of uids 1002..1004 get sessions and deliver (%d of 3)",
+		through);
+	for (i = 0; i < 3; i++) {
+		close(a[i]);
+		close(c[i]);
+	}
+	close(b);
+	set_param("rx_peers_per_uid", 256);
 }
 
 /*
@@ -1188,6 +1260,7 @@ int main(void)
 		ktap_bail("environment");
 	t_block();
 	t_refused();
+	t_busy();
 	/*
 	 * The next tests pause a sender and then write to a node that stopped
 	 * answering: an idle sender would have given its credit back and

@@ -344,7 +344,8 @@ enum dp_wire_type {
 #define DP_WF_PROBE		0x0008	/* ACK from a sender: asks for a window update */
 #define DP_WF_FIN		0x0010	/* RESET from a sender: it closed its session */
 #define DP_WF_RETURN		0x0020	/* ACK from an idle sender: credit back down to `credit` */
-#define DP_WF_MASK		0x003f
+#define DP_WF_BUSY		0x0040	/* RESET to a HELLO: no room for its user or node */
+#define DP_WF_MASK		0x007f
 
 /*
  * Version 2 (docs/wire.md, docs/reliability.md): a message on a reliable
@@ -444,7 +445,7 @@ enum dp_attr {
 	 */
 	DP_A_EDGE,
 	DP_A_EDGE_TX_SEQ,	/* u32 */
-	DP_A_PAD,
+	DP_A_PAD,		/* pad before a u64; type 0 inside the numbered nests */
 	DP_A_EP_ADMIT,		/* u32: DP_ADMIT_* of the endpoint */
 	/* Appended for lossless edges (docs/reliability.md); numbers only grow. */
 	DP_A_EP_BIND_FLAGS,	/* u32: every dp_bind.flags bit chosen at bind */

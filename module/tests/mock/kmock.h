@@ -157,6 +157,13 @@ static inline void list_move(struct list_head *n, struct list_head *head)
 	list_add_tail(n, head->next);	/* before the first: at the head */
 }
 
+static inline void list_del_init(struct list_head *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	INIT_LIST_HEAD(n);
+}
+
 static inline bool list_empty(const struct list_head *head)
 {
 	return head->next == head;
@@ -177,6 +184,7 @@ static inline void list_splice_init(struct list_head *list,
 #define list_entry(p, type, member) container_of(p, type, member)
 #define list_first_entry_or_null(head, type, member)			\
 	(list_empty(head) ? NULL : list_entry((head)->next, type, member))
+#define list_first_entry(head, type, member) list_entry((head)->next, type, member)
 #define list_for_each_entry(pos, head, member)				\
 	for (pos = list_entry((head)->next, typeof(*pos), member);	\
 	     &pos->member != (head);					\
@@ -236,11 +244,26 @@ static inline void hlist_del(struct hlist_node *n)
 	     (bkt)++)							\
 		hlist_for_each_entry_safe(obj, tmp, &(t)[bkt], member)
 
+/* The kernel's jhash_2words() (linux/jhash.h), so buckets spread alike. */
+static inline u32 kmock_rol32(u32 w, unsigned int s)
+{
+	return (w << s) | (w >> (32 - s));
+}
+
 static inline u32 jhash_2words(u32 a, u32 b, u32 initval)
 {
-	u32 h = a * 0x9E3779B1u ^ (b + initval) * 0x85EBCA77u;
+	u32 c = initval + 0xdeadbeefu + (2 << 2);
 
-	return h ^ (h >> 15);
+	a += c;
+	b += c;
+	c ^= b; c -= kmock_rol32(b, 14);
+	a ^= c; a -= kmock_rol32(c, 11);
+	b ^= a; b -= kmock_rol32(a, 25);
+	c ^= b; c -= kmock_rol32(b, 16);
+	a ^= c; a -= kmock_rol32(c, 4);
+	b ^= a; b -= kmock_rol32(a, 14);
+	c ^= b; c -= kmock_rol32(b, 24);
+	return c;
 }
 
 /* ---- timers and work: recorded, run by kmock_run() ---- */
