@@ -1481,12 +1481,13 @@ static void op_strict(struct thr *t)
 		strict_fault(t);
 		break;
 	case 1:		/* dp's magic with a number, size or direction it does not have */
-		cmd = _IOC(below(r, 4), DP_IOC_MAGIC, 9 + below(r, 247), below(r, 256));
+		cmd = _IOC(below(r, 4), DP_IOC_MAGIC, 10 + below(r, 246), below(r, 256));
 		EXPECT_ERR(ioctl(t->priv, cmd, t->buf), ENOTTY, "unknown dp ioctl");
 		break;
 	case 2:
-		EXPECT_ERR(write(t->priv, t->buf, 65536 + below(r, 1u << 16)), EMSGSIZE,
-			   "write of more than 65535 bytes");
+		/* no edge comes first (docs/contract.md): EMSGSIZE is dp_errno's */
+		EXPECT_ERR(write(t->priv, t->buf, 65536 + below(r, 1u << 16)), ENOTCONN,
+			   "write of more than 65535 bytes with no edge");
 		break;
 	case 3:
 		EXPECT_ERR(lseek(t->priv, 0, SEEK_SET), ESPIPE, "lseek");
