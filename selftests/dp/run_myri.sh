@@ -20,8 +20,8 @@
 #                  arrive
 #   myri_backpressure  the receivers stop draining their cards for 1 s
 #                  (debugfs rx_stall) with the switch timeout at 10 s: the
-#                  LANai holds packets off (rx_stops), nothing is
-#                  truncated, all arrive
+#                  fabric holds packets back (its stalls; a card's rx_stops
+#                  is reported), nothing is truncated, all arrive
 #   myri_truncate  the same at the default timeout (50 ms): blocked packets
 #                  are truncated and counted, all arrive
 #   myri_rmmod     cable pulled with retransmissions pending: the sender is
@@ -175,6 +175,7 @@ stall() {
 	[ "$me" -eq 0 ] && { link set "timeout_us=$4"; link reset; }
 	bar "$1-set"
 	stops0=$(nic nic_rx_stops)
+	stalls0=$(fab stalls)
 	st=0
 	if [ "$role" = recv ]; then
 		timeout 200 $P recv "$2" "$3" "$N" 0 180 >"$T/recv.log" 2>&1 &
@@ -201,13 +202,18 @@ stall() {
 	bar "$1-done"
 	stops=$(( $(nic nic_rx_stops) - stops0 ))
 	trunc=$(fab truncated)
-	echo "this card's nic_rx_stops +$stops; fabric truncated $trunc stalls $(fab stalls)" >>"$T/step.log"
+	stalls=$(( $(fab stalls) - stalls0 ))
+	echo "this card's nic_rx_stops +$stops; fabric truncated $trunc, stalled +$stalls" >>"$T/step.log"
 	return "$st"
 }
 stall backpressure 704 15 10000000
 st=$?
-[ "$st" -eq 0 ] && [ "$trunc" -eq 0 ] && { [ "$role" = send ] || [ "$stops" -gt 0 ]; }
-res $? "myri_backpressure: a receiver that stops draining holds the sender back (STOP), nothing truncated, all arrive"
+# The fabric held packets back (STOP/GO) while the receivers did not
+# drain; whether this receiver's own card reached its STOP threshold
+# depends on how much its sender had in flight (credit may keep that under
+# the card's 64 slots), so its rx_stops is reported, not required.
+[ "$st" -eq 0 ] && [ "$trunc" -eq 0 ] && [ "$stalls" -gt 0 ]
+res $? "myri_backpressure: receivers that stop draining hold the senders back (the fabric stalled packets), nothing truncated, all arrive"
 stall truncate 705 16 50000
 st=$?
 [ "$st" -eq 0 ] && [ "$trunc" -gt 0 ]
