@@ -24,7 +24,8 @@
  * @hnode: in dp_rcv.peers.
  * @from: the sender {NID, DPID}.
  * @uid: the sender's user, as its kernel stamped it on the HELLO.
- * @counted: counted in dp_rcv.n_uid and n_nid (not the owner's own).
+ * @by_uid: its user's count in dp_rcv.srcs; NULL for the owner's own.
+ * @by_nid: its node's count in dp_rcv.srcs; NULL for the owner's own.
  * @peer_inc: the sender's incarnation in the current session.
  * @isn: the session's initial sequence number.
  * @rcv_nxt: next seq expected.
@@ -45,7 +46,8 @@ struct dp_rx_peer {
 	struct hlist_node hnode;
 	struct dp_addr from;
 	u32 uid;
-	bool counted;
+	struct dp_rx_src *by_uid;
+	struct dp_rx_src *by_nid;
 	u32 peer_inc;
 	u32 isn;
 	u32 rcv_nxt;
@@ -72,6 +74,21 @@ struct dp_ooo {
 	struct dp_msg_hdr h;
 	u8 data[];
 };
+
+/*
+ * struct dp_rx_src - the places in a receiver's sender table one source
+ * holds: a user (any node) or a node (any user).  Counted exactly, one
+ * entry per source, so no user is held to another's share.
+ */
+struct dp_rx_src {
+	struct hlist_node hnode;
+	u32 id;
+	u8 kind;
+	u16 n;
+};
+
+#define DP_SRC_UID	0
+#define DP_SRC_NID	1
 
 #define DP_ACK_DELAYED	0x1	/* after a delivery: may wait for a piggy-back */
 #define DP_ACK_NOW	0x2	/* a HELLO, a duplicate, a probe, a low window */
@@ -261,16 +278,25 @@ static void dp_rcv_forget_credit(struct dp_rcv *r, struct dp_rx_peer *rp)
 
 /*
  * The per-source counts: how many places of the table a user (any node)
- * and a node (any user) hold, by bucket of a hash the sender cannot aim.
+ * and a node (any user) hold, by a hash the sender cannot aim.  NULL if
+ * the source holds none.  Caller holds r->lock.
  */
-static u16 *dp_rcv_n_uid(struct dp_rcv *r, u32 uid)
+static struct dp_rx_src *dp_rcv_src_find(struct dp_rcv *r, u8 kind, u32 id)
 {
-	return &r->n_uid[jhash_2words(uid, 0, r->seed) % DP_RX_SRC_BUCKETS];
+	struct dp_rx_src *s;
+
+	lockdep_assert_held(&r->lock);
+	hash_for_each_possible(r->srcs, s, hnode, jhash_2words(id, kind, r->seed))
+		if (s->id == id && s->kind == kind)
+			return s;
+	return NULL;
 }
 
-static u16 *dp_rcv_n_nid(struct dp_rcv *r, u32 nid)
+static u16 dp_rcv_src_n(struct dp_rcv *r, u8 kind, u32 id)
 {
-	return &r->n_nid[jhash_2words(nid, 1, r->seed) % DP_RX_SRC_BUCKETS];
+	struct dp_rx_src *s = dp_rcv_src_find(r, kind, id);
+
+	return s ? s->n : 0;
 }
 
 /*
@@ -285,30 +311,62 @@ static bool dp_rcv_share_left(struct dp_rcv *r, u32 nid, u32 uid)
 	lockdep_assert_held(&r->lock);
 	if (uid == r->owner_uid)
 		return true;
-	return *dp_rcv_n_uid(r, uid) < READ_ONCE(dp_rx_peers_per_uid) &&
-	       *dp_rcv_n_nid(r, nid) < READ_ONCE(dp_rx_peers_per_node);
+	return dp_rcv_src_n(r, DP_SRC_UID, uid) < READ_ONCE(dp_rx_peers_per_uid) &&
+	       dp_rcv_src_n(r, DP_SRC_NID, nid) < READ_ONCE(dp_rx_peers_per_node);
 }
 
-/* Count @rp, of user @uid, in its sources' shares.  Caller holds r->lock. */
-static void dp_rcv_count_src(struct dp_rcv *r, struct dp_rx_peer *rp, u32 uid)
+/* One more place held by source {@kind, @id}; NULL if out of memory. */
+static struct dp_rx_src *dp_rcv_src_get(struct dp_rcv *r, u8 kind, u32 id)
+{
+	struct dp_rx_src *s = dp_rcv_src_find(r, kind, id);
+
+	if (!s) {
+		s = kzalloc(sizeof(*s), GFP_ATOMIC);
+		if (!s)
+			return NULL;
+		s->id = id;
+		s->kind = kind;
+		hash_add(r->srcs, &s->hnode, jhash_2words(id, kind, r->seed));
+	}
+	s->n++;
+	return s;
+}
+
+static void dp_rcv_src_put(struct dp_rcv *r, struct dp_rx_src *s)
+{
+	lockdep_assert_held(&r->lock);
+	if (!s || --s->n)
+		return;
+	hash_del(&s->hnode);
+	kfree(s);
+}
+
+/*
+ * Count @rp, of user @uid, in its sources' shares (not if it is the
+ * owner's).  -ENOMEM leaves it uncounted.  Caller holds r->lock.
+ */
+static int dp_rcv_count_src(struct dp_rcv *r, struct dp_rx_peer *rp, u32 uid)
 {
 	lockdep_assert_held(&r->lock);
 	rp->uid = uid;
-	rp->counted = uid != r->owner_uid;
-	if (!rp->counted)
-		return;
-	(*dp_rcv_n_uid(r, uid))++;
-	(*dp_rcv_n_nid(r, rp->from.nid))++;
+	if (uid == r->owner_uid)
+		return 0;
+	rp->by_uid = dp_rcv_src_get(r, DP_SRC_UID, uid);
+	rp->by_nid = rp->by_uid ? dp_rcv_src_get(r, DP_SRC_NID, rp->from.nid) : NULL;
+	if (rp->by_nid)
+		return 0;
+	dp_rcv_src_put(r, rp->by_uid);
+	rp->by_uid = NULL;
+	return -ENOMEM;
 }
 
 static void dp_rcv_uncount_src(struct dp_rcv *r, struct dp_rx_peer *rp)
 {
 	lockdep_assert_held(&r->lock);
-	if (!rp->counted)
-		return;
-	rp->counted = false;
-	(*dp_rcv_n_uid(r, rp->uid))--;
-	(*dp_rcv_n_nid(r, rp->from.nid))--;
+	dp_rcv_src_put(r, rp->by_uid);
+	dp_rcv_src_put(r, rp->by_nid);
+	rp->by_uid = NULL;
+	rp->by_nid = NULL;
 }
 
 static void dp_rcv_drop_peer(struct dp_rcv *r, struct dp_rx_peer *rp)
@@ -325,13 +383,15 @@ static void dp_rcv_drop_peer(struct dp_rcv *r, struct dp_rx_peer *rp)
 }
 
 /*
- * The table, or the share of @like's user or node, is full: forget one
+ * The table, or the share of user @fu or node @fn, is full: forget one
  * sender silent past unreach_ms (it died, or it idles with its credit
- * given back), of that user or node if @like, so that senders which will
- * never speak again cannot lock newcomers out.  If it does speak again it
- * gets a RESET, as from a receiver that restarted.  Caller holds r->lock.
+ * given back), of that user or node if either is given, so that senders
+ * which will never speak again cannot lock newcomers out.  If it does
+ * speak again it gets a RESET, as from a receiver that restarted.  Caller
+ * holds r->lock.
  */
-static bool dp_rcv_evict(struct dp_rcv *r, const struct dp_rx_peer *like)
+static bool dp_rcv_evict(struct dp_rcv *r, const struct dp_rx_src *fu,
+			 const struct dp_rx_src *fn)
 {
 	unsigned long now = jiffies;
 	struct dp_rx_peer *rp;
@@ -342,14 +402,29 @@ static bool dp_rcv_evict(struct dp_rcv *r, const struct dp_rx_peer *like)
 		/* The longest silent first: past one heard since, none is. */
 		if (!dp_rcv_silent(rp, now) || n++ == DP_EVICT_SCAN)
 			return false;
-		if (!like || (rp->counted &&
-			      (dp_rcv_n_uid(r, rp->uid) == dp_rcv_n_uid(r, like->uid) ||
-			       rp->from.nid == like->from.nid))) {
+		if ((!fu && !fn) || (fu && rp->by_uid == fu) ||
+		    (fn && rp->by_nid == fn)) {
 			dp_rcv_drop_peer(r, rp);
 			return true;
 		}
 	}
 	return false;
+}
+
+/*
+ * @h's user or node holds its whole share: evict a silent sender of the
+ * one that is full (of either, if both are).  Caller holds r->lock.
+ */
+static bool dp_rcv_evict_share(struct dp_rcv *r, const struct dp_msg_hdr *h)
+{
+	struct dp_rx_src *u = dp_rcv_src_find(r, DP_SRC_UID, h->src_uid);
+	struct dp_rx_src *n = dp_rcv_src_find(r, DP_SRC_NID, h->src_nid);
+
+	if (u && u->n < READ_ONCE(dp_rx_peers_per_uid))
+		u = NULL;
+	if (n && n->n < READ_ONCE(dp_rx_peers_per_node))
+		n = NULL;
+	return (u || n) && dp_rcv_evict(r, u, n);
 }
 
 /*
@@ -378,20 +453,18 @@ static void dp_rcv_reclaim(struct dp_rcv *r)
 
 /*
  * Whether a new sender of @h's user and node has a place: within their
- * shares and the table, evicting a silent sender if need be.  Caller holds
- * r->lock.
+ * shares and the table, evicting silent senders if need be (each frees a
+ * place of a full share, so two at most).  Caller holds r->lock.
  */
 static bool dp_rcv_room(struct dp_rcv *r, const struct dp_msg_hdr *h)
 {
-	const struct dp_rx_peer like = {
-		.from = dp_rcv_src(h), .uid = h->src_uid, .counted = true,
-	};
+	unsigned int evicted = 0;
 
 	lockdep_assert_held(&r->lock);
-	if (!dp_rcv_share_left(r, h->src_nid, h->src_uid) &&
-	    !dp_rcv_evict(r, &like))
-		return false;
-	return r->n_peers < DP_MAX_RX_PEERS || dp_rcv_evict(r, NULL);
+	while (!dp_rcv_share_left(r, h->src_nid, h->src_uid))
+		if (evicted++ == 2 || !dp_rcv_evict_share(r, h))
+			return false;
+	return r->n_peers < DP_MAX_RX_PEERS || dp_rcv_evict(r, NULL, NULL);
 }
 
 /*
@@ -422,15 +495,18 @@ static struct dp_rx_peer *dp_rcv_place(struct dp_rcv *r,
 	rp = kzalloc(sizeof(*rp), GFP_ATOMIC);
 	if (!rp)
 		return NULL;
-	*drop = 0;
 	rp->from = from;
+	if (dp_rcv_count_src(r, rp, h->src_uid)) {
+		kfree(rp);
+		return NULL;
+	}
+	*drop = 0;
 	rp->idle = true;	/* not sharing the pool until its HELLO's grant */
 	INIT_LIST_HEAD(&rp->active);
 	INIT_LIST_HEAD(&rp->ooo);
 	list_add_tail(&rp->lru, &r->lru);
 	hash_add_rcu(r->peers, &rp->hnode, dp_rcv_hash(r, &from));
 	r->n_peers++;
-	dp_rcv_count_src(r, rp, h->src_uid);
 	return rp;
 }
 
@@ -975,6 +1051,7 @@ void dp_rcv_init(struct dp_rcv *r, struct dp_endpoint *ep,
 	r->seed = get_random_u32();
 	spin_lock_init(&r->lock);
 	hash_init(r->peers);
+	hash_init(r->srcs);
 	INIT_LIST_HEAD(&r->lru);
 	INIT_LIST_HEAD(&r->active);
 	INIT_DELAYED_WORK(&r->ack_work, dp_rcv_ack_work);

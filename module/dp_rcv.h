@@ -23,7 +23,6 @@ struct dp_ep_stats;
 #define DP_RESETS_PENDING	8u	/* RESETs queued per endpoint, more dropped */
 #define DP_OOO_MAX		128u	/* held messages per sender */
 #define DP_OOO_SPAN		1024u	/* only this far past the gap */
-#define DP_RX_SRC_BUCKETS	32u	/* sender-table counts by uid, by node */
 #define DP_EVICT_SCAN		64u	/* silent senders a HELLO looks at */
 
 /*
@@ -46,14 +45,14 @@ struct dp_reset {
  * @inc: the endpoint's incarnation; set at bind.
  * @owner_uid: the endpoint owner's uid as the wire carries it; set at bind.
  *	Its own senders are not held to the per-source limits.
- * @seed: random, drawn at init: the hash seed of @peers and of the
- *	per-source counts, so that no sender can choose its bucket.
+ * @seed: random, drawn at init: the hash seed of @peers and @srcs, so
+ *	that no sender can choose its chain.
  * @lock: guards everything below but @ack_work and @rx_dup, and every rx
  *	peer; irq-safe.
  * @peers: struct dp_rx_peer by sender; RCU readers.
  * @n_peers: entries in @peers.
- * @n_uid: entries in @peers by hash bucket of the sender's uid.
- * @n_nid: entries in @peers by hash bucket of the sender's node.
+ * @srcs: struct dp_rx_src, the places in @peers each user (any node) and
+ *	each node (any user) holds, but the owner's own senders'.
  * @lru: the rx peers by the time they were last heard, oldest first.
  * @active: the rx peers not idle, in the order of the next re-grant.
  * @n_active: rx peers not idle: the pool is shared fairly among them.
@@ -78,8 +77,7 @@ struct dp_rcv {
 	spinlock_t lock;	/* irq-safe: receiver sessions */
 	DECLARE_HASHTABLE(peers, 6);
 	u32 n_peers;
-	u16 n_uid[DP_RX_SRC_BUCKETS];
-	u16 n_nid[DP_RX_SRC_BUCKETS];
+	DECLARE_HASHTABLE(srcs, 5);
 	struct list_head lru;
 	struct list_head active;
 	u32 n_active;

@@ -25,21 +25,6 @@ static struct dp_msg_hdr hello(u32 nid, u32 dpid, u32 uid)
 	return h;
 }
 
-/*
- * A uid other than @uid whose count is not @uid's: the counts are kept by
- * bucket (dp_rcv.c's dp_rcv_n_uid()), and users of one bucket share one
- * (docs/security.md says so).
- */
-static u32 other_uid(u32 uid)
-{
-	u32 o = uid + 1;
-
-	while (jhash_2words(o, 0, B->rcv.seed) % DP_RX_SRC_BUCKETS ==
-	       jhash_2words(uid, 0, B->rcv.seed) % DP_RX_SRC_BUCKETS)
-		o++;
-	return o;
-}
-
 /* @n HELLOs from distinct senders; how many got a session. */
 static unsigned int flood(u32 nid, u32 uid, u32 dpid0, unsigned int n,
 			  bool distinct_uids)
@@ -72,7 +57,8 @@ static const struct w_frame *reset_to(u32 dpid)
 /*
  * One user with senders enough for the whole table holds at most its
  * share; the HELLOs beyond are answered with a RESET that says why and
- * names the HELLO; a sender of another user then gets a session at once.
+ * names the HELLO; a sender of any other user then gets a session at
+ * once: the shares are counted per user, not per bucket of users.
  */
 static void test_table_one_user(void)
 {
@@ -93,10 +79,14 @@ static void test_table_one_user(void)
 		CHECK_EQ(f->h.dst_inc, 0x100 + 1000 + DP_MAX_RX_PEERS + 7);
 		CHECK_EQ(f->h.flags & (DP_WF_BUSY | DP_WF_ACK), DP_WF_BUSY);
 	}
-	h = hello(1, 50, other_uid(EVIL_UID));
-	dp_rcv_hello(&B->rcv, &h);
-	CHECK(w_rinfo(B, 1, 50, NULL), "another user's sender gets a session");
-	w_pump();
+	for (got = 0; got < 64; got++) {
+		h = hello(1, 50 + got, EVIL_UID + 1 + got);
+		dp_rcv_hello(&B->rcv, &h);
+		w_pump();
+		if (!w_rinfo(B, 1, 50 + got, NULL))
+			break;
+	}
+	CHECK_EQ(got, 64);	/* a sender of each of 64 other users */
 	w_teardown();
 }
 
@@ -144,6 +134,58 @@ static void test_table_own_silent(void)
 	dp_rcv_hello(&B->rcv, &h);
 	CHECK(w_rinfo(B, 1, 5000, NULL), "a silent sender of its own made room");
 	CHECK_EQ(w_rx_peers(B), dp_rx_peers_per_uid);
+	w_pump();
+	w_teardown();
+}
+
+/*
+ * A node whose share is full of senders of many users, silent past
+ * unreach_ms: a sender of yet another user on that node takes the place
+ * of one of them (of another user: the node's share is the full one).
+ */
+static void test_table_node_silent(void)
+{
+	struct dp_msg_hdr h;
+
+	w_setup();
+	B = w_ep(1, &w.nodes[1], 20, 1u << 20, B_INC);
+	CHECK_EQ(flood(EVIL_NID, 100000, 1000, dp_rx_peers_per_node, true),
+		 dp_rx_peers_per_node);
+	h = hello(EVIL_NID, 5000, 4242);
+	dp_rcv_hello(&B->rcv, &h);
+	CHECK(!w_rinfo(B, EVIL_NID, 5000, NULL), "the node's share is full");
+	w_pump();
+	kmock_advance(dp_unreach_ms + 1);
+	dp_rcv_hello(&B->rcv, &h);
+	CHECK(w_rinfo(B, EVIL_NID, 5000, NULL), "a silent sender of the node made room");
+	CHECK(!w_rinfo(B, EVIL_NID, 1000, NULL), "the longest silent one");
+	CHECK_EQ(w_rx_peers(B), dp_rx_peers_per_node);
+	w_pump();
+	w_teardown();
+}
+
+/*
+ * Out of memory for a new user's or node's count (the 2nd and 3rd
+ * allocations of a HELLO, after the rx peer's): the HELLO is dropped and
+ * counted, nothing is held or leaked, and the next one gets its session.
+ */
+static void test_table_nomem(void)
+{
+	struct dp_msg_hdr h = hello(3, 60, 4343);
+	int nth;
+
+	w_setup();
+	B = w_ep(1, &w.nodes[1], 20, 1u << 20, B_INC);
+	for (nth = 2; nth <= 3; nth++) {
+		kmock_kmalloc_fail_at = nth;
+		dp_rcv_hello(&B->rcv, &h);
+		CHECK(!kmock_kmalloc_fail_at, "allocation %d was asked for", nth);
+		CHECK(!w_rinfo(B, 3, 60, NULL), "no session without its counts (%d)", nth);
+		CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_NOMEM], (u64)nth - 1);
+		CHECK_EQ(w_rx_peers(B), 0);
+	}
+	dp_rcv_hello(&B->rcv, &h);
+	CHECK(w_rinfo(B, 3, 60, NULL), "the next HELLO gets its session");
 	w_pump();
 	w_teardown();
 }
@@ -297,12 +339,16 @@ static void test_fair_legit_last(void)
 }
 
 const struct unit_test table_tests[] = {
-	{ "table: one user holds its share, another gets a session",
+	{ "table: one user holds its share, each other user gets one",
 	  test_table_one_user },
 	{ "table: one node holds its share, another gets a session",
 	  test_table_one_node },
 	{ "table: a user's own silent senders make room for it",
 	  test_table_own_silent },
+	{ "table: a node's silent senders make room for another of its users",
+	  test_table_node_silent },
+	{ "table: out of memory for a source's count: dropped, counted, no leak",
+	  test_table_nomem },
 	{ "table: the owner's own senders may fill the table", test_table_owner },
 	{ "table: a sender refused for room fails at once with EUSERS",
 	  test_table_sender_fails_fast },

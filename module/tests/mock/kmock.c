@@ -10,6 +10,7 @@ u32 kmock_random;
 int kmock_lockdep_errors;
 int kmock_spin_depth;
 int kmock_kmalloc_fail;
+int kmock_kmalloc_fail_at;
 long kmock_kmalloc_live;
 long kmock_kmalloc_snd;
 int kmock_uaccess_fail;
@@ -65,6 +66,8 @@ void *kmock_kmalloc(size_t size, gfp_t gfp, const char *file)
 		kmock_kmalloc_fail--;
 		return NULL;
 	}
+	if (kmock_kmalloc_fail_at > 0 && !--kmock_kmalloc_fail_at)
+		return NULL;
 	p = malloc(size);
 	if (p)
 		kmock_kmalloc_live++;
@@ -262,6 +265,7 @@ void kmock_reset(void)
 	kmock_lockdep_errors = 0;
 	kmock_spin_depth = 0;
 	kmock_kmalloc_fail = 0;
+	kmock_kmalloc_fail_at = 0;
 	kmock_kmalloc_live = 0;
 	kmock_kmalloc_snd = 0;
 	kmock_uaccess_fail = 0;

@@ -75,6 +75,7 @@ void kmock_lockdep_fail(const char *what, const char *file, int line);
 #define GFP_KERNEL_ACCOUNT	0x4u
 
 extern int kmock_kmalloc_fail;	/* fail the next n allocations */
+extern int kmock_kmalloc_fail_at;	/* fail only the nth from now */
 extern long kmock_kmalloc_live;	/* allocations not freed */
 extern long kmock_kmalloc_snd;	/* allocations dp_snd.c asked for */
 void *kmock_kmalloc(size_t size, gfp_t gfp, const char *file);
@@ -233,6 +234,8 @@ static inline void hlist_del(struct hlist_node *n)
 	     pos && ({ n = pos->member.next; 1; });			\
 	     pos = hlist_entry_safe(n, typeof(*pos), member))
 #define hash_for_each_possible_rcu(t, obj, member, key, ...)	\
+	hlist_for_each_entry(obj, &(t)[(key) % HASH_SIZE(t)], member)
+#define hash_for_each_possible(t, obj, member, key)			\
 	hlist_for_each_entry(obj, &(t)[(key) % HASH_SIZE(t)], member)
 #define hash_for_each(t, bkt, obj, member)				\
 	for ((bkt) = 0, obj = NULL; obj == NULL && (bkt) < (int)HASH_SIZE(t); \
