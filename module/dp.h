@@ -92,8 +92,9 @@ struct dp_node;
  * @check: whether @attach would find a usable device @ifname for @node;
  *	0 or -errno, changes nothing.  Called with rtnl held.
  * @attach: take device @ifname for @node and publish it with
- *	dp_node_publish_nic().  Called with rtnl and node->cfg_lock held and
- *	no NIC attached.
+ *	dp_node_publish_nic(), in place of the node's current NIC if any
+ *	(another device: the caller retires that one after).  Called with
+ *	rtnl and node->cfg_lock held.
  * @detach: stop delivering and release the device; called once, after the
  *	last sender has left (see dp_nic_put()).
  * @xmit: send one message in process context: link header to @dst (the
@@ -192,6 +193,7 @@ int dp_node_attach(struct dp_node *node, const char *backend,
 void dp_node_detach(struct dp_node *node);
 void dp_node_detach_hw(struct dp_node *node, void *hw);
 void dp_node_publish_nic(struct dp_node *node, struct dp_nic *nic);
+extern u32 dp_attach_fail;	/* test knob: debugfs dp/attach_fail */
 int dp_nart_update(struct dp_node *node, const struct dp_nart_entry *set,
 		   u32 del_nid, bool flush);
 int dp_pernet_init(void);

@@ -69,20 +69,35 @@ int dp_node_set_nid(struct dp_node *node, u32 nid)
 	return 0;
 }
 
-/* Publish a freshly attached NIC; the caller detached any previous one. */
+/*
+ * Publish a freshly attached NIC in place of the node's current one, if
+ * any: dp_node_attach() retires that one once the backend's attach has
+ * returned, so the node is never without a NIC on the way.
+ */
 void dp_node_publish_nic(struct dp_node *node, struct dp_nic *nic)
 {
 	lockdep_assert_held(&node->cfg_lock);
-	WARN_ON_ONCE(rcu_access_pointer(node->nic));
 	rcu_assign_pointer(node->nic, nic);
 	trace_dp_nic_attach(node, nic);
 	dp_event_nic(node, DP_EV_NIC_ATTACH, nic);
 }
 
 /*
- * Unpublish the NIC, wait for senders that still hold it, then let the
- * backend stop receiving and free itself.
+ * @nic is no longer published: wait for senders that still hold it, then
+ * let the backend stop receiving and free it.
  */
+static void dp_node_retire_nic(struct dp_node *node, struct dp_nic *nic)
+{
+	lockdep_assert_held(&node->cfg_lock);
+	trace_dp_nic_detach(node, nic);
+	dp_event_nic(node, DP_EV_NIC_DETACH, nic);
+	synchronize_rcu();
+	dp_nic_put(nic);
+	wait_for_completion(&nic->idle);
+	nic->ops->detach(nic);
+}
+
+/* Unpublish the NIC, if any, and retire it. */
 static void dp_node_detach_locked(struct dp_node *node)
 {
 	struct dp_nic *nic;
@@ -93,12 +108,7 @@ static void dp_node_detach_locked(struct dp_node *node)
 	if (!nic)
 		return;
 	RCU_INIT_POINTER(node->nic, NULL);
-	trace_dp_nic_detach(node, nic);
-	dp_event_nic(node, DP_EV_NIC_DETACH, nic);
-	synchronize_rcu();
-	dp_nic_put(nic);
-	wait_for_completion(&nic->idle);
-	nic->ops->detach(nic);
+	dp_node_retire_nic(node, nic);
 }
 
 void dp_node_detach(struct dp_node *node)
@@ -148,6 +158,42 @@ static void dp_node_default_backend(struct dp_node *node, char *name)
 	mutex_unlock(&node->cfg_lock);
 }
 
+/* Test knob (debugfs dp/attach_fail): fail the next n attaches, ENOMEM. */
+u32 dp_attach_fail;
+
+/*
+ * Take device @ifname of @be for @node, replacing its current NIC only
+ * once the new one is attached: a failed attach leaves the node as it was.
+ * The device already attached is attached anew (detached first: a device
+ * serves one node once).  Caller holds node->cfg_lock and the registry.
+ */
+static int dp_node_attach_locked(struct dp_node *node,
+				 const struct dp_backend *be, const char *ifname)
+{
+	struct dp_nic *old, *now;
+	u32 fail;
+	int err;
+
+	lockdep_assert_held(&node->cfg_lock);
+	old = rcu_dereference_protected(node->nic,
+					lockdep_is_held(&node->cfg_lock));
+	if (old && old->ops == be && !strcmp(old->ifname, ifname)) {
+		dp_node_detach_locked(node);
+		old = NULL;
+	}
+	fail = READ_ONCE(dp_attach_fail);
+	if (fail) {
+		WRITE_ONCE(dp_attach_fail, fail - 1);
+		return -ENOMEM;
+	}
+	err = be->attach(node, ifname);
+	now = rcu_dereference_protected(node->nic,
+					lockdep_is_held(&node->cfg_lock));
+	if (!err && old && now != old)
+		dp_node_retire_nic(node, old);
+	return err;
+}
+
 /*
  * Attach device @ifname of @backend (NULL or "": the node's default),
  * replacing the current NIC only if the new device is usable.  @admin:
@@ -177,8 +223,7 @@ int dp_node_attach(struct dp_node *node, const char *backend,
 		err = be->check(node, ifname);
 	if (!err) {
 		mutex_lock(&node->cfg_lock);
-		dp_node_detach_locked(node);
-		err = be->attach(node, ifname);
+		err = dp_node_attach_locked(node, be, ifname);
 		mutex_unlock(&node->cfg_lock);
 	}
 	dp_backends_unlock();

@@ -124,7 +124,7 @@ static int dp_netdev_check(struct dp_node *node, const char *ifname)
 	return PTR_ERR_OR_ZERO(dp_netdev_find(node->net, ifname));
 }
 
-/* Called with rtnl and node->cfg_lock held, no NIC attached. */
+/* Called with rtnl and node->cfg_lock held (see struct dp_backend). */
 static int dp_netdev_attach(struct dp_node *node, const char *ifname)
 {
 	struct net_device *dev;

@@ -113,6 +113,7 @@ int dp_backends_init(void)
 	int i, err;
 
 	dp_debugfs = debugfs_create_dir("dp", NULL);
+	debugfs_create_u32("attach_fail", 0600, dp_debugfs, &dp_attach_fail);
 	for (i = 0; i < ARRAY_SIZE(dp_builtin); i++) {
 		err = dp_builtin[i].init();
 		if (err)

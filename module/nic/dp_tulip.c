@@ -628,7 +628,7 @@ static int dp_tulip_check(struct dp_node *node, const char *ifname)
 	return err;
 }
 
-/* Called with node->cfg_lock held, no NIC attached. */
+/* Called with rtnl and node->cfg_lock held (see struct dp_backend). */
 static int dp_tulip_attach(struct dp_node *node, const char *ifname)
 {
 	struct dp_tulip *tp;

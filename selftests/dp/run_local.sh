@@ -28,6 +28,7 @@ monitor        180 pair   ./dp_monitor
 errno          180 pair   ./dp_errno
 raw_frames     120 pair   ./dp_raw
 nic_gone       180 pair   ./dp_gone
+node_set       180 pair   ./dp_nodeset
 local_nonic    120 pair   ./dp_local
 send_fault     120 pair   ./dp_fault
 send_fault_rtnl 120 pair  ./dp_fault link
