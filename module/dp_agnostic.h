@@ -10,6 +10,7 @@
 
 #ifdef __KERNEL__
 #include <linux/bits.h>
+#include <linux/compiler.h>
 #include <linux/types.h>
 #include <linux/string.h>
 #include <linux/errno.h>
@@ -36,6 +37,11 @@ typedef uint32_t __be32;
 #define __force
 #ifndef BIT
 #define BIT(n) (1UL << (n))
+#endif
+/* Fields read without the writer's lock (the pool ring's cons, queued) */
+#ifndef READ_ONCE
+#define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #endif
 #endif
 

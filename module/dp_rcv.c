@@ -998,7 +998,7 @@ static bool dp_rcv_collect(struct dp_rcv *r, struct dp_ack_batch *b)
 
 	spin_lock_irq(&r->lock);
 	regrant = r->starved;
-	r->starved = false;
+	WRITE_ONCE(r->starved, false);
 	if (regrant) {
 		dp_rcv_reclaim(r);
 		dp_rcv_regrant(r, smax);

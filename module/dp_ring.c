@@ -23,9 +23,9 @@ void dp_ring_init(struct dp_ring *r, void *data, u32 size)
 {
 	r->data = data;
 	r->size = size;
-	r->queued = 0;
+	WRITE_ONCE(r->queued, 0);
 	r->prod = 0;
-	r->cons = 0;
+	WRITE_ONCE(r->cons, 0);
 }
 
 u32 dp_ring_max_msg(const struct dp_ring *r)
@@ -38,7 +38,7 @@ u32 dp_ring_max_msg(const struct dp_ring *r)
 static void dp_ring_skip_wraps(struct dp_ring *r)
 {
 	while (r->cons != r->prod && (dp_ring_at(r, r->cons)->flags & DP_TOK_WRAP))
-		r->cons += r->size - dp_ring_off(r, r->cons);
+		WRITE_ONCE(r->cons, r->cons + r->size - dp_ring_off(r, r->cons));
 }
 
 struct dp_token *dp_ring_reserve(struct dp_ring *r, u32 len, int *err)
@@ -81,7 +81,7 @@ void dp_ring_commit(struct dp_ring *r, struct dp_token *t, u32 len)
 	t->reserved2 = 0;
 	t->next = dp_ring_off(r, r->prod + space);
 	r->prod += space;
-	r->queued++;
+	WRITE_ONCE(r->queued, r->queued + 1);
 }
 
 struct dp_token *dp_ring_head(const struct dp_ring *r)
@@ -101,12 +101,12 @@ u32 dp_ring_release(struct dp_ring *r, u32 n)
 
 		/* Only the kernel writes tokens; still, never walk past prod. */
 		if (t->len > r->size || space > r->prod - r->cons) {
-			r->cons = r->prod;
-			r->queued = 0;
+			WRITE_ONCE(r->cons, r->prod);
+			WRITE_ONCE(r->queued, 0);
 			break;
 		}
-		r->cons += space;
-		r->queued--;
+		WRITE_ONCE(r->cons, r->cons + space);
+		WRITE_ONCE(r->queued, r->queued - 1);
 		done++;
 		dp_ring_skip_wraps(r);
 	}

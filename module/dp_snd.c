@@ -91,9 +91,9 @@ static void dp_snd_fail(struct dp_snd *s, int err)
 {
 	lockdep_assert_held(&s->lock);
 	dp_snd_set_state(s, DP_SND_FAILED, err);
-	s->err = err;
+	WRITE_ONCE(s->err, err);
 	s->fast = false;
-	s->probe = false;
+	WRITE_ONCE(s->probe, false);
 	dp_snd_kick(s);
 }
 
@@ -108,23 +108,23 @@ static void dp_cwnd_acked(struct dp_snd *s, u32 n)
 {
 	lockdep_assert_held(&s->lock);
 	if (s->cwnd < s->ssthresh) {
-		s->cwnd += n;
+		WRITE_ONCE(s->cwnd, s->cwnd + n);
 	} else {
 		s->cwnd_acc += n;
 		if (s->cwnd_acc >= s->cwnd) {
 			s->cwnd_acc -= s->cwnd;
-			s->cwnd++;
+			WRITE_ONCE(s->cwnd, s->cwnd + 1);
 		}
 	}
 	if (s->cwnd > DP_CWND_MAX)
-		s->cwnd = DP_CWND_MAX;
+		WRITE_ONCE(s->cwnd, DP_CWND_MAX);
 }
 
 static void dp_cwnd_loss(struct dp_snd *s, bool timeout)
 {
 	lockdep_assert_held(&s->lock);
 	s->ssthresh = max(s->cwnd - s->cwnd / 4, DP_CWND_MIN);
-	s->cwnd = timeout ? DP_CWND_MIN : s->ssthresh;
+	WRITE_ONCE(s->cwnd, timeout ? DP_CWND_MIN : s->ssthresh);
 	s->cwnd_acc = 0;
 }
 
@@ -246,7 +246,7 @@ static void dp_snd_reclaim(struct dp_snd *s, bool all)
 		s->n_unacked--;
 	}
 	if (all)
-		s->snd_una = s->snd_nxt;
+		WRITE_ONCE(s->snd_una, s->snd_nxt);
 	spin_unlock_irq(&s->lock);
 	list_for_each_entry_safe(m, tmp, &done, node)
 		kfree(m);
@@ -390,8 +390,8 @@ static enum dp_snd_action dp_snd_idle(struct dp_snd *s, unsigned long now)
 		dp_snd_arm(s, s->deadline);
 		return DP_SND_NONE;
 	}
-	s->credit = s->snd_space;
-	s->returned = true;
+	WRITE_ONCE(s->credit, s->snd_space);
+	WRITE_ONCE(s->returned, true);
 	return DP_SND_RETURN;
 }
 
@@ -547,7 +547,7 @@ void dp_snd_init(struct dp_snd *s, struct dp_snd_ep *se,
 	INIT_LIST_HEAD(&s->spare);
 	timer_setup(&s->timer, dp_snd_timer, 0);
 	INIT_WORK(&s->work, dp_snd_work_fn);
-	s->state = DP_SND_IDLE;
+	WRITE_ONCE(s->state, DP_SND_IDLE);
 }
 
 /*
@@ -565,20 +565,20 @@ static int dp_snd_open(struct dp_snd *s)
 	dp_snd_reclaim(s, true);
 	spin_lock_irq(&s->lock);
 	s->isn = isn;
-	s->snd_nxt = isn;
-	s->snd_una = isn;
-	s->snd_space = 0;
-	s->credit = 0;
+	WRITE_ONCE(s->snd_nxt, isn);
+	WRITE_ONCE(s->snd_una, isn);
+	WRITE_ONCE(s->snd_space, 0);
+	WRITE_ONCE(s->credit, 0);
 	s->peer_inc = 0;
-	s->peer_max = 0;
+	WRITE_ONCE(s->peer_max, 0);
 	s->fast = false;
 	s->fast_seq = isn - 1;
-	s->cwnd = DP_CWND_INIT;
+	WRITE_ONCE(s->cwnd, DP_CWND_INIT);
 	s->ssthresh = DP_CWND_MAX;
 	s->cwnd_acc = 0;
-	s->probe = false;
-	s->want = 0;
-	s->returned = false;
+	WRITE_ONCE(s->probe, false);
+	WRITE_ONCE(s->want, 0);
+	WRITE_ONCE(s->returned, false);
 	dp_rtt_init(&s->rtt, DP_RTO_INIT_US, dp_rto_min_us(), dp_rto_max_us());
 	s->last_heard = jiffies;
 	s->wait_since = s->last_heard;
@@ -663,20 +663,21 @@ static enum dp_snd_step dp_snd_admit(struct dp_snd *s, struct dp_txmsg *m,
 	if (!dp_cwnd_open(s))
 		return DP_STEP_WAIT;	/* acknowledgements open it (or the timer) */
 	if (!dp_credit_allows(s->snd_space + m->space, s->credit)) {
-		s->want = m->space;
+		WRITE_ONCE(s->want, m->space);
 		if (s->probe)
 			return DP_STEP_WAIT;
 		/* the timer probes again: a lost window update must not stall us */
-		s->probe = true;
+		WRITE_ONCE(s->probe, true);
 		if (s->snd_una != s->snd_nxt)
 			return DP_STEP_WAIT;	/* its ACKs will bring credit */
 		dp_snd_arm(s, jiffies + dp_snd_timeout(s));
 		return DP_STEP_PROBE;	/* idle (credit given back): ask now */
 	}
-	m->seq = s->snd_nxt++;
-	s->want = 0;
+	m->seq = s->snd_nxt;
+	WRITE_ONCE(s->snd_nxt, s->snd_nxt + 1);
+	WRITE_ONCE(s->want, 0);
 	m->sent_ns = ktime_get_ns();
-	s->snd_space += m->space;
+	WRITE_ONCE(s->snd_space, s->snd_space + m->space);
 	list_add_tail(&m->node, &s->unacked);
 	s->n_unacked++;
 	if (m->seq == s->snd_una)	/* the window was empty: start the clock */
@@ -694,10 +695,10 @@ static void dp_snd_unqueue(struct dp_snd *s, struct dp_txmsg *m)
 	spin_lock_irq(&s->lock);
 	list_del(&m->node);
 	s->n_unacked--;
-	s->snd_nxt--;
-	s->snd_space -= m->space;
+	WRITE_ONCE(s->snd_nxt, s->snd_nxt - 1);
+	WRITE_ONCE(s->snd_space, s->snd_space - m->space);
 	if (dp_seq_before(s->snd_nxt, s->snd_una))
-		s->snd_una = s->snd_nxt;
+		WRITE_ONCE(s->snd_una, s->snd_nxt);
 	spin_unlock_irq(&s->lock);
 }
 
@@ -731,7 +732,7 @@ static struct dp_txmsg *dp_snd_copy(struct dp_snd *s, const void __user *buf,
 	}
 	m->len = len;
 	m->space = DP_TOKEN_SPACE(len);
-	m->resent = false;
+	WRITE_ONCE(m->resent, false);
 	return m;
 }
 
@@ -871,15 +872,15 @@ static bool dp_snd_update(struct dp_snd *s, const struct dp_msg_hdr *h)
 		return false;
 	s->last_heard = jiffies;
 	if (h->type == DP_WT_ACK && h->seq)
-		s->peer_max = h->seq;
+		WRITE_ONCE(s->peer_max, h->seq);
 	if (dp_seq_before(s->snd_una, ack1) && !dp_seq_before(s->snd_nxt, ack1)) {
 		dp_snd_rtt(s, ack1);
 		dp_cwnd_acked(s, ack1 - s->snd_una);
-		s->snd_una = ack1;
+		WRITE_ONCE(s->snd_una, ack1);
 		acked = true;	/* the window moved */
 	}
 	if (dp_seq_before(s->credit, h->credit)) {
-		s->credit = h->credit;
+		WRITE_ONCE(s->credit, h->credit);
 		/*
 		 * A grant too small for the message a writer waits with keeps
 		 * the probing on: otherwise the session idles, gives the bit
@@ -887,8 +888,8 @@ static bool dp_snd_update(struct dp_snd *s, const struct dp_msg_hdr *h)
 		 * EAGAIN, again after every probe.
 		 */
 		if (dp_credit_allows(s->snd_space + s->want, s->credit))
-			s->probe = false;
-		s->returned = false;
+			WRITE_ONCE(s->probe, false);
+		WRITE_ONCE(s->returned, false);
 		granted = true;
 	}
 	/*
@@ -928,7 +929,7 @@ void dp_snd_ack(struct dp_snd *s, const struct dp_msg_hdr *h)
 	    h->ack == s->isn - 1) {
 		dp_snd_set_state(s, DP_SND_OPEN, 0);	/* the HELLO's answer */
 		s->peer_inc = h->src_inc;
-		s->credit = h->credit;
+		WRITE_ONCE(s->credit, h->credit);
 		/* nothing in flight yet: the idle clock, not the HELLO's */
 		dp_snd_arm(s, dp_snd_idle_at());
 		wake = true;
@@ -1009,7 +1010,7 @@ void dp_snd_stop(struct dp_snd *s, bool goodbye)
 
 	lockdep_assert_held(s->se->ep_lock);
 	spin_lock_irq(&s->lock);
-	s->dead = true;
+	WRITE_ONCE(s->dead, true);
 	if (s->state == DP_SND_OPEN)
 		peer_inc = s->peer_inc;
 	isn = s->isn;

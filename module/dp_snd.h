@@ -98,6 +98,10 @@ struct dp_snd_ep {
  * @tx_mutex: serialises seq assignment with the first transmission, and
  *	retransmission, so frames leave in seq order.
  * @lock: guards everything below; irq-safe (the MDR may run in hard irq).
+ *	Writers' wait conditions and dp_snd_unacked() read @dead, @state,
+ *	@err, @cwnd, @probe, @want, @returned, @snd_nxt, @snd_una,
+ *	@snd_space, @credit and @peer_max without it (READ_ONCE), so every
+ *	store to those is a WRITE_ONCE under @lock.
  * @dead: removed from the endpoint: timer and work are not re-armed.
  * @state: enum dp_snd_state.
  * @err: ETIMEDOUT or ECONNRESET while FAILED.

@@ -69,7 +69,7 @@ struct dp_tulip {
 	u32 csr6, csr7;
 	wait_queue_head_t tx_wq;
 	struct delayed_work watchdog;
-	bool running;
+	bool running;			/* under @lock; READ_ONCE outside it */
 	bool need_restart;
 
 	struct tul_media media;		/* from the SROM */
@@ -284,11 +284,11 @@ static void tul_start(struct dp_tulip *tp)
 	tul_w(tp, 7, tp->csr7);
 	tp->csr6 |= TUL_CSR6_SR | TUL_CSR6_ST;
 	tul_w(tp, 6, tp->csr6);
-	tp->running = true;
+	WRITE_ONCE(tp->running, true);
 	tp->tx_progress = jiffies;
 	spin_unlock_irqrestore(&tp->lock, flags);
 	tul_w(tp, 2, 0);
-	if (!tp->tx_stall)
+	if (!READ_ONCE(tp->tx_stall))
 		tul_w(tp, 1, 0);
 }
 
@@ -297,7 +297,7 @@ static void tul_stop(struct dp_tulip *tp)
 	unsigned long flags;
 
 	spin_lock_irqsave(&tp->lock, flags);
-	tp->running = false;
+	WRITE_ONCE(tp->running, false);
 	tp->csr7 = 0;
 	tul_w(tp, 7, 0);
 	tp->csr6 &= ~(TUL_CSR6_SR | TUL_CSR6_ST);
@@ -385,7 +385,7 @@ static int dp_tulip_xmit(struct dp_nic *nic, const u8 *dst,
 		return -EMSGSIZE;
 	for (;;) {
 		mutex_lock(&tp->tx_mutex);
-		if (tp->gone || !tp->running) {
+		if (READ_ONCE(tp->gone) || !READ_ONCE(tp->running)) {
 			mutex_unlock(&tp->tx_mutex);
 			return -ENETDOWN;
 		}
@@ -427,7 +427,7 @@ static int dp_tulip_xmit(struct dp_nic *nic, const u8 *dst,
 	if (tp->tx_dirty == tp->tx_cur)
 		tp->tx_progress = jiffies;
 	tp->tx_cur = (i + 1) % TUL_TX_RING;
-	if (!tp->tx_stall)
+	if (!READ_ONCE(tp->tx_stall))
 		tul_w(tp, 1, 0);	/* transmit poll demand */
 	spin_unlock_irqrestore(&tp->lock, flags);
 	mutex_unlock(&tp->tx_mutex);
@@ -552,7 +552,7 @@ static void dp_tulip_watchdog(struct work_struct *work)
 	bool stuck;
 
 	mutex_lock(&tp->tx_mutex);
-	if (!tp->running) {
+	if (!READ_ONCE(tp->running)) {
 		mutex_unlock(&tp->tx_mutex);
 		return;
 	}
@@ -715,7 +715,7 @@ static int dp_tulip_rx_stall_set(void *data, u64 val)
 	unsigned long flags;
 
 	spin_lock_irqsave(&tp->lock, flags);
-	tp->rx_stall = !!val;
+	WRITE_ONCE(tp->rx_stall, !!val);
 	if (tp->running) {
 		tp->csr7 = TUL_IRQ_MASK & ~(val ? TUL_IRQ_RX : 0);
 		tul_w(tp, 7, tp->csr7);		/* pending RI/RU fire now */
@@ -876,7 +876,7 @@ static void dp_tulip_remove(struct pci_dev *pdev)
 	struct net *net = NULL;
 
 	mutex_lock(&dp_tulip_lock);
-	tp->gone = true;
+	WRITE_ONCE(tp->gone, true);
 	list_del(&tp->list);
 	node = tp->node;
 	if (node)

@@ -31,8 +31,10 @@ typedef unsigned int gfp_t;
 #define likely(x) (x)
 #define unlikely(x) (x)
 
+#ifndef READ_ONCE	/* dp_agnostic.h may have them */
 #define READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
+#endif
 
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
