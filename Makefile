@@ -130,9 +130,14 @@ shell: initramfs
 check:
 	tools/check.sh
 
+# Both debug kernels, one after the other (DEBUG_CONFIGS=kcsan: one only):
+# KASAN, UBSAN, lockdep, kmemleak; then KCSAN (docs/debug-kernel.md).
+DEBUG_CONFIGS ?= debug kcsan
+DEBUG_STAGES = debug_deps debug_kernel debug_module debug_userspace \
+	debug_initramfs debug_check debug_tulip debug_rel
 check-debug:
-	tools/check.sh debug_deps debug_kernel debug_module debug_userspace \
-		debug_initramfs debug_check debug_tulip debug_rel
+	rc=0; for c in $(DEBUG_CONFIGS); do \
+		DEBUG_CONFIG=$$c tools/check.sh $(DEBUG_STAGES) || rc=1; done; exit $$rc
 
 soak:
 	tools/check.sh deps build soak debug_deps debug_kernel debug_module \

@@ -274,13 +274,18 @@ DEBUG_GUEST_MEM=${DEBUG_GUEST_MEM:-1536}
 # the first report (lockdep and atomic-sleep reports are only printed; the
 # host's judge fails the run on any of them).
 DEBUG_APPEND=${DEBUG_APPEND:-panic_on_warn=1}
+# DEBUG_CONFIG=kcsan: the same suites on the KCSAN kernel instead
+# (tools/debug-kernel/kcsan.config); make check-debug runs both.
+DEBUG_CONFIG=${DEBUG_CONFIG:-debug}
+dbg=$DEBUG_CONFIG
 dkd='' dkver='' dkfailed=0
 
 # The debug kernel's directory and version (built, or found in the cache).
 debug_kernel_dir() {
 	[ -n "$dkd" ] && return 0
 	[ "$dkfailed" = 0 ] || return 1
-	dkd=$(tools/debug-kernel/build.sh 2>>"$logs/debug-kernel.log") && [ -n "$dkd" ] &&
+	dkd=$(DP_DEBUG_CONFIG=$DEBUG_CONFIG tools/debug-kernel/build.sh 2>>"$logs/$dbg-kernel.log") &&
+		[ -n "$dkd" ] &&
 		dkver=$(cat "$dkd/kernel.release") && return 0
 	dkd='' dkfailed=1
 	return 1
@@ -298,14 +303,14 @@ stage_debug_deps() {
 
 stage_debug_kernel() {
 	local rc=0
-	: >"$logs/debug-kernel.log"
+	: >"$logs/$dbg-kernel.log"
 	debug_kernel_dir || rc=1
-	result "debug kernel ${dkver:-build}" $rc "$logs/debug-kernel.log"
-	tail -n 1 "$logs/debug-kernel.log" | sed 's/^/  /'
+	result "$dbg kernel ${dkver:-build}" $rc "$logs/$dbg-kernel.log"
+	tail -n 1 "$logs/$dbg-kernel.log" | sed 's/^/  /'
 }
 
 stage_debug_module() {
-	local rc=0 log=$logs/debug-module.log
+	local rc=0 log=$logs/$dbg-module.log
 	: >"$log"
 	{ debug_kernel_dir && tools/build-module.sh --kdir "$dkd/obj"; } >>"$log" 2>&1 || rc=$?
 	result "module build ${dkver:-(no debug kernel)}" $rc "$log"
@@ -316,7 +321,7 @@ stage_debug_userspace() {
 }
 
 stage_debug_initramfs() {
-	local rc=0 log=$logs/debug-initramfs.log
+	local rc=0 log=$logs/$dbg-initramfs.log
 	: >"$log"
 	{ debug_kernel_dir &&
 		tools/qemu/mkinitramfs.py --kver "$dkver" --moddir "$dkd/mods" \
@@ -328,10 +333,10 @@ stage_debug_initramfs() {
 # debug_guest NAME MODE OUTDIR APPEND [cluster.py args]: one counted guest
 # run; APPEND is added to DEBUG_APPEND on the kernel command line
 debug_guest() {
-	local name=$1 mode=$2 out=$3 append="$DEBUG_APPEND${4:+ $4}" log=$logs/debug-guest-$2.log rc=0
+	local name=$1 mode=$2 out=$3 append="$DEBUG_APPEND${4:+ $4}" log=$logs/$dbg-guest-$2.log rc=0
 	shift 4
 	if ! debug_kernel_dir; then
-		result "$name" 1 "$logs/debug-kernel.log"
+		result "$name" 1 "$logs/$dbg-kernel.log"
 		return
 	fi
 	tools/qemu/cluster.py --kernel "$dkver" --vmlinuz "$dkd/vmlinuz" --mode "$mode" \

@@ -15,6 +15,9 @@
 # prints its tree: tools/kselftest.sh builds dp's selftests in it.
 #   DP_DEBUG_KERNEL_SRC  the source tarball (default Debian's, under /usr/src)
 #   DP_DEBUG_KERNEL_JOBS make -j (default: nproc)
+#   DP_DEBUG_CONFIG      debug (default: debug.config, KASAN and friends) or
+#                        kcsan (debug.config's system part, then kcsan.config)
+# Each configuration keeps its newest build in the cache.
 set -eu
 source_only=
 [ "${1:-}" = --source ] && source_only=1
@@ -22,6 +25,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 dir=${DP_DEBUG_KERNEL_DIR:-$top/build/debug-kernel}
 tarball=${DP_DEBUG_KERNEL_SRC:-/usr/src/linux-source-6.1.tar.xz}
+config=${DP_DEBUG_CONFIG:-debug}
+case $config in
+debug|kcsan) ;;
+*) echo "debug-kernel: unknown configuration $config (debug, kcsan)" >&2; exit 1 ;;
+esac
 frag=$here/debug.config
 # Bump when a change here changes what is built (configure or make steps).
 RECIPE=1
@@ -46,6 +54,13 @@ esac
 
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
+if [ "$config" != debug ]; then
+	# debug.config's system part (up to its checkers), then this one's
+	frag=$dir/$config.allconfig
+	{ sed -e '/^CONFIG_LOCALVERSION=/d' -e '/^# ---- the checkers/,$d' "$here/debug.config"
+	  cat "$here/$config.config"; } >"$frag.tmp"
+	mv "$frag.tmp" "$frag"
+fi
 key=$({ echo "$srcid recipe $RECIPE"; cat "$frag"; gcc --version | head -n 1; } | sha256sum | cut -c1-12)
 kd=$dir/$key
 if [ -z "$source_only" ] && [ -f "$kd/.done" ]; then
@@ -71,17 +86,19 @@ if [ -n "$source_only" ]; then
 	exit 0
 fi
 
-# Other configurations' builds are stale: keep the disk use bounded.
+# Older builds of this configuration are stale: keep the disk use bounded.
 for old in "$dir"/*/.done "$dir"/*/obj; do
 	o=${old%/*}
+	[ "$(cat "$o/config" 2>/dev/null || echo debug)" = "$config" ] || continue
 	[ "$o" = "$kd" ] || [ ! -d "$o" ] || { say "removing stale build ${o##*/}"; rm -rf "$o"; }
 done
 rm -rf "$kd"
 mkdir -p "$kd/obj"
+echo "$config" >"$kd/config"
 log=$kd/build.log
 kmake() { nice -n 19 make -C "$ksrc" O="$kd/obj" ARCH=x86_64 "$@" >>"$log" 2>&1; }
 
-say "configuring (allnoconfig + debug.config)"
+say "configuring (allnoconfig + ${frag##*/})"
 KCONFIG_ALLCONFIG=$frag kmake allnoconfig || { tail -n 20 "$log" >&2; die "configure failed (log: $log)"; }
 # Every line of the fragment must have survived: a symbol whose dependencies
 # are missing is silently dropped by kconfig.
@@ -91,7 +108,7 @@ bad=$(sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)$/\1=\2/p' \
 		got=$(sed -n -e "s/^$sym=\\(.*\\)\$/\\1/p" -e "s/^# $sym is not set\$/n/p" "$kd/obj/.config")
 		[ "$got" = "${want}" ] || { [ "$want" = n ] && [ -z "$got" ]; } || echo "$sym: want $want, got ${got:-unset}"
 	done)
-[ -z "$bad" ] || { printf '%s\n' "$bad" >&2; die "debug.config not applied as written"; }
+[ -z "$bad" ] || { printf '%s\n' "$bad" >&2; die "${frag##*/} not applied as written"; }
 
 say "building bzImage and modules (make -j$jobs, niced; log: $log)"
 t0=$(date +%s)

@@ -187,6 +187,40 @@ def test_judge():
           r.failed == 1 and r.skipped == 1 and "rel_cluster" in r.failures[0], str(r.failures))
 
 
+KCSAN_DP = """[  50.1] ==================================================================
+[  50.1] BUG: KCSAN: data-race in dp_snd_send [dp] / dp_snd_ack [dp]
+[  50.1] write to 0xffff888004d8 of 4 bytes by interrupt on cpu 1:
+[  50.1]  dp_snd_ack+0x1c/0x80 [dp]
+[  50.1] read to 0xffff888004d8 of 4 bytes by task 80 on cpu 0:
+[  50.1]  dp_snd_send+0x2a/0x300 [dp]
+[  50.1] =================================================================="""
+KCSAN_CORE = """[  60.2] ==================================================================
+[  60.2] BUG: KCSAN: data-race in tick_sched_do_timer / tick_nohz_next_event
+[  60.2] read to 0xffffffff8241 of 4 bytes by task 0 on cpu 1:
+[  60.2]  tick_nohz_next_event+0x3a/0x1c0
+[  60.2] =================================================================="""
+KCSAN_MIXED = KCSAN_CORE.replace("tick_nohz_next_event+0x3a/0x1c0",
+                                 "tick_nohz_next_event+0x3a/0x1c0\n[  60.2]  dp_mdr_rcv+0x9/0x90 [dp]")
+
+
+def test_kcsan():
+    """A KCSAN report fails a run only if it names dp's code."""
+    import cluster
+    lines = (KCSAN_DP + "\n" + KCSAN_CORE).splitlines()
+    ours, theirs = cluster.kcsan_reports(lines)
+    check("kcsan: a race in dp is dp's, the kernel's own is not",
+          len(ours) == 1 and "dp_snd_send" in ours[0] and len(theirs) == 1
+          and "tick_sched" in theirs[0], f"{ours} {theirs}")
+    ours, theirs = cluster.kcsan_reports(KCSAN_MIXED.splitlines())
+    check("kcsan: a race with dp's code on either side is dp's", len(ours) == 1 and not theirs,
+          f"{ours} {theirs}")
+    good = guest_out([("run_cluster", 0, OK_DOC), ("run_local", 0, OK_DOC)])
+    for text, fails, what in ((KCSAN_CORE, False, "the kernel's own race passes"),
+                              (KCSAN_DP, True, "a race in dp fails the run")):
+        r = judged("check", 0, good.replace("[0.0] Linux", "[0.0] Linux\n" + text))
+        check(f"kcsan: judge: {what}", (r.failed == 1) == fails, f"{r.line()} {r.failures}")
+
+
 def test_kselftest_doc():
     """The kselftest runner's "# "-prefixed output is counted as its nested
     KTAP, named as the same suite run directly."""
@@ -469,6 +503,7 @@ def main():
     test_ktap()
     test_allow()
     test_judge()
+    test_kcsan()
     test_kselftest_doc()
     test_unit_stage()
     test_ktap_h(sys.argv[2])
