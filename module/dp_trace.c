@@ -45,7 +45,8 @@ static const char *const dp_trace_ctr_names[] = {
 
 static_assert(ARRAY_SIZE(dp_trace_ctr_names) == DP_CTR_COUNT);
 
-static const char *dp_trace_ctr_name(unsigned int c)
+/* Used by dp_drop's TP_printk only: unused when tracepoints are off. */
+static const char *__maybe_unused dp_trace_ctr_name(unsigned int c)
 {
 	return c < DP_CTR_COUNT ? dp_trace_ctr_names[c] : "?";
 }
