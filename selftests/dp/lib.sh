@@ -193,6 +193,30 @@ pair_down() {
 	mod_unload
 }
 
+# Processes but this shell that hold /dev/dp open or mapped.
+dp_holders() {
+	for p in /proc/[0-9]*; do
+		[ "${p#/proc/}" = $$ ] && continue
+		if ls -l "$p/fd" 2>/dev/null | grep -q ' /dev/dp$' ||
+			grep -q ' /dev/dp$' "$p/maps" 2>/dev/null; then
+			echo "${p#/proc/}"
+		fi
+	done
+}
+
+# After a test timed out: busybox's timeout kills the test's own process,
+# not what it started in the background, which would then hold the module
+# into the next test.  Kill those, and say which they were.
+kill_leftovers() {
+	pids=$(dp_holders)
+	[ -n "$pids" ] || return 0
+	echo "# $1: killed what it left holding /dev/dp:$(for p in $pids; do
+		printf ' %s(%s)' "$(cat "/proc/$p/comm" 2>/dev/null)" "$p"; done)"
+	# shellcheck disable=SC2086 # one pid per word
+	kill -KILL $pids 2>/dev/null
+	sleep 1
+}
+
 # run_test NAME TIMEOUT SETUP CMD...: SETUP is "pair" (two nodes, module
 # loaded), "dpload" (module loaded by dp-load for the initial namespace) --
 # both torn down and rmmod checked afterwards -- or "none".  One top-level
@@ -216,8 +240,10 @@ run_test() {
 		# SIGTERM first: a program prints what it has (ktap.h), then KILL
 		timeout -k 10 "$tmo" "$@" >>"$log" 2>&1
 		st=$?
-		[ $st -eq 124 ] || [ $st -eq 137 ] || [ $st -eq 143 ] &&
+		if [ $st -eq 124 ] || [ $st -eq 137 ] || [ $st -eq 143 ]; then
 			echo "# $name: timed out after ${tmo}s (status $st)" >>"$log"
+			kill_leftovers "$name" >>"$log"
+		fi
 	fi
 	if [ "$setup" != none ] && ! pair_down >>"$log" 2>&1; then
 		echo "# teardown: the module did not unload cleanly" >>"$log"

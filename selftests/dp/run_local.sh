@@ -21,7 +21,7 @@ pool_readonly  120 pair   ./dp_pool_ro
 order          300 pair   ./dp_order
 pool_full      120 pair   ./dp_full
 rel_local      600 pair   ./dp_rel_local
-dpperf_late    180 pair   sh ./t_dpperf.sh
+dpperf_late    300 pair   sh ./t_dpperf.sh
 dpctl_json     120 pair   sh ./t_json.sh
 trace          180 pair   ./dp_trace
 monitor        180 pair   ./dp_monitor
