@@ -37,6 +37,7 @@
 #   soak            run_soak.sh: SOAK_N (10^6) messages under faults in 2
 #                   guests, per kernel over virtio-net and dp's tulip, at once
 #   soak_debug      the same on the debug kernel, SOAK_DEBUG_N (10^5) messages
+#                   (SOAK_CPU: the guests' -cpu, e.g. max,la57=off; docs/soak.md)
 # Logs go to build/check/.  A skip that tools/qemu/skips.txt does not allow
 # fails.  The lines before the last give the number of distinct checks and
 # the skips; the last line is exactly "N passed, N failed"; exit 1 if
@@ -393,8 +394,8 @@ soak_guest() {
 	shift 3
 	tools/qemu/cluster.py --guests 2 --smp 2 --faults none --mode run \
 		--cmd "DPT_SOAK_N=$n; export DPT_SOAK_N; $SOAK_CMD" \
-		--out "build/results/soak-$out" --timeout $((n / 50 + 1800)) "$@" \
-		>"$logs/soak-$out.log" 2>&1
+		--out "build/results/soak-$out" --timeout $((n / 50 + 1800)) \
+		${SOAK_CPU:+--cpu "$SOAK_CPU"} "$@" >"$logs/soak-$out.log" 2>&1
 }
 
 soak_tally() { # NAME OUT RC
