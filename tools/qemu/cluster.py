@@ -81,6 +81,14 @@ KERNEL_BAD = re.compile(
 
 
 
+# A debug kernel whose checker is built in but never started would pass
+# every run: each must say at boot that it runs (make check-debug's kernels,
+# tools/debug-kernel/).
+CHECKER_BANNERS = {
+    "-dpdebug": "KernelAddressSanitizer initialized",
+    "-dpkcsan": "kcsan: enabled early",
+}
+
 
 def kcsan_reports(lines):
     """KCSAN's data-race reports in a kernel log, split by whose they are:
@@ -671,6 +679,9 @@ def judge(a, g, prefix, timed_out, qemu_rc, allow=None):
     if not dmesg and m:
         problems.append("no kernel log dump")
     klog = console.splitlines() + dmesg
+    for suffix, banner in CHECKER_BANNERS.items():
+        if a.kernel.endswith(suffix) and m and not any(banner in ln for ln in klog):
+            problems.append(f"{a.kernel}: its checker did not start (no \"{banner}\" at boot)")
     _, kernels_own = kcsan_reports(klog)
     bad = sorted({ln.strip() for ln in klog
                   if KERNEL_BAD.search(ln) and ln.strip() not in kernels_own})

@@ -120,7 +120,7 @@ def guest_out(docs, done_rc=0):
     return out + f"DPG-DMESG-BEGIN\n[0.0] Linux\nDPG-DMESG-END\nDPG-DONE rc={done_rc}\n"
 
 
-def judged(mode, g, out, allow=None):
+def judged(mode, g, out, allow=None, kernel="6.12.117+deb12-amd64"):
     import argparse
     import cluster
     d = tempfile.mkdtemp(prefix="dpjudge-")
@@ -129,7 +129,7 @@ def judged(mode, g, out, allow=None):
         with open(prefix + ".out.log", "w") as f:
             f.write(out)
         open(prefix + ".console.log", "w").close()
-        a = argparse.Namespace(mode=mode, kernel="6.12.117+deb12-amd64")
+        a = argparse.Namespace(mode=mode, kernel=kernel)
         return cluster.judge(a, g, prefix, False, 0, allow)[0]
     finally:
         shutil.rmtree(d, ignore_errors=True)
@@ -215,6 +215,12 @@ def test_kcsan():
     check("kcsan: a race with dp's code on either side is dp's", len(ours) == 1 and not theirs,
           f"{ours} {theirs}")
     good = guest_out([("run_cluster", 0, OK_DOC), ("run_local", 0, OK_DOC)])
+    r = judged("check", 0, good, kernel="6.1.192-dpkcsan")
+    check("kcsan: a KCSAN kernel that never enabled KCSAN fails",
+          r.failed == 1 and "did not start" in r.failures[0], f"{r.line()} {r.failures}")
+    good = good.replace("[0.0] Linux", "[0.0] Linux\n[0.1] kcsan: enabled early")
+    r = judged("check", 0, good, kernel="6.1.192-dpkcsan")
+    check("kcsan: one that did passes", r.failed == 0, f"{r.line()} {r.failures}")
     for text, fails, what in ((KCSAN_CORE, False, "the kernel's own race passes"),
                               (KCSAN_DP, True, "a race in dp fails the run")):
         r = judged("check", 0, good.replace("[0.0] Linux", "[0.0] Linux\n" + text))
