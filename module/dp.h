@@ -4,7 +4,8 @@
  *
  * Parts keep the paper's names: the CAT (dp_cat.c) maps DPIDs to endpoints,
  * the MDR (dp_mdr.c) dispatches received messages, the NART (dp_node.c over
- * dp_nart.c) maps NIDs to link addresses, the TBP (dp_pool.c over
+ * dp_nart.c) maps NIDs to link addresses, filled by hand or by neighbour
+ * discovery (dp_disc.c), the TBP (dp_pool.c over
  * dp_ring.c) is an endpoint's receive pool, and the NIC layer (nic/) hides
  * the hardware behind struct dp_backend, one table per backend, each
  * registered by its own init (nic/dp_nic.c).  A node is a network namespace.
