@@ -352,6 +352,7 @@ static const char *const dp_ctr_names[] = {
 	[DP_CTR_TX_CTRL] = "tx_ctrl",
 	[DP_CTR_RX_CTRL] = "rx_ctrl",
 	[DP_CTR_TX_UNDELIVERED] = "tx_undelivered",
+	[DP_CTR_DISC_CONFLICT] = "disc_conflict",
 };
 _Static_assert(sizeof(dp_ctr_names) / sizeof(dp_ctr_names[0]) == DP_CTR_COUNT,
 	       "a counter of enum dp_counter has no name");

@@ -4,7 +4,8 @@
  *
  * Parts keep the paper's names: the CAT (dp_cat.c) maps DPIDs to endpoints,
  * the MDR (dp_mdr.c) dispatches received messages, the NART (dp_node.c over
- * dp_nart.c) maps NIDs to link addresses, the TBP (dp_pool.c over
+ * dp_nart.c) maps NIDs to link addresses, filled by hand or by neighbour
+ * discovery (dp_disc.c), the TBP (dp_pool.c over
  * dp_ring.c) is an endpoint's receive pool, and the NIC layer (nic/) hides
  * the hardware behind struct dp_backend, one table per backend, each
  * registered by its own init (nic/dp_nic.c).  A node is a network namespace.
@@ -20,6 +21,8 @@
  *   NIC       nic/
  *
  * Lock order, outermost first:
+ *   dp_disc.mutex (dp_disc.c)  neighbour discovery on/off; waits for its
+ *                              work items, which take dp_node.cfg_lock
  *   rtnl_lock                  (NIC attach/detach only)
  *   dp_backend_lock (nic/dp_nic.c)  the registry; held across an attach
  *   dp_node.cfg_lock           NID, NIC attachment, NART updates
@@ -37,6 +40,8 @@
  * with another dp lock taken inside it but the innermost: dp_ev_queue.lock
  * (dp_genl.c, irq-safe), the queue of events for dpctl monitor, taken
  * inside dp_snd.lock, dp_rcv.lock or dp_node.cfg_lock, with none inside.
+ * dp_disc.lock (irq-safe) guards discovery's state on the receive path and
+ * takes no dp lock inside but the workqueue's own.
  * The CAT xarray uses its own xa_lock.  The receive path takes no mutex: it finds the NIC, NART,
  * endpoint, edge and rx peer under RCU and takes only dp_snd.lock, or
  * dp_rcv.lock then dp_pool.lock; it never transmits (ACKs and RESETs go
@@ -63,6 +68,7 @@
 
 #include "dp_agnostic.h"
 #include "dp_nart.h"
+#include "dp_disc.h"
 #include "dp_rel.h"
 #include "dp_ring.h"
 #include "dp_wire.h"
@@ -104,10 +110,13 @@ struct dp_node;
  *	buffer.  Returns 0 or -errno; may sleep.
  * @mtu: largest link payload in bytes (dp header + message).
  * @lladdr: copy the NIC's link address into @addr; returns its length.
+ * @broadcast: @xmit to the all-ones address reaches every NIC on the link
+ *	(Ethernet), so neighbour discovery can announce on it.
  */
 struct dp_backend {
 	const char *name;
 	bool machine_wide;
+	bool broadcast;
 	int (*check)(struct dp_node *node, const char *ifname);
 	int (*attach)(struct dp_node *node, const char *ifname);
 	void (*detach)(struct dp_nic *nic);
@@ -171,6 +180,7 @@ struct dp_ctrs {
  * @ctr: per-CPU counters indexed by enum dp_counter.
  * @backend: the backend an attach without one uses; "" for the first
  *	registered.  Under @cfg_lock.
+ * @disc: neighbour discovery (dp_disc.h).
  */
 struct dp_node {
 	struct net *net;
@@ -181,6 +191,7 @@ struct dp_node {
 	struct dp_nart_tbl __rcu *nart;
 	struct xarray cat;
 	struct dp_ctrs __percpu *ctr;
+	struct dp_disc disc;
 };
 
 struct dp_node *dp_node_of(const struct net *net);
@@ -374,5 +385,8 @@ int dp_genl_init(void);
 void dp_genl_exit(void);
 /* A NIC attached or detached (enum dp_event); caller holds cfg_lock. */
 void dp_event_nic(struct dp_node *node, u32 kind, const struct dp_nic *nic);
+/* The NART changed: @e set, or entry @nid deleted, or (@nid 0) flushed. */
+void dp_event_nart(struct dp_node *node, const struct dp_nart_entry *e,
+		   u32 nid);
 
 #endif /* _DP_H */

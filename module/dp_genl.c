@@ -12,8 +12,6 @@
 #include "dp.h"
 
 static struct genl_family dp_genl_family;
-static void dp_event_nart(struct dp_node *node, const struct dp_nart_entry *e,
-			  u32 nid);
 
 static const struct nla_policy dp_genl_policy[DP_A_MAX + 1] = {
 	[DP_A_NID] = { .type = NLA_U32 },
@@ -22,6 +20,7 @@ static const struct nla_policy dp_genl_policy[DP_A_MAX + 1] = {
 	[DP_A_LLADDR] = { .type = NLA_BINARY, .len = DP_LLADDR_MAX },
 	[DP_A_ROUTE] = { .type = NLA_BINARY, .len = DP_ROUTE_MAX },
 	[DP_A_DPID] = { .type = NLA_U32 },
+	[DP_A_DISC_INTERVAL_MS] = { .type = NLA_U32 },
 };
 
 static struct dp_node *dp_genl_node(struct genl_info *info)
@@ -82,7 +81,8 @@ static int dp_genl_node_get(struct sk_buff *skb, struct genl_info *info)
 	if (!hdr)
 		goto nospace;
 	if (nla_put_u32(msg, DP_A_NID, READ_ONCE(node->nid)) ||
-	    dp_genl_put_nic(msg, node) || dp_genl_put_counters(msg, node))
+	    dp_genl_put_nic(msg, node) || dp_genl_put_counters(msg, node) ||
+	    nla_put_u32(msg, DP_A_DISC_INTERVAL_MS, dp_disc_interval(&node->disc)))
 		goto nospace;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -91,17 +91,46 @@ nospace:
 	return -EMSGSIZE;
 }
 
+/* DP_A_DISC_INTERVAL_MS: 0 or within the announce interval's bounds. */
+static int dp_genl_disc_ms(struct genl_info *info, u32 *ms)
+{
+	struct nlattr *a = info->attrs[DP_A_DISC_INTERVAL_MS];
+
+	if (!a)
+		return 0;
+	*ms = nla_get_u32(a);
+	if (*ms && (*ms < DP_DISC_INTERVAL_MIN_MS ||
+		    *ms > DP_DISC_INTERVAL_MAX_MS)) {
+		GENL_SET_ERR_MSG(info, "discovery interval out of range");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The NID, then discovery, once any attachment asked for succeeded. */
+static int dp_genl_node_set_rest(struct dp_node *node, struct genl_info *info,
+				 u32 nid, u32 disc_ms)
+{
+	int err = 0;
+
+	if (nid)
+		err = dp_node_set_nid(node, nid);
+	if (!err && info->attrs[DP_A_DISC_INTERVAL_MS])
+		err = dp_disc_set(&node->disc, disc_ms);
+	return err;
+}
+
 /*
  * Everything is checked before anything changes, so a refused request
- * (bad NID, no permission for the backend, no such device) leaves the
- * node as it was: the NID is set only once the attachment, if asked for,
- * has succeeded.
+ * (bad NID or interval, no permission for the backend, no such device)
+ * leaves the node as it was: the NID and discovery are set only once the
+ * attachment, if asked for, has succeeded.
  */
 static int dp_genl_node_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct dp_node *node = dp_genl_node(info);
 	char ifname[IFNAMSIZ], backend[DP_BACKEND_NAMSIZ] = "";
-	u32 nid = DP_NID_NONE;
+	u32 nid = DP_NID_NONE, disc_ms = 0;
 	int err;
 
 	if (info->attrs[DP_A_NID]) {
@@ -109,6 +138,9 @@ static int dp_genl_node_set(struct sk_buff *skb, struct genl_info *info)
 		if (nid == DP_NID_NONE)
 			return -EINVAL;
 	}
+	err = dp_genl_disc_ms(info, &disc_ms);
+	if (err)
+		return err;
 	if (info->attrs[DP_A_IFNAME]) {
 		nla_strscpy(ifname, info->attrs[DP_A_IFNAME], sizeof(ifname));
 		if (info->attrs[DP_A_BACKEND])
@@ -126,7 +158,7 @@ static int dp_genl_node_set(struct sk_buff *skb, struct genl_info *info)
 		if (err)
 			return err;
 	}
-	return nid ? dp_node_set_nid(node, nid) : 0;
+	return dp_genl_node_set_rest(node, info, nid, disc_ms);
 }
 
 static int dp_genl_node_detach(struct sk_buff *skb, struct genl_info *info)
@@ -200,6 +232,22 @@ static void *dp_genl_dump_hdr(struct sk_buff *skb, struct netlink_callback *cb,
 			   &dp_genl_family, NLM_F_MULTI, cmd);
 }
 
+/* One NART entry; a discovered one also says when it was last heard. */
+static int dp_genl_put_nart(struct sk_buff *skb, const struct dp_nart_entry *e)
+{
+	unsigned long heard = jiffies - READ_ONCE(e->heard);
+
+	if (nla_put_u32(skb, DP_A_NID, e->nid) ||
+	    nla_put(skb, DP_A_LLADDR, e->alen, e->addr) ||
+	    (e->rlen && nla_put(skb, DP_A_ROUTE, e->rlen, e->route)) ||
+	    nla_put_u32(skb, DP_A_NART_ORIGIN, e->origin))
+		return -EMSGSIZE;
+	if (e->origin == DP_NART_DISCOVERED &&
+	    nla_put_u32(skb, DP_A_NART_HEARD_MS, jiffies_to_msecs(heard)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int dp_genl_nart_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct dp_node *node = dp_genl_dump_node(cb);
@@ -213,10 +261,7 @@ static int dp_genl_nart_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 		if (!hdr)
 			break;
-		if (nla_put_u32(skb, DP_A_NID, t->e[i].nid) ||
-		    nla_put(skb, DP_A_LLADDR, t->e[i].alen, t->e[i].addr) ||
-		    (t->e[i].rlen &&
-		     nla_put(skb, DP_A_ROUTE, t->e[i].rlen, t->e[i].route))) {
+		if (dp_genl_put_nart(skb, &t->e[i])) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
@@ -624,9 +669,8 @@ void dp_event_nic(struct dp_node *node, u32 kind, const struct dp_nic *nic)
 	dp_ev_queue_skb(node, skb, hdr, bad);
 }
 
-/* The NART changed: @e set, or entry @nid deleted, or (@nid 0) flushed. */
-static void dp_event_nart(struct dp_node *node, const struct dp_nart_entry *e,
-			  u32 nid)
+void dp_event_nart(struct dp_node *node, const struct dp_nart_entry *e,
+		   u32 nid)
 {
 	u32 kind = e ? DP_EV_NART_SET : nid ? DP_EV_NART_DEL : DP_EV_NART_FLUSH;
 	struct sk_buff *skb;
@@ -639,9 +683,25 @@ static void dp_event_nart(struct dp_node *node, const struct dp_nart_entry *e,
 	if (e)
 		bad = nla_put_u32(skb, DP_A_EV_PEER_NID, e->nid) ||
 		      nla_put(skb, DP_A_LLADDR, e->alen, e->addr) ||
-		      (e->rlen && nla_put(skb, DP_A_ROUTE, e->rlen, e->route));
+		      (e->rlen && nla_put(skb, DP_A_ROUTE, e->rlen, e->route)) ||
+		      nla_put_u32(skb, DP_A_NART_ORIGIN, e->origin);
 	else if (nid)
 		bad = nla_put_u32(skb, DP_A_EV_PEER_NID, nid);
+	dp_ev_queue_skb(node, skb, hdr, bad);
+}
+
+/* Discovery heard NID @nid claimed from @addr (any context). */
+void dp_event_conflict(struct dp_node *node, u32 nid, const u8 *addr, u8 alen)
+{
+	struct sk_buff *skb;
+	void *hdr;
+	int bad;
+
+	skb = dp_ev_new(node, DP_EV_NID_CONFLICT, &hdr);
+	if (!skb)
+		return;
+	bad = nla_put_u32(skb, DP_A_EV_PEER_NID, nid) ||
+	      nla_put(skb, DP_A_LLADDR, alen, addr);
 	dp_ev_queue_skb(node, skb, hdr, bad);
 }
 

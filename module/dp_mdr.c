@@ -150,6 +150,12 @@ void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,
 
 	rcu_read_lock();
 	drop = dp_wire_decode(frame, len, &h);
+	if (!drop && h.type == DP_WT_ANNOUNCE) {	/* to no node: discovery's */
+		dp_disc_rx(&node->disc, src, src_len, &h,
+			   (const u8 *)frame + DP_WIRE_HDR_LEN);
+		rcu_read_unlock();
+		return;
+	}
 	if (!drop && h.dst_nid != READ_ONCE(node->nid))
 		drop = DP_CTR_RX_DROP_NOT_NODE;
 	if (!drop)

@@ -90,3 +90,46 @@ void dp_nart_copy(struct dp_nart_tbl *dst, const struct dp_nart_tbl *src)
 	if (dst->n)
 		memcpy(dst->e, src->e, (size_t)dst->n * sizeof(src->e[0]));
 }
+
+bool dp_nart_same_addr(const struct dp_nart_entry *e, const u8 *addr, u8 alen)
+{
+	return e->alen == alen && !memcmp(e->addr, addr, alen);
+}
+
+int dp_nart_learn(struct dp_nart_tbl *t, const struct dp_nart_entry *e)
+{
+	if (dp_nart_find(t, e->nid))
+		return -EEXIST;
+	return dp_nart_set(t, e);
+}
+
+/* As the kernel's time_after(now, heard + hold), for any unsigned long. */
+bool dp_nart_expired(const struct dp_nart_entry *e, unsigned long now)
+{
+	return e->origin == DP_NART_DISCOVERED &&
+	       (long)(now - (e->heard + e->hold)) > 0;
+}
+
+u32 dp_nart_expire(struct dp_nart_tbl *t, unsigned long now, bool all,
+		   void (*gone)(const struct dp_nart_entry *e, void *arg),
+		   void *arg)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < t->n; i++) {
+		const struct dp_nart_entry *e = &t->e[i];
+
+		if (e->origin == DP_NART_DISCOVERED &&
+		    (all || dp_nart_expired(e, now))) {
+			if (gone)
+				gone(e, arg);
+			continue;
+		}
+		if (n != i)
+			t->e[n] = *e;
+		n++;
+	}
+	i = t->n - n;
+	t->n = n;
+	return i;
+}

@@ -23,6 +23,13 @@
  * @rlen: bytes of @route, 0 on Ethernet.
  * @route: a source route (Myrinet: one byte per switch, top bit set),
  *	which a send follows; @addr stays the peer's NIC address.
+ * @origin: enum dp_nart_origin: DP_NART_STATIC (an administrator's, 0)
+ *	or DP_NART_DISCOVERED (neighbour discovery, dp_disc.c).
+ * @heard: discovered: when the peer was last announced, in jiffies.  The
+ *	receive path refreshes it in the published table with WRITE_ONCE()
+ *	(a refresh racing with a copy-on-write update may be lost: the next
+ *	announce makes up for it).
+ * @hold: discovered: jiffies after @heard that the entry expires.
  */
 struct dp_nart_entry {
 	u32 nid;
@@ -30,6 +37,9 @@ struct dp_nart_entry {
 	u8 addr[DP_LLADDR_MAX];
 	u8 rlen;
 	u8 route[DP_ROUTE_MAX];
+	u8 origin;
+	unsigned long heard;
+	unsigned long hold;
 };
 
 struct dp_nart_tbl {
@@ -52,5 +62,27 @@ u32 dp_nart_need(const struct dp_nart_tbl *old,
 		 const struct dp_nart_entry *set, bool flush);
 /* Copy src into dst, which must have cap >= src->n. */
 void dp_nart_copy(struct dp_nart_tbl *dst, const struct dp_nart_tbl *src);
+
+/* Whether @e has the link address @addr of @alen bytes. */
+bool dp_nart_same_addr(const struct dp_nart_entry *e, const u8 *addr, u8 alen);
+
+/*
+ * Neighbour discovery's insert: add @e only if its NID has no entry (a
+ * static entry, or the first address discovered, is kept): -EEXIST
+ * otherwise; else as dp_nart_set().
+ */
+int dp_nart_learn(struct dp_nart_tbl *t, const struct dp_nart_entry *e);
+
+/* Whether discovered entry @e was not heard within its hold at @now. */
+bool dp_nart_expired(const struct dp_nart_entry *e, unsigned long now);
+
+/*
+ * Remove the discovered entries expired at @now (every discovered one if
+ * @all), calling @gone (if not NULL) on each before it goes; returns how
+ * many went.  Static entries always stay.
+ */
+u32 dp_nart_expire(struct dp_nart_tbl *t, unsigned long now, bool all,
+		   void (*gone)(const struct dp_nart_entry *e, void *arg),
+		   void *arg);
 
 #endif /* _DP_NART_H */

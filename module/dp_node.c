@@ -66,7 +66,18 @@ int dp_node_set_nid(struct dp_node *node, u32 nid)
 	mutex_lock(&node->cfg_lock);
 	WRITE_ONCE(node->nid, nid);
 	mutex_unlock(&node->cfg_lock);
+	dp_disc_kick(&node->disc);	/* the neighbours learn the new NID */
 	return 0;
+}
+
+u32 dp_node_nid(struct dp_node *node)
+{
+	return READ_ONCE(node->nid);
+}
+
+struct dp_nart_tbl *dp_node_nart_rcu(struct dp_node *node)
+{
+	return rcu_dereference(node->nart);
 }
 
 /*
@@ -80,6 +91,7 @@ void dp_node_publish_nic(struct dp_node *node, struct dp_nic *nic)
 	rcu_assign_pointer(node->nic, nic);
 	trace_dp_nic_attach(node, nic);
 	dp_event_nic(node, DP_EV_NIC_ATTACH, nic);
+	dp_disc_kick(&node->disc);
 }
 
 /*
@@ -230,6 +242,18 @@ int dp_node_attach(struct dp_node *node, const char *backend,
 	return err;
 }
 
+/* Publish @new for @old; caller holds cfg_lock, frees @old after us. */
+static void dp_nart_publish(struct dp_node *node, struct dp_nart_tbl *old,
+			    struct dp_nart_tbl *new)
+{
+	lockdep_assert_held(&node->cfg_lock);
+	rcu_assign_pointer(node->nart, new);
+	if (old) {
+		synchronize_rcu();
+		kvfree(old);
+	}
+}
+
 /*
  * NART update by copy-on-write: readers on the receive and send paths see
  * either the old or the new table, never a half-written one.
@@ -265,11 +289,51 @@ int dp_nart_update(struct dp_node *node, const struct dp_nart_entry *set,
 		kvfree(new);
 		goto out;
 	}
-	rcu_assign_pointer(node->nart, new);
-	if (old) {
-		synchronize_rcu();
-		kvfree(old);
+	dp_nart_publish(node, old, new);
+out:
+	mutex_unlock(&node->cfg_lock);
+	return err;
+}
+
+static void dp_nart_gone(const struct dp_nart_entry *e, void *arg)
+{
+	dp_event_nart(arg, NULL, e->nid);
+}
+
+/*
+ * Neighbour discovery's update (dp_disc.h), by copy-on-write as above;
+ * nothing is published when nothing changed.
+ */
+int dp_nart_discover(struct dp_node *node, const struct dp_nart_entry *add,
+		     u32 n, unsigned long now, bool all)
+{
+	struct dp_nart_tbl *old, *new;
+	u32 i, changed;
+	int err = 0;
+
+	mutex_lock(&node->cfg_lock);
+	old = rcu_dereference_protected(node->nart,
+					lockdep_is_held(&node->cfg_lock));
+	new = kvzalloc(dp_nart_tbl_bytes(min_t(u32, (old ? old->n : 0) + n,
+					       DP_NART_MAX)),
+		       GFP_KERNEL_ACCOUNT);
+	if (!new) {
+		err = -ENOMEM;
+		goto out;
 	}
+	new->cap = min_t(u32, (old ? old->n : 0) + n, DP_NART_MAX);
+	dp_nart_copy(new, old);
+	changed = dp_nart_expire(new, now, all, dp_nart_gone, node);
+	for (i = 0; i < n; i++) {
+		if (dp_nart_learn(new, &add[i]))
+			continue;	/* known meanwhile, or no room */
+		dp_event_nart(node, &add[i], 0);
+		changed++;
+	}
+	if (changed)
+		dp_nart_publish(node, old, new);
+	else
+		kvfree(new);
 out:
 	mutex_unlock(&node->cfg_lock);
 	return err;
@@ -281,6 +345,7 @@ static __net_init int dp_net_init(struct net *net)
 
 	node->net = net;
 	mutex_init(&node->cfg_lock);
+	dp_disc_init(&node->disc, node);
 	xa_init(&node->cat);
 	node->ctr = alloc_percpu(struct dp_ctrs);
 	if (!node->ctr)
@@ -296,6 +361,7 @@ static __net_exit void dp_net_exit(struct net *net)
 {
 	struct dp_node *node = dp_node_of(net);
 
+	dp_disc_stop(&node->disc);	/* no announce or learning left */
 	dp_node_detach(node);
 	kvfree(rcu_dereference_protected(node->nart, true));
 	WARN_ON_ONCE(!xa_empty(&node->cat));

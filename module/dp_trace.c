@@ -41,6 +41,7 @@ static const char *const dp_trace_ctr_names[] = {
 	[DP_CTR_TX_CTRL] = "tx_ctrl",
 	[DP_CTR_RX_CTRL] = "rx_ctrl",
 	[DP_CTR_TX_UNDELIVERED] = "tx_undelivered",
+	[DP_CTR_DISC_CONFLICT] = "disc_conflict",
 };
 
 static_assert(ARRAY_SIZE(dp_trace_ctr_names) == DP_CTR_COUNT);

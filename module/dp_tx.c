@@ -120,3 +120,43 @@ int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 		dp_count(node, DP_CTR_TX_CTRL);
 	return err;
 }
+
+int dp_tx_announce(struct dp_node *node, u32 hold_ms, u8 *lladdr)
+{
+	struct dp_msg_hdr h = { .type = DP_WT_ANNOUNCE,
+				.len = DP_WIRE_ANNOUNCE_LEN };
+	struct dp_wire_announce a;
+	struct kvec kv = { .iov_base = &a, .iov_len = sizeof(a) };
+	u8 dst[DP_DST_MAX];
+	struct dp_wire_hdr w;
+	struct iov_iter iter;
+	struct dp_nic *nic;
+	unsigned int alen;
+	int err;
+
+	BUILD_BUG_ON(sizeof(a) != DP_WIRE_ANNOUNCE_LEN);
+	h.src_nid = READ_ONCE(node->nid);
+	if (!h.src_nid)
+		return -EADDRNOTAVAIL;
+	nic = dp_nic_get(node);
+	if (!nic)
+		return -ENETDOWN;
+	err = -EOPNOTSUPP;
+	if (!nic->ops->broadcast)
+		goto out;
+	alen = nic->ops->lladdr(nic, lladdr);
+	memset(dst, 0xff, alen);	/* the link's broadcast address */
+	dst[alen] = 0;			/* no route */
+	dp_wire_announce_encode(&a, hold_ms);
+	dp_wire_encode(&w, &h);
+	dp_wire_seal(&w, &a, sizeof(a));
+	iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, sizeof(a));
+	err = nic->ops->xmit(nic, dst, &w, &iter, sizeof(a));
+	if (!err) {
+		dp_count(node, DP_CTR_TX_CTRL);
+		err = alen;
+	}
+out:
+	dp_nic_put(nic);
+	return err;
+}

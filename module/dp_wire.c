@@ -45,20 +45,36 @@ void dp_wire_seal(struct dp_wire_hdr *w, const void *msg, size_t len)
 
 static bool dp_wire_type_known(u8 type)
 {
-	return type >= DP_WT_DATA && type <= DP_WT_RESET;
+	return type >= DP_WT_DATA && type <= DP_WT_ANNOUNCE;
 }
 
 /*
  * DATA carries one message of at least one byte (a write of 0 bytes sends
  * nothing, so only a forger makes an empty one, and readers could not tell
- * it from no message); control frames carry none.  Trailing bytes beyond
- * @room are link padding; missing bytes are a bad frame.
+ * it from no message); an ANNOUNCE a struct dp_wire_announce (a later
+ * version may append to it); other control frames carry none.  Trailing
+ * bytes beyond @room are link padding; missing bytes are a bad frame.
  */
 static bool dp_wire_len_ok(u8 type, u16 len, size_t room)
 {
 	if (len > room)
 		return false;
+	if (type == DP_WT_ANNOUNCE)
+		return len >= DP_WIRE_ANNOUNCE_LEN;
 	return type == DP_WT_DATA ? len != 0 : len == 0;
+}
+
+/*
+ * Every frame names its source node; an ANNOUNCE is to no node and comes
+ * from no endpoint, the others are from an endpoint to an endpoint.
+ */
+static bool dp_wire_addr_ok(const struct dp_msg_hdr *h)
+{
+	if (!h->src_nid)
+		return false;
+	if (h->type == DP_WT_ANNOUNCE)
+		return !h->dst_nid && !h->dst_dpid && !h->src_dpid;
+	return h->dst_nid && h->dst_dpid && h->src_dpid;
 }
 
 /* A raw sender numbers its DATA from 1 and skips 0 on wrapping (dp_tx.c). */
@@ -91,7 +107,7 @@ int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h)
 	h->src_nid = be32_to_cpu(w.src_nid);
 	h->dst_dpid = be32_to_cpu(w.dst_dpid);
 	h->src_dpid = be32_to_cpu(w.src_dpid);
-	if (!h->dst_nid || !h->src_nid || !h->dst_dpid || !h->src_dpid)
+	if (!dp_wire_addr_ok(h))
 		return DP_CTR_RX_DROP_BAD_ADDR;
 	h->src_uid = be32_to_cpu(w.src_uid);
 	h->seq = be32_to_cpu(w.seq);
@@ -102,4 +118,23 @@ int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h)
 	if (!dp_wire_seq_ok(h))
 		return DP_CTR_RX_DROP_SEQ;
 	return 0;
+}
+
+void dp_wire_announce_encode(struct dp_wire_announce *a, u32 hold_ms)
+{
+	a->hold_ms = cpu_to_be32(hold_ms);
+	a->reserved = 0;
+}
+
+/* The hold an announce asks for, within what receivers keep. */
+u32 dp_wire_announce_hold(const void *msg)
+{
+	struct dp_wire_announce a;
+	u32 hold;
+
+	memcpy(&a, msg, sizeof(a));	/* may be unaligned */
+	hold = be32_to_cpu(a.hold_ms);
+	if (hold < DP_DISC_HOLD_MIN_MS)
+		return DP_DISC_HOLD_MIN_MS;
+	return hold > DP_DISC_HOLD_MAX_MS ? DP_DISC_HOLD_MAX_MS : hold;
 }

@@ -35,8 +35,21 @@ void dp_wire_seal(struct dp_wire_hdr *w, const void *msg, size_t len);
  * Parse a received frame payload of frame_len bytes.  Returns 0 and fills
  * *h, or the enum dp_counter of the drop reason (always > 0), in the order
  * of docs/wire.md; after its step 5, raw DATA with seq 0 is dropped as
- * DP_CTR_RX_DROP_SEQ.  The message bytes are at frame + DP_WIRE_HDR_LEN.
+ * DP_CTR_RX_DROP_SEQ.  An ANNOUNCE has src_nid set and dst_nid, dst_dpid
+ * and src_dpid 0 (else DP_CTR_RX_DROP_BAD_ADDR), and a message of at least
+ * DP_WIRE_ANNOUNCE_LEN bytes (else DP_CTR_RX_DROP_LEN).  The message
+ * bytes are at frame + DP_WIRE_HDR_LEN.
  */
 int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h);
+
+/* The message of an ANNOUNCE (neighbour discovery) asking for @hold_ms. */
+void dp_wire_announce_encode(struct dp_wire_announce *a, u32 hold_ms);
+
+/*
+ * The hold in ms the ANNOUNCE message @msg (DP_WIRE_ANNOUNCE_LEN bytes,
+ * as dp_wire_decode() checked) asks for, clamped to
+ * [DP_DISC_HOLD_MIN_MS, DP_DISC_HOLD_MAX_MS].
+ */
+u32 dp_wire_announce_hold(const void *msg);
 
 #endif /* _DP_WIRE_H */

@@ -165,6 +165,7 @@ static struct notifier_block dp_netdev_nb = {
 
 static const struct dp_backend dp_netdev_backend = {
 	.name = "netdev",
+	.broadcast = true,
 	.check = dp_netdev_check,
 	.attach = dp_netdev_attach,
 	.detach = dp_netdev_detach,

@@ -915,6 +915,7 @@ static struct pci_driver dp_tulip_driver = {
 
 static const struct dp_backend dp_tulip_backend = {
 	.name = "tulip",
+	.broadcast = true,
 	.machine_wide = true,
 	.check = dp_tulip_check,
 	.attach = dp_tulip_attach,

@@ -148,6 +148,30 @@ static u64 start_of(uint8_t b)
 }
 
 /*
+ * docs/wire.md, step 3: DATA carries a message, ANNOUNCE at least its
+ * 8 bytes, the other types nothing.
+ */
+static int len_ok(uint8_t type, size_t len)
+{
+	if (type == DP_WT_ANNOUNCE)
+		return len >= 8;
+	return type == DP_WT_DATA ? len != 0 : len == 0;
+}
+
+/*
+ * Step 5: every frame has a source NID; an ANNOUNCE no destination NID
+ * and no DPIDs, the others all four.
+ */
+static int addr_ok(const uint8_t *f)
+{
+	if (!be32(f + 12))
+		return 0;
+	if (f[1] == DP_WT_ANNOUNCE)
+		return !be32(f + 8) && !be32(f + 16) && !be32(f + 20);
+	return be32(f + 8) && be32(f + 16) && be32(f + 20);
+}
+
+/*
  * What dp_wire_decode() must say, from the rules in docs/wire.md, read
  * from the frame's bytes.  flip is the offset of a byte changed after the
  * frame was sealed, or SIZE_MAX: the checksum must catch it when it lies
@@ -161,14 +185,14 @@ static int expected_reason(const uint8_t *f, size_t n, size_t flip)
 		return DP_CTR_RX_DROP_SHORT;
 	if (f[0] != DP_WIRE_VERSION)
 		return DP_CTR_RX_DROP_VERSION;
-	if (f[1] < DP_WT_DATA || f[1] > DP_WT_RESET)
+	if (f[1] < DP_WT_DATA || f[1] > DP_WT_ANNOUNCE)
 		return DP_CTR_RX_DROP_TYPE;
 	len = (u16)(f[2] << 8 | f[3]);
-	if (len > n - DP_WIRE_HDR_LEN || (f[1] == DP_WT_DATA ? !len : len != 0))
+	if (len > n - DP_WIRE_HDR_LEN || !len_ok(f[1], len))
 		return DP_CTR_RX_DROP_LEN;
 	if (flip < DP_WIRE_HDR_LEN + (size_t)len)
 		return DP_CTR_RX_DROP_CSUM;
-	if (!be32(f + 8) || !be32(f + 12) || !be32(f + 16) || !be32(f + 20))
+	if (!addr_ok(f))
 		return DP_CTR_RX_DROP_BAD_ADDR;
 	if (f[1] == DP_WT_DATA && (f[5] & DP_WF_RAW) && !be32(f + 28))
 		return DP_CTR_RX_DROP_SEQ;

@@ -53,6 +53,16 @@ def main():
     seed("hello", frame(typ=3, seq=0xfffffff0))
     seed("reset", frame(typ=4, seq=0, dinc=0x5eed))
     seed("sealed_mutable", frame(b"mutate me", good_crc=False), seal=True)
+    # neighbour discovery: hold 4000 ms, reserved 0
+    ann = struct.pack(">II", 4000, 0)
+    seed("announce", frame(ann, typ=5, flags=0, dnid=0, ddpid=0, sdpid=0,
+                           seq=0, sinc=0))
+    seed("announce_long", frame(ann + b"v3", typ=5, dnid=0, ddpid=0, sdpid=0))
+    seed("announce_short", frame(ann[:7], typ=5, dnid=0, ddpid=0, sdpid=0))
+    seed("announce_to_node", frame(ann, typ=5, dnid=11, ddpid=0, sdpid=0))
+    seed("announce_dpid", frame(ann, typ=5, dnid=0, ddpid=0, sdpid=300))
+    seed("announce_mutable", frame(ann, typ=5, dnid=0, ddpid=0, sdpid=0,
+                                   good_crc=False), seal=True)
 
 
 if __name__ == "__main__":

@@ -64,6 +64,14 @@ SEEDS = {
     "control": ring(8) + send(0, fl=1, typ=2, flags=1, ack=7, credit=4096) +
     send(0, fl=1, typ=3, seq=0xfffffff0, incs=(9, 0)) + send(0, fl=1, typ=4, flags=0x10) +
     send(4, typ=2, fl=1) + send(20, flags=3, credit=1 << 31) + WALK_B,
+    # neighbour discovery: ANNOUNCE to no node from no endpoint with its
+    # 8 bytes (or more) decodes and stays out of the ring; with a DPID, a
+    # destination NID or fewer bytes it is dropped
+    "announce": ring(8) + send(8, fl=1, typ=5, nids=(0, 12), dpids=(0, 0)) +
+    send(12, fl=1, typ=5, nids=(0, 12), dpids=(0, 0)) +
+    send(7, fl=1, typ=5, nids=(0, 12), dpids=(0, 0)) +
+    send(8, fl=1, typ=5, nids=(11, 12), dpids=(0, 0)) +
+    send(8, fl=1, typ=5, nids=(0, 12), dpids=(0, 300)) + WALK_B,
     # one flipped bit: in the header, the message, the checksum, the padding
     "corrupt": ring(8) + send(100, flip=(3 << 13) | 9) + send(100, flip=60) +
     send(100, flip=(7 << 13) | 50) + send(10, pad=20, flip=70) +

@@ -11,6 +11,7 @@
 
 #include "dp_snd.h"
 #include "dp_rcv.h"
+#include "dp_disc.h"
 #include "unit.h"
 
 #define W_EDGES		4
@@ -22,6 +23,14 @@ struct dp_node {
 	u32 nid;
 	u32 max_msg;
 	u64 ctr[DP_CTR_COUNT];
+	/* neighbour discovery's world (test_disc.c) */
+	struct dp_disc disc;
+	struct dp_nart_tbl *nart;
+	u8 mac[6];
+	bool nic;		/* attached to the link */
+	unsigned int ev_set, ev_del, ev_conflict;
+	u32 ev_nid;		/* the last conflict's NID and address */
+	u8 ev_addr[DP_LLADDR_MAX];
 };
 
 struct dp_pool {

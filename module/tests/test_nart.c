@@ -350,6 +350,92 @@ static void t_nart_full(void)
 	free(t);
 }
 
+static struct dp_nart_entry disc(u32 nid, u8 last, unsigned long heard,
+				 unsigned long hold)
+{
+	struct dp_nart_entry e = mac(nid, last);
+
+	e.origin = DP_NART_DISCOVERED;
+	e.heard = heard;
+	e.hold = hold;
+	return e;
+}
+
+/* A static entry is never replaced by a learned one, nor a first learned. */
+static void t_nart_learn(void)
+{
+	struct dp_nart_tbl *t = tbl_new(4);
+	struct dp_nart_entry s = mac(5, 0x05), d = disc(5, 0x99, 0, 100);
+
+	CHECK_EQ(dp_nart_set(t, &s), 0);
+	CHECK_EQ(dp_nart_learn(t, &d), -EEXIST);
+	CHECK_EQ(dp_nart_find(t, 5)->addr[5], 0x05);
+	CHECK_EQ(dp_nart_find(t, 5)->origin, DP_NART_STATIC);
+	d = disc(6, 0x06, 0, 100);
+	CHECK_EQ(dp_nart_learn(t, &d), 0);
+	d = disc(6, 0x66, 0, 100);
+	CHECK_EQ(dp_nart_learn(t, &d), -EEXIST);
+	CHECK_EQ(dp_nart_find(t, 6)->addr[5], 0x06);
+	CHECK(dp_nart_same_addr(dp_nart_find(t, 6), mac(6, 0x06).addr, 6), "same");
+	CHECK(!dp_nart_same_addr(dp_nart_find(t, 6), mac(6, 0x66).addr, 6), "other");
+	CHECK(!dp_nart_same_addr(dp_nart_find(t, 6), mac(6, 0x06).addr, 5), "len");
+	/* a static entry replaces a discovered one */
+	s = mac(6, 0x16);
+	CHECK_EQ(dp_nart_set(t, &s), 0);
+	CHECK_EQ(dp_nart_find(t, 6)->origin, DP_NART_STATIC);
+	CHECK_EQ(dp_nart_find(t, 6)->addr[5], 0x16);
+	check_sorted(t);
+	free(t);
+}
+
+static unsigned int gone_n;
+static u32 gone_nid[8];
+
+static void gone(const struct dp_nart_entry *e, void *arg)
+{
+	CHECK(arg == &gone_n, "arg passed through");
+	if (gone_n < 8)
+		gone_nid[gone_n] = e->nid;
+	gone_n++;
+}
+
+/* Discovered entries expire after their hold, across the clock's wrap. */
+static void t_nart_expire(void)
+{
+	struct dp_nart_tbl *t = tbl_new(8);
+	unsigned long t0 = (unsigned long)-50;	/* wraps at +50 */
+	struct dp_nart_entry e;
+
+	e = mac(1, 1);
+	dp_nart_set(t, &e);
+	e = disc(2, 2, t0, 100);
+	dp_nart_set(t, &e);
+	e = disc(3, 3, t0 + 60, 100);
+	dp_nart_set(t, &e);
+	e = mac(4, 4);
+	dp_nart_set(t, &e);
+	CHECK(!dp_nart_expired(&t->e[1], t0 + 100), "held for exactly its hold");
+	CHECK(dp_nart_expired(&t->e[1], t0 + 101), "expired after it");
+	CHECK(!dp_nart_expired(&t->e[0], t0 + 100000), "static never");
+	gone_n = 0;
+	CHECK_EQ(dp_nart_expire(t, t0 + 100, false, gone, &gone_n), 0);
+	CHECK_EQ(dp_nart_expire(t, t0 + 101, false, gone, &gone_n), 1);
+	CHECK_EQ(gone_n, 1);
+	CHECK_EQ(gone_nid[0], 2);
+	CHECK_EQ(t->n, 3);
+	CHECK(dp_nart_find(t, 3) && dp_nart_find(t, 1) && dp_nart_find(t, 4),
+	      "the rest stay");
+	check_sorted(t);
+	/* all: every discovered one, static ones stay */
+	e = disc(7, 7, t0 + 100, 100000);
+	dp_nart_set(t, &e);
+	CHECK_EQ(dp_nart_expire(t, t0 + 101, true, NULL, NULL), 2);
+	CHECK_EQ(t->n, 2);
+	CHECK(dp_nart_find(t, 1) && dp_nart_find(t, 4), "static stay");
+	check_sorted(t);
+	free(t);
+}
+
 const struct unit_test nart_tests[] = {
 	{ "nart: table size", t_nart_bytes },
 	{ "nart: set and find, sorted order", t_nart_set_find },
@@ -362,5 +448,7 @@ const struct unit_test nart_tests[] = {
 	{ "nart: 100000 random set/del vs reference", t_nart_random },
 	{ "nart: an update's table is sized for its operation", t_nart_need },
 	{ "nart: a full table can be flushed, pruned, re-addressed", t_nart_full },
+	{ "nart: learning keeps static and first entries; static replaces", t_nart_learn },
+	{ "nart: discovered entries expire after their hold, static never", t_nart_expire },
 	{ NULL, NULL },
 };

@@ -286,7 +286,7 @@ static void t_wire_drop_version(void)
 
 static void t_wire_drop_type(void)
 {
-	static const uint8_t bad[] = { 0, 5, 6, 0x80, 0xff };
+	static const uint8_t bad[] = { 0, 6, 7, 0x80, 0xff };
 	uint8_t f[HDR + 1] = { 0 };
 	struct dp_msg_hdr o;
 	unsigned int i;
@@ -507,6 +507,65 @@ static void t_wire_exact_frame_heap(void)
 	}
 }
 
+/* An ANNOUNCE with hold @hold (ms) and @extra message bytes after it. */
+static void announce_frame(uint8_t *f, uint32_t dnid, uint32_t snid,
+			   uint32_t ddpid, uint32_t sdpid, uint16_t len,
+			   uint32_t hold)
+{
+	memset(f + HDR, 0, len);
+	if (len >= 4)
+		put32(f + HDR, hold);
+	raw_hdr(f, 2, DP_WT_ANNOUNCE, len, dnid, snid, ddpid, sdpid);
+}
+
+static void t_wire_announce(void)
+{
+	static uint8_t f[HDR + 16];
+	struct dp_wire_announce a;
+	struct dp_msg_hdr o;
+
+	CHECK_EQ(sizeof(a), DP_WIRE_ANNOUNCE_LEN);
+	announce_frame(f, 0, 7, 0, 0, 8, 4000);
+	CHECK_EQ(dp_wire_decode(f, HDR + 8, &o), 0);
+	CHECK_EQ(o.type, DP_WT_ANNOUNCE);
+	CHECK_EQ(o.src_nid, 7);
+	CHECK_EQ(o.len, 8);
+	CHECK_EQ(dp_wire_announce_hold(f + HDR), 4000);
+	/* a later version's longer message, and link padding, are fine */
+	announce_frame(f, 0, 7, 0, 0, 12, 4000);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
+	/* too short a message */
+	announce_frame(f, 0, 7, 0, 0, 7, 4000);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
+	announce_frame(f, 0, 7, 0, 0, 0, 4000);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
+	/* len beyond the frame */
+	announce_frame(f, 0, 7, 0, 0, 8, 4000);
+	CHECK_EQ(dp_wire_decode(f, HDR + 7, &o), DP_CTR_RX_DROP_LEN);
+	/* to no node, from no endpoint, from some node */
+	announce_frame(f, 3, 7, 0, 0, 8, 4000);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_BAD_ADDR);
+	announce_frame(f, 0, 7, 5, 0, 8, 4000);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_BAD_ADDR);
+	announce_frame(f, 0, 7, 0, 5, 8, 4000);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_BAD_ADDR);
+	announce_frame(f, 0, 0, 0, 0, 8, 4000);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_BAD_ADDR);
+	/* the checksum covers the message */
+	announce_frame(f, 0, 7, 0, 0, 8, 4000);
+	f[HDR + 3] ^= 1;
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_CSUM);
+	/* the hold asked for is kept within bounds */
+	put32(f + HDR, 0);
+	CHECK_EQ(dp_wire_announce_hold(f + HDR), DP_DISC_HOLD_MIN_MS);
+	put32(f + HDR, 0xffffffff);
+	CHECK_EQ(dp_wire_announce_hold(f + HDR), DP_DISC_HOLD_MAX_MS);
+	/* what the sender encodes, the receiver reads */
+	dp_wire_announce_encode(&a, 1234);
+	CHECK_EQ(dp_wire_announce_hold(&a), 1234);
+	CHECK_EQ(a.reserved, 0);
+}
+
 const struct unit_test wire_tests[] = {
 	{ "wire: v2 header is 52 bytes at the documented offsets", t_wire_layout },
 	{ "wire: CRC32C check value and composition", t_wire_crc_vector },
@@ -524,5 +583,6 @@ const struct unit_test wire_tests[] = {
 	{ "wire: trailing padding accepted", t_wire_padding },
 	{ "wire: unaligned buffers", t_wire_unaligned },
 	{ "wire: exact-size frames never over-read", t_wire_exact_frame_heap },
+	{ "wire: ANNOUNCE: to no node, from no endpoint, 8 bytes or more", t_wire_announce },
 	{ NULL, NULL },
 };

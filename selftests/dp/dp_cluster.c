@@ -6,7 +6,8 @@
  * (v1 delivery is unreliable), bounded in time; each node keeps answering
  * until every guest has passed barrier BARRIER (dp-barrier), so nobody
  * waits for a peer that stopped early.  Checks content and the token's
- * source fields.  Usage: dp_cluster [BARRIER [SECONDS]]
+ * source fields.  Usage: dp_cluster [BARRIER [SECONDS]]; $DPT_CLUSTER names
+ * another file of NIDs (a node's NART found by discovery has no file).
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -149,6 +150,7 @@ static int serve(int fd)
 int main(int argc, char **argv)
 {
 	const char *barrier = argc > 1 ? argv[1] : NULL;
+	const char *cluster = getenv("DPT_CLUSTER") ? getenv("DPT_CLUSTER") : "/etc/dp/cluster";
 	int secs = argc > 2 ? atoi(argv[2]) : 90;
 	uint64_t start, last = 0;
 	pid_t bpid = -1;
@@ -156,10 +158,10 @@ int main(int argc, char **argv)
 
 	ktap_start();
 	me = (uint32_t)strtoul(getenv("DP_NID") ? getenv("DP_NID") : "0", NULL, 0);
-	if (!me || load_cluster("/etc/dp/cluster"))
-		ktap_exit_skip("no DP_NID or /etc/dp/cluster");
+	if (!me || load_cluster(cluster))
+		ktap_exit_skip("no DP_NID or cluster file");
 	if (!npeers)
-		ktap_exit_skip("no other node in /etc/dp/cluster");
+		ktap_exit_skip("no other node in the cluster file");
 	fd = dp_open(DPID);
 	if (!KTAP_SUCCESS(fd, "node %u binds DPID %d", me, DPID))
 		ktap_finish();

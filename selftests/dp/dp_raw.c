@@ -180,8 +180,8 @@ int main(void)
 	expect_drop("version 1", DP_CTR_RX_DROP_VERSION, dpt.macb, &w, sizeof(w));
 	hdr(&w, 0, 1, 0, dpt.nida, dpt.nidb, DPID_A, 5);
 	expect_drop("version 0", DP_CTR_RX_DROP_VERSION, dpt.macb, &w, sizeof(w));
-	hdr(&w, 2, 5, 0, dpt.nida, dpt.nidb, DPID_A, 5);
-	expect_drop("type 5", DP_CTR_RX_DROP_TYPE, dpt.macb, &w, sizeof(w));
+	hdr(&w, 2, 6, 0, dpt.nida, dpt.nidb, DPID_A, 5);	/* 5 is ANNOUNCE */
+	expect_drop("type 6", DP_CTR_RX_DROP_TYPE, dpt.macb, &w, sizeof(w));
 	hdr(&w, 2, 1, 100, dpt.nida, dpt.nidb, DPID_A, 5);
 	memcpy(p, &w, sizeof(w));
 	memset(p + sizeof(w), 0xab, 10);

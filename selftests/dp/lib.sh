@@ -116,6 +116,18 @@ mod_unload() {
 	! mod_loaded
 }
 
+# disc_wait N SECONDS: until neighbour discovery has N entries in the NART
+# of the current namespace's node (run_cluster.sh, run_disc.sh)
+disc_wait() {
+	i=0
+	while [ "$(dpctl nart 2>/dev/null | grep -c '# discovered')" -lt "$1" ]; do
+		i=$((i + 1))
+		[ $i -gt $(($2 * 10)) ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
 ns_clean() {
 	for ns in dpA dpB dpL dpN dpR; do
 		[ -e "/run/netns/$ns" ] && timeout 30 "$DPT_IP" netns del "$ns"

@@ -15,7 +15,11 @@ if [ "${DP_NGUESTS:-1}" -lt 2 ]; then
 	echo "ok 1 cluster_exchange # SKIP needs 2 or more guests"
 	exit 0
 fi
-echo "1..3"
+# Without a NART file (cluster.py --no-nart) the nodes find each other by
+# neighbour discovery first (docs/discovery.md).
+disc=0
+[ "${DP_NART:-}" = none ] && disc=1
+echo "1..$((3 + disc))"
 
 barrier() {
 	timeout 330 dp-barrier "$1" 300 || diag "dp-barrier $1 failed"
@@ -31,6 +35,28 @@ else
 	ktap_result fail "cluster_load"
 fi
 barrier cluster-loaded
+
+# 1b. discovery: every node turns it on and must find every other one; the
+# exchange then goes to every guest's NID, found or not
+if [ $disc -eq 1 ]; then
+	: >"$T/peers"
+	i=1
+	while [ $i -le "$DP_NGUESTS" ]; do
+		echo $i >>"$T/peers"
+		i=$((i + 1))
+	done
+	DPT_CLUSTER=$T/peers
+	export DPT_CLUSTER
+	if dpctl discover on 500 >"$T/disc.log" 2>&1 &&
+	   disc_wait $((DP_NGUESTS - 1)) 60; then
+		ktap_result ok "cluster_discover (found $((DP_NGUESTS - 1)) nodes)"
+	else
+		sed 's/^/# /' "$T/disc.log"
+		dpctl nart | sed 's/^/# nart: /'
+		ktap_result fail "cluster_discover"
+	fi
+	barrier cluster-discovered
+fi
 
 # 2. exchange (dp_cluster passes barrier cluster-exchanged itself, serving
 # requests until every guest got there)

@@ -75,9 +75,11 @@ static void usage(FILE *f, int status)
 	      "                   check FILE]      (ROUTE: Myrinet route bytes, e.g. 87:80)\n"
 	      "       dpctl ep      (endpoints: counters, edges and sessions, rx peers)\n"
 	      "       dpctl stats [NAME | reset]\n"
-	      "       dpctl monitor (events: sessions, peer restarts, NICs, NART)\n"
+	      "       dpctl discover [on [INTERVAL_MS] | off]   (neighbour discovery)\n"
+	      "       dpctl monitor (events: sessions, peer restarts, NICs, NART,\n"
+	      "                      NID conflicts)\n"
 	      "Acts on the dp node of the current network namespace.\n"
-	      "-j, --json: print node, nart, ep and stats output as JSON\n"
+	      "-j, --json: print node, nart, ep, stats and discover output as JSON\n"
 	      "            (monitor: one JSON object per line).\n", f);
 	exit(status);
 }
@@ -599,6 +601,7 @@ static void node_cb(const struct nlattr **tb, void *arg)
 	rec_str(&r, "ifname", get_str(tb[DP_A_IFNAME], NULL), "none");
 	rec_mac(&r, "lladdr", tb[DP_A_LLADDR]);
 	rec_u64(&r, "max_msg", get_u32(tb[DP_A_MTU]));
+	rec_u64(&r, "disc_interval_ms", get_u32(tb[DP_A_DISC_INTERVAL_MS]));
 	rec_end(&r, "");
 	putchar('\n');
 }
@@ -670,11 +673,15 @@ static size_t parse_route(const char *s, uint8_t *out)
 }
 
 /*
- * Text: "NID MAC [ROUTE]" per line, the NART file's format; JSON: {"nid",
- * "lladdr", "route"} (route null without one).
+ * Text: "NID MAC [ROUTE]" per line, the NART file's format, and for an
+ * entry neighbour discovery made a comment "# discovered heard_ms N";
+ * JSON: {"nid", "lladdr", "route", "origin", "heard_ms"} (route null
+ * without one, heard_ms null for a static entry).  A module without
+ * discovery sends no origin: its entries are all static.
  */
 static void nart_cb(const struct nlattr **tb, void *arg)
 {
+	int disc = get_u32(tb[DP_A_NART_ORIGIN]) == DP_NART_DISCOVERED;
 	char buf[3 * LLADDR_MAX + 1];
 	const char *mac;
 	struct rec r;
@@ -686,13 +693,23 @@ static void nart_cb(const struct nlattr **tb, void *arg)
 		rec_u64(&r, "nid", get_u32(tb[DP_A_NID]));
 		rec_mac(&r, "lladdr", tb[DP_A_LLADDR]);
 		rec_mac(&r, "route", tb[DP_A_ROUTE]);
+		rec_str(&r, "origin", disc ? "discovered" : "static", "none");
+		rec_key(&r, "heard_ms");
+		if (tb[DP_A_NART_HEARD_MS])
+			printf("%" PRIu32, get_u32(tb[DP_A_NART_HEARD_MS]));
+		else
+			fputs("null", stdout);
 		rec_end(&r, "");
 		return;
 	}
 	mac = mac_str(tb[DP_A_LLADDR], buf);
 	printf("%" PRIu32 " %s", get_u32(tb[DP_A_NID]), mac ? mac : "none");
 	mac = mac_str(tb[DP_A_ROUTE], buf);
-	printf("%s%s\n", mac ? " " : "", mac ? mac : "");
+	printf("%s%s", mac ? " " : "", mac ? mac : "");
+	if (disc)
+		printf("  # discovered heard_ms %" PRIu32,
+		       get_u32(tb[DP_A_NART_HEARD_MS]));
+	putchar('\n');
 }
 
 static void nart_set(struct nl *nl, const struct nart_ent *e)
@@ -1072,8 +1089,14 @@ static void cmd_ep(struct nl *nl)
 /* stats                                                               */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Counters are read over netlink, which has no slot limit (the ioctl's
+ * struct dp_node_stats has DP_CTR_SLOTS): room for a newer module's.
+ */
+#define DPCTL_CTR_MAX	64
+
 struct counters {
-	uint64_t v[DP_CTR_SLOTS];
+	uint64_t v[DPCTL_CTR_MAX];
 	unsigned int n;		/* highest counter index seen + 1 */
 };
 
@@ -1091,7 +1114,7 @@ static void counters_cb(const struct nlattr **tb, void *arg)
 	while (left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= left) {
 		unsigned int t = a->nla_type & NLA_TYPE_MASK;
 
-		if (t >= 1 && t <= DP_CTR_SLOTS && attr_len(a) == sizeof(uint64_t)) {
+		if (t >= 1 && t <= DPCTL_CTR_MAX && attr_len(a) == sizeof(uint64_t)) {
 			c->v[t - 1] = get_u64(a);
 			if (t > c->n)
 				c->n = t;
@@ -1179,6 +1202,54 @@ static void cmd_nart_check(const char *path)
 }
 
 /* ------------------------------------------------------------------ */
+/* discover                                                            */
+/* ------------------------------------------------------------------ */
+
+static void discover_cb(const struct nlattr **tb, void *arg)
+{
+	uint32_t ms = get_u32(tb[DP_A_DISC_INTERVAL_MS]);
+	struct rec r;
+
+	(void)arg;
+	rec_begin(&r, stdout, "", "\n");
+	rec_str(&r, "discover", ms ? "on" : "off", "none");
+	rec_u64(&r, "interval_ms", ms);
+	rec_end(&r, "");
+	putchar('\n');
+}
+
+/* Neighbour discovery: show, or turn on (with an interval) or off. */
+static void cmd_discover(struct nl *nl, int argc, char **argv)
+{
+	uint32_t ms = DP_DISC_INTERVAL_DEFAULT_MS;
+	struct msg m;
+	char *end;
+
+	if (!argc) {
+		msg_init(&m, nl->family, 0, DP_CMD_NODE_GET);
+		nl_do(nl, &m, discover_cb, NULL);
+		return;
+	}
+	if (!strcmp(argv[0], "off") && argc == 1) {
+		ms = 0;
+	} else if (!strcmp(argv[0], "on") && argc <= 2) {
+		if (argc == 2) {
+			errno = 0;
+			ms = (uint32_t)strtoul(argv[1], &end, 10);
+			if (errno || *end || !*argv[1] || *argv[1] == '-' ||
+			    ms < DP_DISC_INTERVAL_MIN_MS || ms > DP_DISC_INTERVAL_MAX_MS)
+				die("bad interval \"%s\" (want %u to %u ms)", argv[1],
+				    DP_DISC_INTERVAL_MIN_MS, DP_DISC_INTERVAL_MAX_MS);
+		}
+	} else {
+		usage(stderr, 1);
+	}
+	msg_init(&m, nl->family, 0, DP_CMD_NODE_SET);
+	put_u32(&m, DP_A_DISC_INTERVAL_MS, ms);
+	nl_do(nl, &m, NULL, NULL);
+}
+
+/* ------------------------------------------------------------------ */
 /* monitor                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -1192,6 +1263,7 @@ static const char *const ev_names[][2] = {
 	[DP_EV_NART_SET] = { "nart", "set" },
 	[DP_EV_NART_DEL] = { "nart", "del" },
 	[DP_EV_NART_FLUSH] = { "nart", "flush" },
+	[DP_EV_NID_CONFLICT] = { "nid", "conflict" },
 };
 
 /* One event: "WHAT EVENT nid N" and what it names, as name value pairs. */
@@ -1216,7 +1288,8 @@ static void event_cb(const struct nlattr **tb, void *arg)
 		rec_u64(&r, "peer_nid", get_u32(tb[DP_A_EV_PEER_NID]));
 		rec_u64(&r, "peer_dpid", get_u32(tb[DP_A_EV_PEER_DPID]));
 	} else if (tb[DP_A_EV_PEER_NID]) {
-		rec_u64(&r, "entry", get_u32(tb[DP_A_EV_PEER_NID]));
+		rec_u64(&r, kind == DP_EV_NID_CONFLICT ? "claimed" : "entry",
+			get_u32(tb[DP_A_EV_PEER_NID]));
 	}
 	if (tb[DP_A_EDGE_ERR])
 		rec_str(&r, "err", errno_name(get_u32(tb[DP_A_EDGE_ERR]), buf, sizeof(buf)),
@@ -1229,6 +1302,9 @@ static void event_cb(const struct nlattr **tb, void *arg)
 		rec_mac(&r, "lladdr", tb[DP_A_LLADDR]);
 	if (tb[DP_A_ROUTE])
 		rec_mac(&r, "route", tb[DP_A_ROUTE]);
+	if (tb[DP_A_NART_ORIGIN])
+		rec_str(&r, "origin", get_u32(tb[DP_A_NART_ORIGIN]) == DP_NART_DISCOVERED ?
+			"discovered" : "static", "none");
 	rec_end(&r, "");
 	putchar('\n');
 	fflush(stdout);
@@ -1282,7 +1358,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
 		usage(stdout, 0);
 	if (strcmp(argv[1], "node") && strcmp(argv[1], "nart") &&
-	    strcmp(argv[1], "ep") && strcmp(argv[1], "stats") && strcmp(argv[1], "monitor"))
+	    strcmp(argv[1], "ep") && strcmp(argv[1], "stats") && strcmp(argv[1], "monitor") &&
+	    strcmp(argv[1], "discover"))
 		usage(stderr, 1);
 	set_ctx(argc, argv);
 	/* No module needed to check a file. */
@@ -1302,6 +1379,8 @@ int main(int argc, char **argv)
 		cmd_stats(&nl, argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "monitor") && argc == 2)
 		cmd_monitor(&nl);
+	else if (!strcmp(argv[1], "discover"))
+		cmd_discover(&nl, argc - 2, argv + 2);
 	else
 		usage(stderr, 1);
 	if (fflush(stdout) != 0)

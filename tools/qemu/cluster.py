@@ -6,7 +6,7 @@
              --mode check|cluster|demo|faults|icount|kselftest|myri|ping|run|shell|tulip
              --out DIR [--timeout S] [--initramfs FILE] [--nic MODEL] [--cmd SH]
              [--nics K] [--nic-driver none] [--faults SPEC] [--vmlinuz FILE]
-             [--mem MIB] [--fabric TOPO]
+             [--mem MIB] [--fabric TOPO] [--no-nart]
 
 Every guest boots /boot/vmlinuz-KVER (or --vmlinuz, e.g. the debug kernel of
 make check-debug) with build/KVER/initramfs.cpio (tools/qemu/mkinitramfs.py)
@@ -32,6 +32,10 @@ each test's "# "-prefixed output is counted as its nested KTAP.  Modes ping and 
 (2 guests, through the fault relay) are the harness's self-tests; mode run
 runs --cmd in every guest (one KTAP result each); mode shell gives one
 interactive guest on this terminal.
+--no-nart (mode cluster) gives the guests no NART file: each turns neighbour
+discovery on and waits until it has found every other guest before the
+exchange, then runs run_disc.sh (duplicate NIDs, static entries over
+discovered ones, ageing out).
 Mode myri (implies --nic myri: 2 guests on one switch or 4 across two)
 runs the cross-guest exchange, then run_myri.sh (lossless streams over the
 simulated fabric with its faults) in every guest.
@@ -483,6 +487,7 @@ def qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
         "dpg.backend=myri" if a.nic == "myri" else "",
         f"dpg.myri={myri_routes(a.fabric, g, a.guests)}" if a.nic == "myri" else "",
         f"dpg.tap={TAP_MAC}" if a.tap else "",
+        "dpg.nart=0" if a.no_nart else "",
         a.append or ""]).split()
     cmd = ["qemu-system-x86_64", "-machine", "pc", "-accel", tcg_accel(a),
            "-cpu", a.cpu, "-m", str(a.mem), "-smp", str(a.smp),
@@ -555,9 +560,11 @@ DOC_BEGIN = re.compile(r"^DPG-DOC-BEGIN (\S+)\s*$")
 DOC_END = re.compile(r"^DPG-DOC-END (\S+) rc=(\d+)\s*$")
 
 
-def expected_docs(mode, g):
+def expected_docs(mode, g, disc=False):
     if mode == "check":
         return ["run_cluster"] + (["run_local"] if g == 0 else [])
+    if mode == "cluster" and disc:  # --no-nart: discovery's own checks too
+        return ["run_cluster", "run_disc"]
     return DOCS.get(mode, [])
 
 
@@ -608,7 +615,7 @@ def unwrap_kselftest(lines):
     return out
 
 
-def judge_docs(mode, g, lines, allow, context):
+def judge_docs(mode, g, lines, allow, context, disc=False):
     """Count the documents' KTAP; every expected document must be there, end
     with status 0 and (KTAP modes) hold a KTAP document; no other may appear;
     every skip must be on the allow-list for context."""
@@ -629,7 +636,7 @@ def judge_docs(mode, g, lines, allow, context):
             rep.fail(f"g{g}: {name}: no KTAP document")
     rest = ktap.parse("\n".join(outside), f"g{g}")
     rep.add(rest)
-    want = expected_docs(mode, g)
+    want = expected_docs(mode, g, disc)
     seen = [name for name, _, _ in docs]
     for name in want:
         if name not in seen:
@@ -662,7 +669,8 @@ def judge(a, g, prefix, timed_out, qemu_rc, allow=None):
             inside = False
         elif not inside:
             body.append(line)
-    rep = judge_docs(a.mode, g, body, allow, f"{a.mode} {a.kernel}")
+    rep = judge_docs(a.mode, g, body, allow, f"{a.mode} {a.kernel}",
+                     getattr(a, "no_nart", False))
     problems = []
     if timed_out:
         problems.append("host timeout")
@@ -866,6 +874,10 @@ def main():
                          "compare emulator settings (docs/soak.md)")
     ap.add_argument("--append", help="extra kernel command line")
     ap.add_argument("--cmd", help="mode run: shell command for every guest")
+    ap.add_argument("--no-nart", action="store_true",
+                    help="mode cluster: the guests get no NART file; they turn neighbour "
+                         "discovery on to find each other, then run run_disc.sh "
+                         "(docs/discovery.md)")
     ap.add_argument("--fabric", metavar="TOPO",
                     help="attach guest I to host I of the Myrinet fabric simulator "
                          "(a topology file, default or one)")
@@ -899,6 +911,8 @@ def main():
         sys.exit("cluster: --tap needs --guests 1 (it joins the one guest's hub)")
     if a.mode == "faults" and a.faults is None:
         a.faults = "none"  # the self-test sets its own rates
+    if a.no_nart and (a.mode != "cluster" or a.nic == "myri"):
+        sys.exit("cluster: --no-nart is for mode cluster on Ethernet (myri has its own mapper)")
     # SIGTERM (a caller giving up) ends the run through its clean-up: the
     # guests and the relay are stopped, not left running without us
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

@@ -192,9 +192,15 @@ enum dp_counter {
 	DP_CTR_RX_DROP_STALE,	/* for another incarnation of the endpoint */
 	DP_CTR_RX_DROP_DUP,	/* DATA already delivered (a retransmission) */
 	DP_CTR_TX_RETRANS,	/* DATA frames sent again */
-	DP_CTR_TX_CTRL,		/* ACK, HELLO, RESET frames sent */
-	DP_CTR_RX_CTRL,		/* ACK, HELLO, RESET frames accepted */
+	DP_CTR_TX_CTRL,		/* ACK, HELLO, RESET, ANNOUNCE frames sent */
+	DP_CTR_RX_CTRL,		/* ACK, HELLO, RESET, ANNOUNCE frames accepted */
 	DP_CTR_TX_UNDELIVERED,	/* messages given up without an ack */
+	/*
+	 * Neighbour discovery: an announce claimed a NID the NART has at
+	 * another link address, or this node's own NID (never merged: the
+	 * first entry stays; docs/discovery.md)
+	 */
+	DP_CTR_DISC_CONFLICT,
 	DP_CTR_COUNT
 };
 
@@ -335,6 +341,13 @@ enum dp_wire_type {
 	DP_WT_ACK = 2,		/* ack + credit; answers HELLO; a sender's window probe */
 	DP_WT_HELLO = 3,	/* opens a session: seq is the initial sequence number */
 	DP_WT_RESET = 4,	/* "no such session here": dst_inc echoes the frame's src_inc */
+	/*
+	 * Neighbour discovery (docs/discovery.md): "NID src_nid is at this
+	 * frame's source address", sent to the link's broadcast address with
+	 * dst_nid, dst_dpid and src_dpid 0 and a struct dp_wire_announce as
+	 * its message (len at least DP_WIRE_ANNOUNCE_LEN; more is ignored).
+	 */
+	DP_WT_ANNOUNCE = 5,
 };
 
 /* dp_wire_hdr.flags */
@@ -373,6 +386,28 @@ struct dp_wire_hdr {
 
 #define DP_WIRE_HDR_LEN		52
 
+/* The message of a DP_WT_ANNOUNCE frame, in network byte order. */
+struct dp_wire_announce {
+	dp_be32 hold_ms;	/* keep the sender's entry this long unless heard again */
+	dp_be32 reserved;	/* sent 0, ignored */
+};
+
+#define DP_WIRE_ANNOUNCE_LEN	8
+
+/*
+ * Neighbour discovery's announce interval (DP_A_DISC_INTERVAL_MS): an
+ * announce goes out at once when discovery is turned on and then every
+ * interval; it asks receivers to hold the entry DP_DISC_HOLD_FACTOR
+ * intervals.  Receivers keep a hold within [DP_DISC_HOLD_MIN_MS,
+ * DP_DISC_HOLD_MAX_MS].
+ */
+#define DP_DISC_INTERVAL_MIN_MS	100u
+#define DP_DISC_INTERVAL_MAX_MS	60000u
+#define DP_DISC_INTERVAL_DEFAULT_MS 1000u
+#define DP_DISC_HOLD_FACTOR	4u
+#define DP_DISC_HOLD_MIN_MS	(DP_DISC_HOLD_FACTOR * DP_DISC_INTERVAL_MIN_MS)
+#define DP_DISC_HOLD_MAX_MS	(DP_DISC_HOLD_FACTOR * DP_DISC_INTERVAL_MAX_MS)
+
 /* ------------------------------------------------------------------ */
 /* 4. Generic netlink family (dpctl)                                   */
 /* ------------------------------------------------------------------ */
@@ -384,10 +419,12 @@ struct dp_wire_hdr {
 
 enum dp_cmd {
 	DP_CMD_UNSPEC,
-	DP_CMD_NODE_GET,	/* reply: NID, BACKEND, IFNAME, LLADDR, MTU, COUNTERS */
-	DP_CMD_NODE_SET,	/* admin: NID and/or BACKEND + IFNAME (attach) */
+	DP_CMD_NODE_GET,	/* reply: NID, BACKEND, IFNAME, LLADDR, MTU, COUNTERS,
+				 * DISC_INTERVAL_MS */
+	/* admin: NID and/or BACKEND + IFNAME (attach) and/or DISC_INTERVAL_MS */
+	DP_CMD_NODE_SET,
 	DP_CMD_NODE_DETACH,	/* admin: detach the NIC */
-	DP_CMD_NART_GET,	/* dump: one NART_ENTRY per message */
+	DP_CMD_NART_GET,	/* dump: NID, LLADDR [ROUTE], NART_ORIGIN [NART_HEARD_MS] */
 	DP_CMD_NART_SET,	/* admin: NID + LLADDR [+ ROUTE], add or replace */
 	DP_CMD_NART_DEL,	/* admin: NID */
 	DP_CMD_NART_FLUSH,	/* admin */
@@ -403,7 +440,9 @@ enum dp_cmd {
  * and: for a session (sending side) or a peer, the endpoint's DP_A_DPID
  * and DP_A_EV_PEER_NID, DP_A_EV_PEER_DPID, plus DP_A_EDGE_ERR (a positive
  * errno) when one failed; for a NIC, DP_A_BACKEND and DP_A_IFNAME; for the
- * NART, the entry's DP_A_LLADDR and its NID in DP_A_EV_PEER_NID.
+ * NART, the entry's DP_A_LLADDR, DP_A_NART_ORIGIN and its NID in
+ * DP_A_EV_PEER_NID; for a NID conflict, the NID claimed in DP_A_EV_PEER_NID
+ * and the claimant's link address in DP_A_LLADDR.
  */
 enum dp_event {
 	DP_EV_UNSPEC,
@@ -416,6 +455,11 @@ enum dp_event {
 	DP_EV_NART_SET,		/* an entry added or replaced */
 	DP_EV_NART_DEL,
 	DP_EV_NART_FLUSH,
+	/*
+	 * neighbour discovery heard a NID claimed from a second link address,
+	 * or this node's own NID from another; nothing was changed
+	 */
+	DP_EV_NID_CONFLICT,
 	__DP_EV_MAX
 };
 
@@ -482,6 +526,14 @@ enum dp_attr {
 	DP_A_EV_KIND,		/* u32: enum dp_event */
 	DP_A_EV_PEER_NID,	/* u32: the other end of a session */
 	DP_A_EV_PEER_DPID,	/* u32 */
+	/* Appended for neighbour discovery (docs/discovery.md). */
+	/*
+	 * u32: NODE_SET: 0 turns discovery off, else on with announces every
+	 * this many ms (DP_DISC_INTERVAL_MIN_MS..MAX_MS); NODE_GET: 0 when off
+	 */
+	DP_A_DISC_INTERVAL_MS,
+	DP_A_NART_ORIGIN,	/* u32: enum dp_nart_origin */
+	DP_A_NART_HEARD_MS,	/* u32: since a discovered entry was last announced */
 	__DP_A_MAX
 };
 
@@ -491,6 +543,12 @@ enum dp_edge_state {
 	DP_EDGE_HELLO,		/* HELLO sent, waiting for the answer */
 	DP_EDGE_OPEN,		/* sending */
 	DP_EDGE_FAILED,		/* DP_A_EDGE_ERR is reported to the next send */
+};
+
+/* DP_A_NART_ORIGIN: who made a NART entry. */
+enum dp_nart_origin {
+	DP_NART_STATIC,		/* an administrator (DP_CMD_NART_SET): always wins */
+	DP_NART_DISCOVERED,	/* neighbour discovery; ages out unless announced */
 };
 
 #define DP_A_MAX		(__DP_A_MAX - 1)

@@ -309,6 +309,14 @@ void kmock_advance(unsigned long ms);
 void kmock_reset(void);
 int kmock_pending(void);
 
+/* ---- RCU: one thread, so readers need nothing ---- */
+#define rcu_read_lock() do { } while (0)
+#define rcu_read_unlock() do { } while (0)
+
+/* ---- log ---- */
+extern int kmock_warns;		/* pr_warn_ratelimited() lines so far */
+#define pr_warn_ratelimited(...) ((void)kmock_warns++)
+
 /* ---- wait queues ---- */
 typedef struct { int sleepers; int wakeups; } wait_queue_head_t;
 #define init_waitqueue_head(q) ((q)->sleepers = 0, (q)->wakeups = 0)

@@ -131,10 +131,11 @@ static void node(uint32_t seq)
 	str(&o, DP_A_IFNAME, "eth\"0\\");
 	attr(&o, DP_A_LLADDR, mac, sizeof(mac));
 	u32(&o, DP_A_MTU, 1448);
+	u32(&o, DP_A_DISC_INTERVAL_MS, 500);
 	nest(&o, DP_A_COUNTERS);
 	for (i = 0; i < DP_CTR_COUNT; i++)
 		u64(&o, (uint16_t)(i + 1), 1000 + 3 * i + (i == 1 ? 1ull << 40 : 0));
-	u64(&o, DP_CTR_SLOTS, 99);	/* a counter newer than dpctl */
+	u64(&o, DP_CTR_COUNT + 1, 99);	/* a counter newer than dpctl */
 	nest_end(&o);
 	msg_send(&o);
 }
@@ -153,10 +154,13 @@ static void nart(uint32_t seq)
 	u32(&o, DP_A_NID, 2);
 	attr(&o, DP_A_LLADDR, a2, sizeof(a2));
 	attr(&o, DP_A_ROUTE, r2, sizeof(r2));
+	u32(&o, DP_A_NART_ORIGIN, DP_NART_STATIC);
 	msg_send(&o);
 	msg_begin(&o, FAMILY, seq, DP_CMD_NART_GET);
 	u32(&o, DP_A_NID, 3);
 	attr(&o, DP_A_LLADDR, a3, sizeof(a3));
+	u32(&o, DP_A_NART_ORIGIN, DP_NART_DISCOVERED);	/* neighbour discovery's */
+	u32(&o, DP_A_NART_HEARD_MS, 120);
 	msg_send(&o);
 	msg_begin(&o, FAMILY, seq, DP_CMD_NART_GET);
 	u32(&o, DP_A_NID, 4000000000u);

@@ -42,12 +42,18 @@ def parse_node(text):  # "name value" per line; also stats
     return pairs(text.split())
 
 
-def parse_nart(text):
+def parse_nart(text):  # "NID MAC [ROUTE]  [# discovered heard_ms N]"
     out = []
     for line in text.splitlines():
-        nid, mac, *route = line.split()
+        entry, _, comment = line.partition("#")
+        nid, mac, *route = entry.split()
+        disc = pairs(comment.split()[1:]) if comment else {}
+        if comment and comment.split()[0] != "discovered":
+            raise ValueError("comment %r" % comment)
         out.append({"nid": int(nid), "lladdr": value(mac),
-                    "route": value(route[0]) if route else None})
+                    "route": value(route[0]) if route else None,
+                    "origin": "discovered" if comment else "static",
+                    "heard_ms": disc.get("heard_ms")})
     return out
 
 
@@ -102,20 +108,25 @@ def node_expect(d):
     return [("nid", d.get("nid") == 7), ("backend", d.get("backend") == "netdev"),
             ("ifname", d.get("ifname") == 'eth"0\\'),
             ("lladdr", d.get("lladdr") == "52:54:00:ab:cd:07"),
-            ("max_msg", d.get("max_msg") == 1448)]
+            ("max_msg", d.get("max_msg") == 1448),
+            ("disc_interval_ms", d.get("disc_interval_ms") == 500)]
 
 
 def nart_expect(v):
     return [("3 entries", len(v) == 3),
             ("16-byte address", v[1]["lladdr"] == ":".join("%02x" % (i * 17) for i in range(16))),
             ("route", v[0]["route"] == "87:80" and v[1]["route"] is None),
-            ("no address", v[2] == {"nid": 4000000000, "lladdr": None, "route": None})]
+            ("origins", [e["origin"] for e in v] == ["static", "discovered", "static"]),
+            ("heard_ms of the discovered only", [e["heard_ms"] for e in v] == [None, 120, None]),
+            ("no address, older module", v[2] == {"nid": 4000000000, "lladdr": None, "route": None,
+                                                  "origin": "static", "heard_ms": None})]
 
 
 def stats_expect(d):
     return [("tx_bytes 64-bit", d.get("tx_bytes") == (1 << 40) + 1003),
             ("rx_drop_full", d.get("rx_drop_full") == 1039),
-            ("newer counter named", d.get("counter_31") == 99)]
+            ("discovery's conflicts", d.get("disc_conflict") == 1000 + 3 * 31),
+            ("newer counter named", d.get("counter_32") == 99)]
 
 
 def ep_expect(v):
@@ -140,6 +151,8 @@ compare(["stats"], parse_node, stats_expect)
 compare(["stats", "rx_drop_full"], lambda t: {"rx_drop_full": int(t)},
         lambda d: [("value", d == {"rx_drop_full": 1039})])
 compare(["ep"], parse_ep, ep_expect)
+compare(["discover"], parse_node,
+        lambda d: [("on every 500 ms", d == {"discover": "on", "interval_ms": 500})])
 
 with tempfile.TemporaryDirectory() as tmp:
     nart = os.path.join(tmp, "nart")
@@ -154,7 +167,8 @@ with tempfile.TemporaryDirectory() as tmp:
                  ["node", "detach"], ["nart", "add", "9", "52:54:00:00:00:09"],
                  ["nart", "add", "9", "00:60:dd:00:00:09", "87:80"],
                  ["nart", "del", "9"], ["nart", "flush"], ["nart", "load", nart],
-                 ["stats", "reset"]):
+                 ["stats", "reset"], ["discover", "on"], ["discover", "on", "250"],
+                 ["discover", "off"]):
         logs = []
         outs = []
         for j in ([], ["-j"]):
@@ -166,6 +180,12 @@ with tempfile.TemporaryDirectory() as tmp:
               % " ".join(args).replace(nart, "FILE"),
               all(o == (0, "", "") for o in outs) and logs[0] and logs[0] == logs[1],
               "%r %r" % (outs, logs))
+
+# Refused before anything is sent: an interval out of range, a bad word.
+for args in (["discover", "on", "99"], ["discover", "on", "60001"], ["discover", "on", "x"],
+             ["discover", "maybe"]):
+    rc, out, err = run(args)
+    check("dpctl %s: refused" % " ".join(args), rc != 0 and not out, "%r" % ((rc, out, err),))
 
 print("TAP version 13")
 print("1..%d" % len(results))
