@@ -30,6 +30,9 @@
 #                  is reported), nothing is truncated, all arrive
 #   myri_truncate  the same at the default timeout (50 ms): blocked packets
 #                  are truncated and counted, all arrive
+#   myri_unreach   each sender's cable pulled for good mid-stream with
+#                  unreach_ms at 3 s: its write fails with ETIMEDOUT (no
+#                  hang); what arrived before is intact
 #   myri_rmmod     cable pulled with retransmissions pending: the sender is
 #                  killed, rmmod is clean; then both unload
 cd "$(dirname "$0")" || exit 1
@@ -46,7 +49,7 @@ if [ "${DP_BACKEND:-}" != myri ] || { [ "$n" -ne 2 ] && [ "$n" -ne 4 ]; }; then
 	echo "ok 1 myri_cluster # SKIP needs 2 or 4 guests on the Myrinet fabric (--nic myri)"
 	exit 0
 fi
-echo "1..9"
+echo "1..10"
 half=$((n / 2))
 if [ "$me" -lt "$half" ]; then
 	role=send peer_nid=$((me + half + 1))
@@ -270,7 +273,50 @@ st=$?
 [ "$st" -eq 0 ] && [ "$trunc" -gt 0 ]
 res $? "myri_truncate: packets blocked past the switch timeout are truncated ($trunc) and sent again, all arrive"
 
-# 9. rmmod with retransmissions pending
+# 9. a sender's cable pulled past unreach_ms: ETIMEDOUT, no hang
+if [ "$role" = recv ]; then
+	# serves until nothing arrived for 8 s: the sender is cut off
+	timeout 120 $P recv 707 18 0 0 90 8 >"$T/recv.log" 2>&1 &
+	pid=$!
+	ready "$T/recv.log"
+	bar unreach-bound
+	wait $pid
+	st=$?
+	grep -q "^got [1-9]" "$T/recv.log" || st=1
+	cat "$T/recv.log" >>"$T/step.log"
+	bar unreach-done
+	res $st "myri_unreach: what arrived before the sender's cable was pulled is intact"
+else
+	param() { echo "$2" >"/sys/module/dp/parameters/$1"; }
+	param unreach_ms 3000
+	bar unreach-bound
+	base=$(ctr tx_msgs)
+	$P send-until "$peer_nid" 707 18 >"$T/send.log" 2>&1 &
+	pid=$!
+	grown tx_msgs 100
+	link pull s0 "$me"
+	start=$(date +%s)
+	st=1
+	for i in $(seq 1 60); do
+		if ! kill -0 $pid 2>/dev/null; then
+			wait $pid
+			st=$?
+			break
+		fi
+		sleep 1
+	done
+	took=$(( $(date +%s) - start ))
+	kill -9 $pid 2>/dev/null
+	link plug s0 "$me"
+	param unreach_ms 10000
+	cat "$T/send.log" >>"$T/step.log"
+	echo "the writer ended ${took} s after the cable was pulled; tx_link_down $(nic nic_tx_link_down)" >>"$T/step.log"
+	grep -q "err ETIMEDOUT" "$T/send.log" || st=1
+	bar unreach-done
+	res $st "myri_unreach: the sender's cable pulled past unreach_ms (3 s): its write fails with ETIMEDOUT, no hang"
+fi
+
+# 10. rmmod with retransmissions pending
 if [ "$role" = recv ]; then
 	timeout 600 $P recv 706 17 0 0 60 >"$T/recv.log" 2>&1 &
 	pid=$!
