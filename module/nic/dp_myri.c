@@ -714,10 +714,12 @@ static void dp_myri_detach(struct dp_nic *nic)
 {
 	struct dp_myri *mp = dp_myri_of(nic);
 
+	/* the watchdog first: it would start a stopped NIC again */
+	cancel_delayed_work_sync(&mp->watchdog);
 	mutex_lock(&mp->tx_mutex);
 	myri_stop(mp);
 	mutex_unlock(&mp->tx_mutex);
-	cancel_delayed_work_sync(&mp->watchdog);
+	wake_up(&mp->tx_wq);	/* an ANSWER waiting for a slot: ENETDOWN */
 	cancel_work_sync(&mp->answer_work);	/* none queued once stopped */
 	mutex_lock(&dp_myri_lock);
 	WRITE_ONCE(mp->node, NULL);
