@@ -26,9 +26,9 @@
  * each with its top bit set; MAC is then the peer's NIC address.
  *
  * -j (--json) before the command prints what node, nart show, nart check,
- * ep and stats print as one JSON document with the text's names and values
- * ("none" and "-" become null); commands that only change the node print
- * nothing either way.
+ * ep, stats and myri map print as one JSON document with the text's names
+ * and values ("none" and "-" become null); commands that only change the
+ * node print nothing either way.
  *
  * Exit status 0 on success, 1 on any error (a message on stderr).
  */
@@ -85,7 +85,7 @@ static void usage(FILE *f, int status)
 	      "       dpctl myri map [ports N] [wait MS] [show]\n"
 	      "                     (find the Myrinet hosts, load their routes)\n"
 	      "Acts on the dp node of the current network namespace.\n"
-	      "-j, --json: print node, nart, ep and stats output as JSON\n"
+	      "-j, --json: print node, nart, ep, stats and myri map output as JSON\n"
 	      "            (monitor: one JSON object per line).\n", f);
 	exit(status);
 }
