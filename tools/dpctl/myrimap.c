@@ -100,7 +100,7 @@ static void host_add(struct map *m, const struct map_probe *p)
 }
 
 /* Step 1: the loop probes [p]; the mapper's own port, or -ENOENT. */
-static int find_self(struct map *m)
+static int find_self_once(struct map *m)
 {
 	struct job v[MAP_PORTS_MAX];
 	struct jobs j = { v, 0 };
@@ -120,6 +120,14 @@ static int find_self(struct map *m)
 		if (j.v[i].p.answered && is_self(m, j.v[i].p.addr))
 			return j.v[i].port;
 	return -ENOENT;
+}
+
+/* Twice if need be: one lost probe must not end the search. */
+static int find_self(struct map *m)
+{
+	int port = find_self_once(m);
+
+	return port == -ENOENT ? find_self_once(m) : port;
 }
 
 /* Host probes on X's ports not yet answered (@tries rounds): the hosts on X. */

@@ -34,6 +34,7 @@ struct fabric {
 	int self;
 	int cable_out;		/* every packet of the mapper's is lost */
 	int lose_answers;	/* answers lost, the first ones */
+	int lose_loops;		/* probes that came back lost, the first ones */
 	int fail_at;		/* probe() fails on this call (from 1) */
 	int calls;
 	int max_batch;
@@ -125,6 +126,10 @@ static int fake_probe(void *arg, struct map_probe *p, size_t n)
 		d = walk(f, f->self, p[i].route, p[i].rlen);
 		if (d < 0)
 			continue;
+		if (d == f->self && f->lose_loops > 0) {
+			f->lose_loops--;
+			continue;
+		}
 		if (d != f->self) {	/* a host answers along the return route */
 			if (!p[i].blen || walk(f, d, p[i].back, p[i].blen) != f->self)
 				continue;
@@ -307,6 +312,11 @@ static void test_faults(void)
 	f.lose_answers = 1;
 	ok(run(&f, &m, 0, 16) == 0 && all_found(&f, &m),
 	   "the first answer lost: found on the second try");
+
+	fab_default(&f);
+	f.lose_loops = 1;
+	ok(run(&f, &m, 0, 16) == 0 && m.self_port == 0 && all_found(&f, &m),
+	   "the first probe back lost: the own port found on the second try");
 
 	fab_default(&f);
 	f.fail_at = 3;
