@@ -11,6 +11,10 @@
 #   myri_load      dp-load: myri0 attached, routes from the cluster file
 #   myri_map_refused  dpctl myri map in a namespace without a NIC: ENODEV;
 #                  without CAP_NET_ADMIN: EPERM
+#   myri_scout     dp_scout: the kernel's scouts over generic netlink: a
+#                  loop probe comes back with this NIC's address and NID on
+#                  exactly one port; bad requests get EINVAL, ERANGE, E2BIG,
+#                  no NIC ENODEV, no privilege EPERM
 #   myri_map       one guest at a time: the NART emptied of the other
 #                  guests, dpctl myri map finds each of them (the topology's
 #                  switches, NIC addresses and routes) and loads the routes;
@@ -49,7 +53,7 @@ if [ "${DP_BACKEND:-}" != myri ] || { [ "$n" -ne 2 ] && [ "$n" -ne 4 ]; }; then
 	echo "ok 1 myri_cluster # SKIP needs 2 or 4 guests on the Myrinet fabric (--nic myri)"
 	exit 0
 fi
-echo "1..10"
+echo "1..11"
 half=$((n / 2))
 if [ "$me" -lt "$half" ]; then
 	role=send peer_nid=$((me + half + 1))
@@ -122,6 +126,8 @@ cat "$T/nonic.log" "$T/noperm.log" >>"$T/step.log"
 [ "$e1" -ne 0 ] && grep -q "No such device" "$T/nonic.log" &&
 	[ "$e2" -ne 0 ] && grep -q "Operation not permitted" "$T/noperm.log"
 res $? "myri_map_refused: no NIC gives ENODEV, no CAP_NET_ADMIN gives EPERM"
+timeout 120 ./dp_scout >>"$T/step.log" 2>&1
+res $? "myri_scout: DP_CMD_SCOUT's loop probe, and its errors for bad requests"
 
 # 3. the mapper, one guest at a time.  The other guests' entries (from the
 # topology, by cluster.py) are saved and deleted; dpctl myri map must find
