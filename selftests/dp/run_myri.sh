@@ -16,8 +16,8 @@
 #                  exactly one port; bad requests get EINVAL, ERANGE, E2BIG,
 #                  no NIC ENODEV, no privilege EPERM
 #   myri_map       one guest at a time: the NART emptied of the other
-#                  guests, dpctl myri map finds each of them (the topology's
-#                  switches, NIC addresses and routes) and loads the routes;
+#                  guests, dpctl myri map finds each of them (the NIC addresses
+#                  and routes of the topology) and loads the routes;
 #                  every stream below runs on them
 #   myri_stream    $DPT_MYRI_N (3000) messages of random sizes up to the
 #                  8 KB-class MTU with corrupt=2: all arrive once, in order,
@@ -134,8 +134,6 @@ res $? "myri_scout: DP_CMD_SCOUT's loop probe, and its errors for bad requests"
 # every one of them again, with the same NIC address and route, and load
 # them; the streams below then run on the routes it found.
 others() { dpctl nart | awk -v me="$DP_NID" '$1 != me' | sort; }
-want_sw=1
-[ "$n" -eq 4 ] && want_sw=2
 i=0 mst=1
 while [ "$i" -lt "$n" ]; do
 	bar "map-$i"
@@ -156,11 +154,13 @@ others >"$T/nart.map"
 diff "$T/nart.topo" "$T/nart.map" >>"$T/step.log"
 echo "$DP_IF: $(nic scout_sent) scouts sent, $(nic scout_got) came back or were answered, $(nic scout_answered) answered for others, stray $(nic scout_stray), bad $(nic scout_bad), drops $(nic scout_drops)" >>"$T/step.log"
 found=$(grep -vc '^#' "$T/map.out")
-sw=$(sed -n 's/^# myri map: own port [0-9]*, \([0-9]*\) switches.*/\1/p' "$T/map.out")
+# the switches found are reported, not checked: the guest does not know
+# the topology, whose switches may have no guest on them (2 guests on the
+# default one); test_myrimap checks the switches of known fabrics
 [ "$mst" -eq 0 ] && [ ! -s "$T/nart.empty" ] && [ "$found" -eq $((n - 1)) ] &&
-	[ "$sw" = "$want_sw" ] && [ "$(wc -l <"$T/nart.map")" -eq $((n - 1)) ] &&
+	[ "$(wc -l <"$T/nart.map")" -eq $((n - 1)) ] &&
 	cmp -s "$T/nart.topo" "$T/nart.map" && [ "$(nic scout_bad)" -eq 0 ]
-res $? "myri_map: dpctl myri map finds the $((n - 1)) other hosts on $want_sw switch(es), with the topology's NIC addresses and routes"
+res $? "myri_map: dpctl myri map finds the $((n - 1)) other hosts, with the topology's NIC addresses and routes"
 
 # 4. corrupted packets: dropped by the LANai, counted, sent again
 [ "$me" -eq 0 ] && link set corrupt=2,seed=42
