@@ -87,6 +87,7 @@ extern unsigned int dp_pool_size_default;
 
 struct dp_nic;
 struct dp_node;
+struct dp_scout;
 
 /**
  * struct dp_backend - one NIC backend: its lifecycle and its ops in one
@@ -112,6 +113,9 @@ struct dp_node;
  * @lladdr: copy the NIC's link address into @addr; returns its length.
  * @broadcast: @xmit to the all-ones address reaches every NIC on the link
  *	(Ethernet), so neighbour discovery can announce on it.
+ * @scout: optional, for a source-routed fabric's mapper (DP_CMD_SCOUT):
+ *	send the @n probes of @sc, wait up to @ms milliseconds for their
+ *	answers and fill those in; 0 or -errno.  May sleep.
  */
 struct dp_backend {
 	const char *name;
@@ -125,6 +129,32 @@ struct dp_backend {
 		    size_t len);
 	unsigned int (*mtu)(const struct dp_nic *nic);
 	unsigned int (*lladdr)(const struct dp_nic *nic, u8 *addr);
+	int (*scout)(struct dp_nic *nic, struct dp_scout *sc, unsigned int n,
+		     unsigned int ms);
+};
+
+/**
+ * struct dp_scout - one probe of a source-routed fabric, for the mapper.
+ * @rlen: bytes of @route, 1..DP_ROUTE_MAX.
+ * @blen: bytes of @back, 0..DP_ROUTE_MAX.
+ * @route: the route the probe takes.
+ * @back: the route the host it reaches answers along; with @blen 0 no
+ *	host answers: the probe is to come back to the sending NIC.
+ * @answered: the backend got the answer (or the probe back).
+ * @alen: bytes of @addr.
+ * @addr: the answering NIC's link address (the sender's own for a probe
+ *	that came back).
+ * @nid: the answering node's NID.
+ */
+struct dp_scout {
+	u8 rlen;
+	u8 blen;
+	u8 route[DP_ROUTE_MAX];
+	u8 back[DP_ROUTE_MAX];
+	bool answered;
+	u8 alen;
+	u8 addr[DP_LLADDR_MAX];
+	u32 nid;
 };
 
 #define DP_BACKEND_NAMSIZ	16

@@ -6,6 +6,7 @@
  * namespace's user namespace for us (GENL_UNS_ADMIN_PERM).
  */
 #include <linux/rtnetlink.h>
+#include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
 
@@ -21,6 +22,10 @@ static const struct nla_policy dp_genl_policy[DP_A_MAX + 1] = {
 	[DP_A_ROUTE] = { .type = NLA_BINARY, .len = DP_ROUTE_MAX },
 	[DP_A_DPID] = { .type = NLA_U32 },
 	[DP_A_DISC_INTERVAL_MS] = { .type = NLA_U32 },
+	[DP_A_SCOUTS] = { .type = NLA_NESTED },
+	[DP_A_SCOUT] = { .type = NLA_NESTED },
+	[DP_A_SCOUT_RET] = { .type = NLA_BINARY, .len = DP_ROUTE_MAX },
+	[DP_A_SCOUT_MS] = { .type = NLA_U32 },
 };
 
 static struct dp_node *dp_genl_node(struct genl_info *info)
@@ -218,6 +223,144 @@ static int dp_genl_counters_reset(struct sk_buff *skb, struct genl_info *info)
 {
 	dp_node_counters_reset(dp_genl_node(info));
 	return 0;
+}
+
+/* ---- DP_CMD_SCOUT: the probes of a fabric mapper (dpctl myri map) ---- */
+
+/* One DP_A_SCOUT of a request: a route (1..16 bytes), a return route. */
+static int dp_scout_parse(const struct nlattr *a, struct dp_scout *sc,
+			  struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[DP_A_MAX + 1];
+	int err;
+
+	err = nla_parse_nested_deprecated(tb, DP_A_MAX, a, dp_genl_policy,
+					  extack);
+	if (err)
+		return err;
+	if (!tb[DP_A_ROUTE] || !nla_len(tb[DP_A_ROUTE])) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "a scout needs a route");
+		return -EINVAL;
+	}
+	sc->rlen = nla_len(tb[DP_A_ROUTE]);
+	memcpy(sc->route, nla_data(tb[DP_A_ROUTE]), sc->rlen);
+	if (tb[DP_A_SCOUT_RET]) {
+		sc->blen = nla_len(tb[DP_A_SCOUT_RET]);
+		memcpy(sc->back, nla_data(tb[DP_A_SCOUT_RET]), sc->blen);
+	}
+	return 0;
+}
+
+/* The request's probes into @sc (DP_SCOUT_MAX); their number or -errno. */
+static int dp_scouts_parse(struct genl_info *info, struct dp_scout *sc)
+{
+	const struct nlattr *list = info->attrs[DP_A_SCOUTS], *a;
+	int n = 0, rem, err;
+
+	if (!list) {
+		GENL_SET_ERR_MSG(info, "no scouts");
+		return -EINVAL;
+	}
+	nla_for_each_nested(a, list, rem) {
+		if (nla_type(a) != DP_A_SCOUT)
+			continue;
+		if (n == DP_SCOUT_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a, "too many scouts");
+			return -E2BIG;
+		}
+		err = dp_scout_parse(a, &sc[n++], info->extack);
+		if (err)
+			return err;
+	}
+	if (!n)
+		GENL_SET_ERR_MSG(info, "no scouts");
+	return n ? n : -EINVAL;
+}
+
+static int dp_scout_put(struct sk_buff *msg, const struct dp_scout *sc,
+			unsigned int n)
+{
+	struct nlattr *list, *one;
+	unsigned int i;
+
+	list = nla_nest_start(msg, DP_A_SCOUTS);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++) {
+		if (!sc[i].answered)
+			continue;
+		one = nla_nest_start(msg, DP_A_SCOUT);
+		if (!one || nla_put_u32(msg, DP_A_SCOUT_IDX, i) ||
+		    nla_put(msg, DP_A_LLADDR, sc[i].alen, sc[i].addr) ||
+		    nla_put_u32(msg, DP_A_NID, sc[i].nid))
+			return -EMSGSIZE;
+		nla_nest_end(msg, one);
+	}
+	nla_nest_end(msg, list);
+	return 0;
+}
+
+/* Send the probes through the node's NIC, reply with what answered. */
+static int dp_scout_run(struct genl_info *info, struct dp_nic *nic,
+			struct dp_scout *sc, unsigned int ms)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int n, err;
+
+	n = dp_scouts_parse(info, sc);
+	if (n < 0)
+		return n;
+	err = nic->ops->scout(nic, sc, n, ms);
+	if (err)
+		return err;
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &dp_genl_family, 0, DP_CMD_SCOUT);
+	if (!hdr || dp_scout_put(msg, sc, n)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/*
+ * GENL_ADMIN_PERM: the fabric is the machine's, so CAP_NET_ADMIN in the
+ * initial user namespace.  No NIC: ENODEV; one that cannot scout (not a
+ * source-routed fabric): EOPNOTSUPP.
+ */
+static int dp_genl_scout(struct sk_buff *skb, struct genl_info *info)
+{
+	unsigned int ms = DP_SCOUT_MS_DEFAULT;
+	struct dp_scout *sc;
+	struct dp_nic *nic;
+	int err;
+
+	if (info->attrs[DP_A_SCOUT_MS]) {
+		ms = nla_get_u32(info->attrs[DP_A_SCOUT_MS]);
+		if (!ms || ms > DP_SCOUT_MS_MAX) {
+			GENL_SET_ERR_MSG(info, "scout wait out of range");
+			return -ERANGE;
+		}
+	}
+	nic = dp_nic_get(dp_genl_node(info));
+	if (!nic) {
+		GENL_SET_ERR_MSG(info, "no NIC attached");
+		return -ENODEV;
+	}
+	if (!nic->ops->scout) {
+		GENL_SET_ERR_MSG(info, "the NIC's backend cannot scout");
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	sc = kcalloc(DP_SCOUT_MAX, sizeof(*sc), GFP_KERNEL);
+	err = sc ? dp_scout_run(info, nic, sc, ms) : -ENOMEM;
+	kfree(sc);
+out:
+	dp_nic_put(nic);
+	return err;
 }
 
 static struct dp_node *dp_genl_dump_node(struct netlink_callback *cb)
@@ -735,6 +878,8 @@ static const struct genl_small_ops dp_genl_ops[] = {
 	{ .cmd = DP_CMD_EP_GET, .dumpit = dp_genl_ep_dump },
 	{ .cmd = DP_CMD_COUNTERS_RESET, .doit = dp_genl_counters_reset,
 	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = DP_CMD_SCOUT, .doit = dp_genl_scout,
+	  .flags = GENL_ADMIN_PERM },
 };
 
 static struct genl_family dp_genl_family __ro_after_init = {

@@ -3,7 +3,7 @@
 """check-spec.py SPEC UAPI GENL: TAP.  Checks the YAML description of the
 "dp" generic netlink family (netlink/dp.yaml) against the kernel's side:
   - commands: names and numbers of enum dp_cmd in UAPI (uapi/linux/dp.h),
-    do or dump and GENL_UNS_ADMIN_PERM from the ops table in GENL
+    do or dump and GENL_UNS_ADMIN_PERM or GENL_ADMIN_PERM from the ops table in GENL
     (module/dp_genl.c); a do request's attributes must have a policy entry;
   - attributes: names and numbers of enum dp_attr; each one's type as the
     kernel's policy (NLA_U32, NLA_STRING with .len, NLA_BINARY with .len)
@@ -110,9 +110,11 @@ for op in ops:
     check("command %s: %s, as the ops table" % (op["name"], kind), kind in op and
           ("do" if kind == "dump" else "dump") not in op)
     admin = "GENL_UNS_ADMIN_PERM" in body
-    check("command %s: %s" % (op["name"], "uns-admin-perm" if admin else "no privilege"),
+    init_admin = re.search(r"\bGENL_ADMIN_PERM\b", body) is not None
+    check("command %s: %s" % (op["name"], "uns-admin-perm" if admin else
+                              "admin-perm" if init_admin else "no privilege"),
           ("uns-admin-perm" in op.get("flags", [])) == admin and
-          "admin-perm" not in op.get("flags", []))
+          ("admin-perm" in op.get("flags", [])) == init_admin)
     req = (op.get(kind, {}).get("request") or {}).get("attributes", [])
     check("command %s: request attributes have a policy entry" % op["name"],
           all(a in policy for a in req), "no policy: %s" % [a for a in req if a not in policy])

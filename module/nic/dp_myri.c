@@ -18,8 +18,13 @@
  *
  * Locks: dp_myri_lock (global; device list and attachment) nests inside
  * dp_node.cfg_lock; mp->tx_mutex serialises senders and restarts and nests
- * inside dp_snd.tx_mutex; mp->lock (irq-safe) guards the event ring and
- * the receive statistics.
+ * inside dp_snd.tx_mutex; mp->lock (irq-safe) guards the event ring, the
+ * receive statistics, the mapper's run and the ANSWERs to send.
+ *
+ * The mapper (dpctl myri map, DP_CMD_SCOUT): ASK packets of type
+ * MYRI_TYPE_SCOUT go along the routes dpctl chose; a host that receives
+ * one answers along the route the ASK carries, from a work item; an ASK
+ * that comes back to its sender shows a loop.  dpctl builds the map.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -27,6 +32,7 @@
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/pci.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
@@ -44,6 +50,42 @@
 #define IVSHMEM_DOORBELL	12
 
 #define MYRI_CTL(f)		(MYRI_CTL_OFF + offsetof(struct myri_ctl, f))
+
+/*
+ * The mapper's packets, type MYRI_TYPE_SCOUT (chosen by dp): an ASK goes
+ * along a route the mapper chose; the host it reaches sends an ANSWER along
+ * @back with its node's NID (the NIC stamps its address).  An ASK with no
+ * @back is to come back to the NIC that sent it.  @run and @idx name the
+ * mapper's run and its probe.
+ */
+#define MYRI_SCOUT_ASK		1
+#define MYRI_SCOUT_ANSWER	2
+#define MYRI_ANSWERS		16	/* ASKs waiting for their ANSWER */
+
+struct myri_scout_pkt {
+	u8 op;
+	u8 blen;
+	__be16 idx;
+	__be32 run;
+	__be32 nid;
+	u8 back[MYRI_ROUTE_MAX];
+} __packed;
+
+/* An ANSWER to send from process context. */
+struct myri_answer {
+	u8 blen;
+	u8 back[MYRI_ROUTE_MAX];
+	u16 idx;
+	u32 run;
+};
+
+/* A mapper's run of probes, waiting for their answers. */
+struct myri_scout_run {
+	u32 id;
+	struct dp_scout *sc;
+	unsigned int n;
+	unsigned int answered;
+};
 
 struct dp_myri {
 	struct dp_nic nic;		/* valid while @node is set */
@@ -76,9 +118,18 @@ struct dp_myri {
 	struct dentry *dbg;
 	bool rx_stall;			/* leave received packets in SRAM */
 
+	/* the mapper's scouts (DP_CMD_SCOUT); under @lock */
+	struct myri_scout_run *scout;	/* the run waiting for answers */
+	wait_queue_head_t scout_wq;
+	struct myri_answer answers[MYRI_ANSWERS];	/* to send */
+	u32 ans_prod, ans_cons;
+	struct work_struct answer_work;
+
 	/* statistics */
 	u64 rx_packets, tx_packets, rx_errors, rx_other, link_events;
 	u64 restarts;
+	u64 scout_sent, scout_got, scout_answered, scout_stray, scout_bad;
+	u64 scout_drops;
 };
 
 static DEFINE_MUTEX(dp_myri_lock);
@@ -239,6 +290,38 @@ static int myri_tx_lock(struct dp_myri *mp)
 	}
 }
 
+/* Start a packet in tx_buf: route, @type, 8 bytes for the NIC's address. */
+static u8 *myri_tx_hdr(struct dp_myri *mp, const u8 *route, unsigned int rlen,
+		       u32 type)
+{
+	__be32 t = cpu_to_be32(type);
+	u8 *p = mp->tx_buf;
+
+	memcpy(p, route, rlen);
+	memcpy(p + rlen, &t, MYRI_TYPE_LEN);
+	memset(p + rlen + MYRI_TYPE_LEN, 0, MYRI_SRC_LEN);
+	return p + rlen + MYRI_HDR_LEN;
+}
+
+/* Send the @plen bytes built in tx_buf: next TX slot, descriptor, doorbell. */
+static void myri_tx_post(struct dp_myri *mp, unsigned int plen)
+{
+	unsigned int i = mp->sendq_prod % MYRI_SENDQ_LEN;
+	unsigned int d = MYRI_SENDQ_OFF + i * sizeof(struct myri_send_desc);
+
+	lockdep_assert_held(&mp->tx_mutex);
+	memcpy_toio(mp->sram + MYRI_TXBUF_OFF + i * MYRI_SLOT_SIZE,
+		    mp->tx_buf, plen);
+	myri_wr(mp, d, plen);
+	myri_wr(mp, d + 4, i);
+	if (mp->sendq_prod == mp->tx_cons_seen)
+		mp->tx_progress = jiffies;
+	wmb();	/* the slot and its descriptor before the index */
+	WRITE_ONCE(mp->sendq_prod, mp->sendq_prod + 1);
+	myri_wr(mp, MYRI_CTL(sendq_prod), mp->sendq_prod);
+	myri_ring(mp, MYRI_DB_SEND);
+}
+
 /*
  * @dst: the peer's NIC address, the route's length, the route (see
  * struct dp_backend).  The packet: route, type, 8 bytes for the source
@@ -249,10 +332,9 @@ static int dp_myri_xmit(struct dp_nic *nic, const u8 *dst,
 			size_t len)
 {
 	struct dp_myri *mp = dp_myri_of(nic);
-	unsigned int rlen = dst[MYRI_ADDR_LEN], plen, i;
+	unsigned int rlen = dst[MYRI_ADDR_LEN];
 	const u8 *route = dst + MYRI_ADDR_LEN + 1;
-	__be32 type = cpu_to_be32(MYRI_TYPE_DP);
-	u8 *p = mp->tx_buf;
+	u8 *p;
 	int err;
 
 	if (!rlen || rlen > MYRI_ROUTE_MAX)
@@ -262,31 +344,199 @@ static int dp_myri_xmit(struct dp_nic *nic, const u8 *dst,
 	err = myri_tx_lock(mp);
 	if (err)
 		return err;
-	memcpy(p, route, rlen);
-	memcpy(p + rlen, &type, MYRI_TYPE_LEN);
-	memset(p + rlen + MYRI_TYPE_LEN, 0, MYRI_SRC_LEN);
-	p += rlen + MYRI_HDR_LEN;
+	p = myri_tx_hdr(mp, route, rlen, MYRI_TYPE_DP);
 	memcpy(p, hdr, sizeof(*hdr));
 	/* from the message's kernel copy (docs/reliability.md, section 7) */
 	if (!copy_from_iter_full(p + sizeof(*hdr), len, from)) {
 		mutex_unlock(&mp->tx_mutex);
 		return -EFAULT;
 	}
-	plen = rlen + MYRI_HDR_LEN + sizeof(*hdr) + len;
-	i = mp->sendq_prod % MYRI_SENDQ_LEN;
-	memcpy_toio(mp->sram + MYRI_TXBUF_OFF + i * MYRI_SLOT_SIZE,
-		    mp->tx_buf, plen);
-	myri_wr(mp, MYRI_SENDQ_OFF + i * sizeof(struct myri_send_desc), plen);
-	myri_wr(mp, MYRI_SENDQ_OFF + i * sizeof(struct myri_send_desc) + 4, i);
-	if (mp->sendq_prod == mp->tx_cons_seen)
-		mp->tx_progress = jiffies;
-	wmb();	/* the slot and its descriptor before the index */
-	WRITE_ONCE(mp->sendq_prod, mp->sendq_prod + 1);
-	myri_wr(mp, MYRI_CTL(sendq_prod), mp->sendq_prod);
-	myri_ring(mp, MYRI_DB_SEND);
+	myri_tx_post(mp, p + sizeof(*hdr) + len - mp->tx_buf);
 	mp->tx_packets++;
 	mutex_unlock(&mp->tx_mutex);
 	return 0;
+}
+
+/* ---- The mapper's scouts ---- */
+
+/* Send one scout packet along @route; 0 or -errno.  May sleep. */
+static int myri_scout_send(struct dp_myri *mp, const u8 *route,
+			   unsigned int rlen, const struct myri_scout_pkt *pkt)
+{
+	int err = myri_tx_lock(mp);
+	u8 *p;
+
+	if (err)
+		return err;
+	p = myri_tx_hdr(mp, route, rlen, MYRI_TYPE_SCOUT);
+	memcpy(p, pkt, sizeof(*pkt));
+	myri_tx_post(mp, p + sizeof(*pkt) - mp->tx_buf);
+	mp->scout_sent++;
+	mutex_unlock(&mp->tx_mutex);
+	return 0;
+}
+
+/* Send the ANSWERs the receive path queued, with this node's NID. */
+static void dp_myri_answer_work(struct work_struct *work)
+{
+	struct dp_myri *mp = container_of(work, struct dp_myri, answer_work);
+	struct myri_scout_pkt pkt = { .op = MYRI_SCOUT_ANSWER };
+	struct dp_node *node = READ_ONCE(mp->node);
+	struct myri_answer a;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&mp->lock, flags);
+		if (mp->ans_cons == mp->ans_prod) {
+			spin_unlock_irqrestore(&mp->lock, flags);
+			return;
+		}
+		a = mp->answers[mp->ans_cons++ % MYRI_ANSWERS];
+		spin_unlock_irqrestore(&mp->lock, flags);
+		pkt.idx = cpu_to_be16(a.idx);
+		pkt.run = cpu_to_be32(a.run);
+		pkt.nid = cpu_to_be32(node ? READ_ONCE(node->nid) : 0);
+		if (!myri_scout_send(mp, a.back, a.blen, &pkt))
+			continue;
+		spin_lock_irqsave(&mp->lock, flags);
+		mp->scout_drops++;
+		spin_unlock_irqrestore(&mp->lock, flags);
+	}
+}
+
+/* Every byte a route byte, the length 1..MYRI_ROUTE_MAX (0 if @may_be_empty). */
+static bool myri_route_ok(const u8 *route, unsigned int len, bool may_be_empty)
+{
+	unsigned int i;
+
+	if (len > MYRI_ROUTE_MAX || (!len && !may_be_empty))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!(route[i] & MYRI_ROUTE_BIT))
+			return false;
+	return true;
+}
+
+/* An ASK from another NIC: queue its ANSWER (the work sends it). */
+static void myri_scout_ask(struct dp_myri *mp, const struct myri_scout_pkt *pkt)
+{
+	struct myri_answer *a;
+
+	lockdep_assert_held(&mp->lock);
+	if (!pkt->blen) {	/* a probe meant to come back to its sender */
+		mp->scout_stray++;
+		return;
+	}
+	if (mp->ans_prod - mp->ans_cons >= MYRI_ANSWERS) {
+		mp->scout_drops++;
+		return;
+	}
+	a = &mp->answers[mp->ans_prod++ % MYRI_ANSWERS];
+	a->blen = pkt->blen;
+	memcpy(a->back, pkt->back, pkt->blen);
+	a->idx = be16_to_cpu(pkt->idx);
+	a->run = be32_to_cpu(pkt->run);
+	schedule_work(&mp->answer_work);
+}
+
+/* An ANSWER, or our own ASK come back: the running probe's, if any. */
+static void myri_scout_got(struct dp_myri *mp, const u8 *src,
+			   const struct myri_scout_pkt *pkt, u32 nid)
+{
+	struct myri_scout_run *run = mp->scout;
+	unsigned int idx = be16_to_cpu(pkt->idx);
+	struct dp_scout *sc;
+
+	lockdep_assert_held(&mp->lock);
+	if (!run || run->id != be32_to_cpu(pkt->run) || idx >= run->n ||
+	    run->sc[idx].answered) {
+		mp->scout_stray++;	/* late, or an earlier run's */
+		return;
+	}
+	sc = &run->sc[idx];
+	sc->alen = MYRI_ADDR_LEN;
+	memcpy(sc->addr, src, MYRI_ADDR_LEN);
+	sc->nid = nid;
+	WRITE_ONCE(sc->answered, true);
+	WRITE_ONCE(run->answered, run->answered + 1);
+	mp->scout_got++;
+	wake_up(&mp->scout_wq);
+}
+
+/* A scout packet in rx_buf: type, source, struct myri_scout_pkt. */
+static void myri_scout_rx(struct dp_myri *mp, struct dp_node *node, u32 len)
+{
+	const u8 *src = mp->rx_buf + MYRI_TYPE_LEN;
+	struct myri_scout_pkt pkt;
+
+	lockdep_assert_held(&mp->lock);
+	if (len < MYRI_HDR_LEN + sizeof(pkt)) {
+		mp->scout_bad++;
+		return;
+	}
+	memcpy(&pkt, mp->rx_buf + MYRI_HDR_LEN, sizeof(pkt));
+	if (!myri_route_ok(pkt.back, pkt.blen, true)) {
+		mp->scout_bad++;
+	} else if (pkt.op == MYRI_SCOUT_ANSWER) {
+		myri_scout_got(mp, src, &pkt, be32_to_cpu(pkt.nid));
+	} else if (pkt.op != MYRI_SCOUT_ASK) {
+		mp->scout_bad++;
+	} else if (!memcmp(src, mp->addr, MYRI_ADDR_LEN)) {
+		myri_scout_got(mp, src, &pkt, READ_ONCE(node->nid));
+	} else {
+		mp->scout_answered++;
+		myri_scout_ask(mp, &pkt);
+	}
+}
+
+/* A wait condition: every probe of @run answered. */
+static bool myri_scout_done(const struct myri_scout_run *run)
+{
+	return READ_ONCE(run->answered) == run->n;
+}
+
+/* Send @n ASKs, wait up to @ms for what comes back.  One run at a time. */
+static int dp_myri_scout(struct dp_nic *nic, struct dp_scout *sc,
+			 unsigned int n, unsigned int ms)
+{
+	struct dp_myri *mp = dp_myri_of(nic);
+	struct myri_scout_run run = { .id = get_random_u32(), .sc = sc, .n = n };
+	struct myri_scout_pkt pkt = { .op = MYRI_SCOUT_ASK, .run = cpu_to_be32(run.id) };
+	unsigned long flags;
+	unsigned int i;
+	long left;
+	int err = 0;
+
+	for (i = 0; i < n; i++)
+		if (!myri_route_ok(sc[i].route, sc[i].rlen, false) ||
+		    !myri_route_ok(sc[i].back, sc[i].blen, true))
+			return -EINVAL;
+	spin_lock_irqsave(&mp->lock, flags);
+	if (mp->scout)
+		err = -EBUSY;
+	else
+		mp->scout = &run;
+	spin_unlock_irqrestore(&mp->lock, flags);
+	for (i = 0; i < n && !err; i++) {
+		pkt.idx = cpu_to_be16(i);
+		pkt.blen = sc[i].blen;
+		memset(pkt.back, 0, sizeof(pkt.back));
+		memcpy(pkt.back, sc[i].back, sc[i].blen);
+		err = myri_scout_send(mp, sc[i].route, sc[i].rlen, &pkt);
+	}
+	if (!err) {
+		left = msecs_to_jiffies(ms);
+		left = wait_event_interruptible_timeout(mp->scout_wq,
+							myri_scout_done(&run),
+							left);
+		if (left < 0)
+			err = -EINTR;
+	}
+	spin_lock_irqsave(&mp->lock, flags);
+	if (mp->scout == &run)
+		mp->scout = NULL;
+	spin_unlock_irqrestore(&mp->lock, flags);
+	return err;
 }
 
 /* ---- Receive and interrupts ---- */
@@ -306,6 +556,10 @@ static void myri_rx_one(struct dp_myri *mp, struct dp_node *node, u32 slot,
 	memcpy_fromio(mp->rx_buf,
 		      mp->sram + MYRI_RXBUF_OFF + slot * MYRI_SLOT_SIZE, len);
 	type = be32_to_cpup((const __be32 *)mp->rx_buf);
+	if (type == MYRI_TYPE_SCOUT && node) {
+		myri_scout_rx(mp, node, len);
+		return;
+	}
 	if (type != MYRI_TYPE_DP || !node) {
 		mp->rx_other++;
 		return;
@@ -460,10 +714,13 @@ static void dp_myri_detach(struct dp_nic *nic)
 {
 	struct dp_myri *mp = dp_myri_of(nic);
 
+	/* the watchdog first: it would start a stopped NIC again */
+	cancel_delayed_work_sync(&mp->watchdog);
 	mutex_lock(&mp->tx_mutex);
 	myri_stop(mp);
 	mutex_unlock(&mp->tx_mutex);
-	cancel_delayed_work_sync(&mp->watchdog);
+	wake_up(&mp->tx_wq);	/* an ANSWER waiting for a slot: ENETDOWN */
+	cancel_work_sync(&mp->answer_work);	/* none queued once stopped */
 	mutex_lock(&dp_myri_lock);
 	WRITE_ONCE(mp->node, NULL);
 	mutex_unlock(&dp_myri_lock);
@@ -565,14 +822,19 @@ static ssize_t dp_stats_show(struct device *dev,
 			  "link %u\nnic_tx_packets %llu\nnic_tx_bad %llu\n"
 			  "nic_tx_link_down %llu\nnic_rx_packets %llu\n"
 			  "nic_rx_crc %llu\nnic_rx_route %llu\n"
-			  "nic_rx_short %llu\nnic_rx_stops %llu\n",
+			  "nic_rx_short %llu\nnic_rx_stops %llu\n"
+			  "scout_sent %llu\nscout_got %llu\n"
+			  "scout_answered %llu\nscout_stray %llu\n"
+			  "scout_bad %llu\nscout_drops %llu\n",
 			  mp->rx_packets, mp->tx_packets, mp->rx_errors,
 			  mp->rx_other, mp->link_events, mp->restarts,
 			  myri_rd(mp, MYRI_CTL(link)),
 			  MYRI_NIC_CTR(tx_packets), MYRI_NIC_CTR(tx_bad),
 			  MYRI_NIC_CTR(tx_link_down), MYRI_NIC_CTR(rx_packets),
 			  MYRI_NIC_CTR(rx_crc), MYRI_NIC_CTR(rx_route),
-			  MYRI_NIC_CTR(rx_short), MYRI_NIC_CTR(rx_stops));
+			  MYRI_NIC_CTR(rx_short), MYRI_NIC_CTR(rx_stops),
+			  mp->scout_sent, mp->scout_got, mp->scout_answered,
+			  mp->scout_stray, mp->scout_bad, mp->scout_drops);
 }
 static DEVICE_ATTR_RO(dp_stats);
 
@@ -712,7 +974,9 @@ static int dp_myri_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&mp->tx_mutex);
 	init_waitqueue_head(&mp->tx_wq);
 	init_waitqueue_head(&mp->ctl_wq);
+	init_waitqueue_head(&mp->scout_wq);
 	INIT_DELAYED_WORK(&mp->watchdog, dp_myri_watchdog);
+	INIT_WORK(&mp->answer_work, dp_myri_answer_work);
 	err = myri_map(mp);
 	if (err)
 		return err;
@@ -757,6 +1021,7 @@ static void dp_myri_remove(struct pci_dev *pdev)
 	}
 	/* a namespace on its way out detaches on its own: wait for it */
 	wait_var_event(&mp->node, !READ_ONCE(mp->node));
+	cancel_work_sync(&mp->answer_work);
 
 	debugfs_remove(mp->dbg);	/* waits for knob writers in flight */
 	myri_wr(mp, MYRI_CTL(irq_armed), 0);
@@ -790,6 +1055,7 @@ static const struct dp_backend dp_myri_backend = {
 	.xmit = dp_myri_xmit,
 	.mtu = dp_myri_mtu,
 	.lladdr = dp_myri_lladdr,
+	.scout = dp_myri_scout,
 };
 
 /* Cards nobody else has bound are taken (if they are the simulator's). */

@@ -9,6 +9,16 @@
 # (host h0) is on switch s0 port 0 in both built-in topologies.
 #
 #   myri_load      dp-load: myri0 attached, routes from the cluster file
+#   myri_map_refused  dpctl myri map in a namespace without a NIC: ENODEV;
+#                  without CAP_NET_ADMIN: EPERM
+#   myri_scout     dp_scout: the kernel's scouts over generic netlink: a
+#                  loop probe comes back with this NIC's address and NID on
+#                  exactly one port; bad requests get EINVAL, ERANGE, E2BIG,
+#                  no NIC ENODEV, no privilege EPERM
+#   myri_map       one guest at a time: the NART emptied of the other
+#                  guests, dpctl myri map finds each of them (the NIC addresses
+#                  and routes of the topology) and loads the routes;
+#                  every stream below runs on them
 #   myri_stream    $DPT_MYRI_N (3000) messages of random sizes up to the
 #                  8 KB-class MTU with corrupt=2: all arrive once, in order,
 #                  intact; the LANai dropped and counted the bad CRCs
@@ -24,6 +34,9 @@
 #                  is reported), nothing is truncated, all arrive
 #   myri_truncate  the same at the default timeout (50 ms): blocked packets
 #                  are truncated and counted, all arrive
+#   myri_unreach   each sender's cable pulled for good mid-stream with
+#                  unreach_ms at 3 s: its write fails with ETIMEDOUT (no
+#                  hang); what arrived before is intact
 #   myri_rmmod     cable pulled with retransmissions pending: the sender is
 #                  killed, rmmod is clean; then both unload
 cd "$(dirname "$0")" || exit 1
@@ -40,7 +53,7 @@ if [ "${DP_BACKEND:-}" != myri ] || { [ "$n" -ne 2 ] && [ "$n" -ne 4 ]; }; then
 	echo "ok 1 myri_cluster # SKIP needs 2 or 4 guests on the Myrinet fabric (--nic myri)"
 	exit 0
 fi
-echo "1..7"
+echo "1..11"
 half=$((n / 2))
 if [ "$me" -lt "$half" ]; then
 	role=send peer_nid=$((me + half + 1))
@@ -102,7 +115,54 @@ timeout 60 dp-load >>"$T/step.log" 2>&1 && mod_loaded && [ -n "$(nic rx_packets)
 res $? "myri_load (nid $DP_NID on $DP_IF, $n guests)"
 bar loaded
 
-# 2. corrupted packets: dropped by the LANai, counted, sent again
+# 2. the mapper refused: no NIC in a fresh namespace, no privilege
+"$DPT_IP" netns add dpN >>"$T/step.log" 2>&1
+"$DPT_IP" netns exec dpN dpctl myri map >"$T/nonic.log" 2>&1
+e1=$?
+"$DPT_IP" netns del dpN
+setpriv --reuid=1001 --regid=1001 --clear-groups dpctl myri map >"$T/noperm.log" 2>&1
+e2=$?
+cat "$T/nonic.log" "$T/noperm.log" >>"$T/step.log"
+[ "$e1" -ne 0 ] && grep -q "No such device" "$T/nonic.log" &&
+	[ "$e2" -ne 0 ] && grep -q "Operation not permitted" "$T/noperm.log"
+res $? "myri_map_refused: no NIC gives ENODEV, no CAP_NET_ADMIN gives EPERM"
+timeout 120 ./dp_scout >>"$T/step.log" 2>&1
+res $? "myri_scout: DP_CMD_SCOUT's loop probe, and its errors for bad requests"
+
+# 3. the mapper, one guest at a time.  The other guests' entries (from the
+# topology, by cluster.py) are saved and deleted; dpctl myri map must find
+# every one of them again, with the same NIC address and route, and load
+# them; the streams below then run on the routes it found.
+others() { dpctl nart | awk -v me="$DP_NID" '$1 != me' | sort; }
+i=0 mst=1
+while [ "$i" -lt "$n" ]; do
+	bar "map-$i"
+	if [ "$i" -eq "$me" ]; then
+		others >"$T/nart.topo"
+		for nid in $(awk '{ print $1 }' "$T/nart.topo"); do
+			dpctl nart del "$nid" >>"$T/step.log" 2>&1
+		done
+		others >"$T/nart.empty"
+		timeout 120 dpctl myri map wait 500 >"$T/map.out" 2>>"$T/step.log"
+		mst=$?
+	fi
+	i=$((i + 1))
+done
+bar map-done
+cat "$T/map.out" >>"$T/step.log"
+others >"$T/nart.map"
+diff "$T/nart.topo" "$T/nart.map" >>"$T/step.log"
+echo "$DP_IF: $(nic scout_sent) scouts sent, $(nic scout_got) came back or were answered, $(nic scout_answered) answered for others, stray $(nic scout_stray), bad $(nic scout_bad), drops $(nic scout_drops)" >>"$T/step.log"
+found=$(grep -vc '^#' "$T/map.out")
+# the switches found are reported, not checked: the guest does not know
+# the topology, whose switches may have no guest on them (2 guests on the
+# default one); test_myrimap checks the switches of known fabrics
+[ "$mst" -eq 0 ] && [ ! -s "$T/nart.empty" ] && [ "$found" -eq $((n - 1)) ] &&
+	[ "$(wc -l <"$T/nart.map")" -eq $((n - 1)) ] &&
+	cmp -s "$T/nart.topo" "$T/nart.map" && [ "$(nic scout_bad)" -eq 0 ]
+res $? "myri_map: dpctl myri map finds the $((n - 1)) other hosts, with the topology's NIC addresses and routes"
+
+# 4. corrupted packets: dropped by the LANai, counted, sent again
 [ "$me" -eq 0 ] && link set corrupt=2,seed=42
 bar corrupt-set
 crc0=$(nic nic_rx_crc)
@@ -116,7 +176,7 @@ echo "this card's nic_rx_crc +$crc, fabric f_corrupt $(fab f_corrupt)" >>"$T/ste
 [ "$st" -eq 0 ] && { [ "$role" = send ] || [ "$crc" -gt 0 ]; }
 res $? "myri_stream: $N messages with corrupt=2 arrive once, in order, intact; bad CRCs counted"
 
-# 3. bad routes: dropped and counted at the switch
+# 5. bad routes: dropped and counted at the switch
 bar badroute-go
 [ "$me" -eq 0 ] && { link reset; link set badroute=3,seed=7; }
 bar badroute-set
@@ -129,7 +189,7 @@ echo "fabric bad_route $br f_badroute $(fab f_badroute)" >>"$T/step.log"
 [ "$st" -eq 0 ] && [ "$br" -gt 0 ]
 res $? "myri_badroute: with badroute=3 the switches count bad routes ($br), all arrive"
 
-# 4. guest 0's cable pulled mid-stream, then put back
+# 6. guest 0's cable pulled mid-stream, then put back
 cable() {
 	[ "$me" -eq 0 ] || return 0
 	base=$(ctr tx_msgs)
@@ -149,7 +209,7 @@ bar cable-done
 [ "$st" -eq 0 ] && { [ "$me" -ne 0 ] || [ "$down" -gt 0 ]; }
 res $? "myri_cable: guest 0's cable pulled mid-stream and put back, everything arrives"
 
-# 5, 6. the receivers stop draining their cards for 1 s mid-stream (the
+# 7, 8. the receivers stop draining their cards for 1 s mid-stream (the
 # rx_stall knob): the LANai runs out of RX slots and holds packets on the
 # wire (STOP, rx_stops), the switch stalls them and pushes back on the
 # sender.  With the switch timeout at 10 s nothing is truncated; at its
@@ -219,7 +279,50 @@ st=$?
 [ "$st" -eq 0 ] && [ "$trunc" -gt 0 ]
 res $? "myri_truncate: packets blocked past the switch timeout are truncated ($trunc) and sent again, all arrive"
 
-# 7. rmmod with retransmissions pending
+# 9. a sender's cable pulled past unreach_ms: ETIMEDOUT, no hang
+if [ "$role" = recv ]; then
+	# serves until nothing arrived for 8 s: the sender is cut off
+	timeout 120 $P recv 707 18 0 0 90 8 >"$T/recv.log" 2>&1 &
+	pid=$!
+	ready "$T/recv.log"
+	bar unreach-bound
+	wait $pid
+	st=$?
+	grep -q "^got [1-9]" "$T/recv.log" || st=1
+	cat "$T/recv.log" >>"$T/step.log"
+	bar unreach-done
+	res $st "myri_unreach: what arrived before the sender's cable was pulled is intact"
+else
+	param() { echo "$2" >"/sys/module/dp/parameters/$1"; }
+	param unreach_ms 3000
+	bar unreach-bound
+	base=$(ctr tx_msgs)
+	$P send-until "$peer_nid" 707 18 >"$T/send.log" 2>&1 &
+	pid=$!
+	grown tx_msgs 100
+	link pull s0 "$me"
+	start=$(date +%s)
+	st=1
+	for i in $(seq 1 60); do
+		if ! kill -0 $pid 2>/dev/null; then
+			wait $pid
+			st=$?
+			break
+		fi
+		sleep 1
+	done
+	took=$(( $(date +%s) - start ))
+	kill -9 $pid 2>/dev/null
+	link plug s0 "$me"
+	param unreach_ms 10000
+	cat "$T/send.log" >>"$T/step.log"
+	echo "the writer ended ${took} s after the cable was pulled; tx_link_down $(nic nic_tx_link_down)" >>"$T/step.log"
+	grep -q "err ETIMEDOUT" "$T/send.log" || st=1
+	bar unreach-done
+	res $st "myri_unreach: the sender's cable pulled past unreach_ms (3 s): its write fails with ETIMEDOUT, no hang"
+fi
+
+# 10. rmmod with retransmissions pending
 if [ "$role" = recv ]; then
 	timeout 600 $P recv 706 17 0 0 60 >"$T/recv.log" 2>&1 &
 	pid=$!

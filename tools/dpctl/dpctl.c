@@ -17,14 +17,18 @@
  *   dpctl stats reset
  *   dpctl monitor                            one line per event (sessions, peer
  *                                            restarts, NICs, NART) until killed
+ *   dpctl myri map [ports N] [wait MS] [show]
+ *                                            map the Myrinet fabric with scouts,
+ *                                            print the hosts found as NART lines
+ *                                            and load them (show: only print)
  *
  * ROUTE is a source route (Myrinet): hex bytes like 87:80, one per switch,
  * each with its top bit set; MAC is then the peer's NIC address.
  *
  * -j (--json) before the command prints what node, nart show, nart check,
- * ep and stats print as one JSON document with the text's names and values
- * ("none" and "-" become null); commands that only change the node print
- * nothing either way.
+ * ep, stats and myri map print as one JSON document with the text's names
+ * and values ("none" and "-" become null); commands that only change the
+ * node print nothing either way.
  *
  * Exit status 0 on success, 1 on any error (a message on stderr).
  */
@@ -43,6 +47,8 @@
 
 #include <linux/dp.h>
 #include <dp.h>	/* libdp: dp_counter_name() */
+
+#include "myrimap.h"
 
 #define BUF_SIZE	65536	/* dumps are sized to the reader's buffer */
 #define LLADDR_MAX	16
@@ -78,8 +84,11 @@ static void usage(FILE *f, int status)
 	      "       dpctl discover [on [INTERVAL_MS] | off]   (neighbour discovery)\n"
 	      "       dpctl monitor (events: sessions, peer restarts, NICs, NART,\n"
 	      "                      NID conflicts)\n"
+	      "       dpctl myri map [ports N] [wait MS] [show]\n"
+	      "                     (find the Myrinet hosts, load their routes)\n"
 	      "Acts on the dp node of the current network namespace.\n"
-	      "-j, --json: print node, nart, ep, stats and discover output as JSON\n"
+	      "-j, --json: print node, nart, ep, stats, discover and myri map output\n"
+	      "            as JSON\n"
 	      "            (monitor: one JSON object per line).\n", f);
 	exit(status);
 }
@@ -138,6 +147,22 @@ static void put_u32(struct msg *m, uint16_t type, uint32_t v)
 static void put_str(struct msg *m, uint16_t type, const char *s)
 {
 	put_attr(m, type, s, strlen(s) + 1);
+}
+
+/* Open a nested attribute; nest_end() closes it at the given offset. */
+static size_t nest_begin(struct msg *m, uint16_t type)
+{
+	size_t off = NLMSG_ALIGN(m->u.h.nlmsg_len);
+
+	put_attr(m, type | NLA_F_NESTED, "", 0);
+	return off;
+}
+
+static void nest_end(struct msg *m, size_t off)
+{
+	struct nlattr *a = (struct nlattr *)(m->u.buf + off);
+
+	a->nla_len = (uint16_t)(m->u.h.nlmsg_len - off);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1247,6 +1272,195 @@ static void cmd_discover(struct nl *nl, int argc, char **argv)
 	msg_init(&m, nl->family, 0, DP_CMD_NODE_SET);
 	put_u32(&m, DP_A_DISC_INTERVAL_MS, ms);
 	nl_do(nl, &m, NULL, NULL);
+/* myri map: the mapper (myrimap.c) with the kernel's scouts           */
+/* ------------------------------------------------------------------ */
+
+struct scout_ctx {
+	struct nl *nl;
+	uint32_t ms;
+	struct map_probe *p;
+	size_t n;
+};
+
+static struct scout_ctx *scout_cur;	/* for scout_one(), under scout_cb() */
+
+static void scout_one(const struct nlattr **tb)
+{
+	uint32_t i = get_u32(tb[DP_A_SCOUT_IDX]);
+	struct map_probe *p;
+
+	if (!tb[DP_A_SCOUT_IDX] || i >= scout_cur->n || !tb[DP_A_LLADDR] ||
+	    attr_len(tb[DP_A_LLADDR]) != MAP_ADDR_LEN)
+		return;
+	p = &scout_cur->p[i];
+	p->answered = 1;
+	memcpy(p->addr, attr_data(tb[DP_A_LLADDR]), MAP_ADDR_LEN);
+	p->nid = get_u32(tb[DP_A_NID]);
+}
+
+static void scout_cb(const struct nlattr **tb, void *arg)
+{
+	scout_cur = arg;
+	ep_list(tb[DP_A_SCOUTS], DP_A_SCOUT, scout_one);
+}
+
+/* map_probe_fn: one DP_CMD_SCOUT; a kernel error ends dpctl. */
+static int scout_probe(void *arg, struct map_probe *p, size_t n)
+{
+	struct scout_ctx *c = arg;
+	size_t list, one, i;
+	struct msg m;
+
+	msg_init(&m, c->nl->family, 0, DP_CMD_SCOUT);
+	put_u32(&m, DP_A_SCOUT_MS, c->ms);
+	list = nest_begin(&m, DP_A_SCOUTS);
+	for (i = 0; i < n; i++) {
+		one = nest_begin(&m, DP_A_SCOUT);
+		put_attr(&m, DP_A_ROUTE, p[i].route, p[i].rlen);
+		if (p[i].blen)
+			put_attr(&m, DP_A_SCOUT_RET, p[i].back, p[i].blen);
+		nest_end(&m, one);
+	}
+	nest_end(&m, list);
+	c->p = p;
+	c->n = n;
+	nl_do(c->nl, &m, scout_cb, c);
+	return 0;
+}
+
+static void self_cb(const struct nlattr **tb, void *arg)
+{
+	uint8_t *self = arg;
+
+	if (tb[DP_A_LLADDR] && attr_len(tb[DP_A_LLADDR]) == MAP_ADDR_LEN)
+		memcpy(self, attr_data(tb[DP_A_LLADDR]), MAP_ADDR_LEN);
+}
+
+static void map_host_text(const struct map_host *h)
+{
+	size_t i;
+
+	printf("%s%" PRIu32 " ", h->nid ? "" : "# no NID: ", h->nid);
+	for (i = 0; i < MAP_ADDR_LEN; i++)
+		printf("%s%02x", i ? ":" : "", h->addr[i]);
+	for (i = 0; i < h->rlen; i++)
+		printf("%s%02x", i ? ":" : " ", h->route[i]);
+	putchar('\n');
+}
+
+static void map_host_json(const struct map_host *h, int first)
+{
+	size_t i;
+
+	printf("%s{\"nid\":%" PRIu32 ",\"lladdr\":\"", first ? "" : ",", h->nid);
+	for (i = 0; i < MAP_ADDR_LEN; i++)
+		printf("%s%02x", i ? ":" : "", h->addr[i]);
+	printf("\",\"route\":\"");
+	for (i = 0; i < h->rlen; i++)
+		printf("%s%02x", i ? ":" : "", h->route[i]);
+	printf("\"}");
+}
+
+/* The map: a summary, then one NART line per host ("# " before comments). */
+static void map_print(const struct map *m, size_t nsw)
+{
+	size_t i;
+
+	if (json) {
+		printf("{\"self_port\":%d,\"switches\":%zu,\"probes\":%lu,\"truncated\":%s,"
+		       "\"hosts\":[", m->self_port, nsw, m->probes,
+		       m->truncated ? "true" : "false");
+		for (i = 0; i < m->nhosts; i++)
+			map_host_json(&m->hosts[i], !i);
+		printf("]}\n");
+		return;
+	}
+	printf("# myri map: own port %d, %zu switches, %zu hosts, %lu probes%s\n",
+	       m->self_port, nsw, m->nhosts, m->probes,
+	       m->truncated ? " (search cut short: routes too long or tables full)" : "");
+	for (i = 0; i < m->nhosts; i++)
+		map_host_text(&m->hosts[i]);
+}
+
+/* Load a route to every host with a NID, the first of each NID. */
+static void map_load(struct nl *nl, const struct map *m)
+{
+	struct nart_ent e;
+	size_t i, j;
+
+	for (i = 0; i < m->nhosts; i++) {
+		const struct map_host *h = &m->hosts[i];
+
+		for (j = 0; j < i && m->hosts[j].nid != h->nid; j++)
+			;
+		if (!h->nid || j < i) {
+			if (h->nid)
+				fprintf(stderr, "dpctl: %s: NID %" PRIu32
+					" answered from two NICs: the first kept\n", ctx, h->nid);
+			continue;
+		}
+		e.nid = h->nid;
+		e.alen = MAP_ADDR_LEN;
+		memcpy(e.addr, h->addr, MAP_ADDR_LEN);
+		e.rlen = h->rlen;
+		memcpy(e.route, h->route, h->rlen);
+		nart_set(nl, &e);
+	}
+}
+
+static unsigned long parse_num(const char *s, const char *what, unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || !v || v > max || *s == '-')
+		die("bad %s \"%s\" (want 1..%lu)", what, s, max);
+	return v;
+}
+
+static void cmd_myri_map(struct nl *nl, int argc, char **argv)
+{
+	struct scout_ctx c = { .nl = nl, .ms = 200 };
+	static struct map m;
+	size_t i, nsw = 0;
+	int show = 0, err;
+	struct msg msg;
+
+	m.ports = MAP_PORTS_DFLT;
+	for (i = 0; i < (size_t)argc; i++) {
+		if (!strcmp(argv[i], "show"))
+			show = 1;
+		else if (!strcmp(argv[i], "ports") && i + 1 < (size_t)argc)
+			m.ports = (unsigned int)parse_num(argv[++i], "ports", MAP_PORTS_MAX);
+		else if (!strcmp(argv[i], "wait") && i + 1 < (size_t)argc)
+			c.ms = (uint32_t)parse_num(argv[++i], "wait", DP_SCOUT_MS_MAX);
+		else
+			die("unknown keyword \"%s\" (want ports N, wait MS, show)", argv[i]);
+	}
+	msg_init(&msg, nl->family, 0, DP_CMD_NODE_GET);
+	nl_do(nl, &msg, self_cb, m.self);
+	m.probe = scout_probe;
+	m.arg = &c;
+	err = map_run(&m);
+	if (err == -ENOENT)
+		die("no scout came back: is the cable in, and the NIC on a switch?");
+	if (err)
+		die("%s", strerror(-err));
+	for (i = 0; i < m.nsw; i++)
+		nsw += m.sw[i].same_as < 0;
+	map_print(&m, nsw);
+	if (!show)
+		map_load(nl, &m);
+}
+
+static void cmd_myri(struct nl *nl, int argc, char **argv)
+{
+	if (argc >= 1 && !strcmp(argv[0], "map"))
+		cmd_myri_map(nl, argc - 1, argv + 1);
+	else
+		usage(stderr, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1359,7 +1573,7 @@ int main(int argc, char **argv)
 		usage(stdout, 0);
 	if (strcmp(argv[1], "node") && strcmp(argv[1], "nart") &&
 	    strcmp(argv[1], "ep") && strcmp(argv[1], "stats") && strcmp(argv[1], "monitor") &&
-	    strcmp(argv[1], "discover"))
+	    strcmp(argv[1], "discover") && strcmp(argv[1], "myri"))
 		usage(stderr, 1);
 	set_ctx(argc, argv);
 	/* No module needed to check a file. */
@@ -1381,6 +1595,8 @@ int main(int argc, char **argv)
 		cmd_monitor(&nl);
 	else if (!strcmp(argv[1], "discover"))
 		cmd_discover(&nl, argc - 2, argv + 2);
+	else if (!strcmp(argv[1], "myri"))
+		cmd_myri(&nl, argc - 2, argv + 2);
 	else
 		usage(stderr, 1);
 	if (fflush(stdout) != 0)

@@ -432,6 +432,12 @@ enum dp_cmd {
 	DP_CMD_COUNTERS_RESET,	/* admin */
 	/* notification to the group "events": EV_KIND and what it names */
 	DP_CMD_EVENT,
+	/*
+	 * admin in the initial namespace: send the probes of SCOUTS along
+	 * their routes (a source-routed fabric: Myrinet), wait SCOUT_MS for
+	 * the answers; reply: SCOUTS, one SCOUT per probe answered
+	 */
+	DP_CMD_SCOUT,
 	__DP_CMD_MAX
 };
 
@@ -534,6 +540,20 @@ enum dp_attr {
 	DP_A_DISC_INTERVAL_MS,
 	DP_A_NART_ORIGIN,	/* u32: enum dp_nart_origin */
 	DP_A_NART_HEARD_MS,	/* u32: since a discovered entry was last announced */
+	/* Appended for the mapper (DP_CMD_SCOUT, dpctl myri map). */
+	DP_A_SCOUTS,		/* nested: DP_A_SCOUT each, up to DP_SCOUT_MAX */
+	/*
+	 * nested: request DP_A_ROUTE, DP_A_SCOUT_RET; reply DP_A_SCOUT_IDX,
+	 * the answering NIC's DP_A_LLADDR and its node's DP_A_NID
+	 */
+	DP_A_SCOUT,
+	/*
+	 * binary, up to 16 bytes: the route the host reached answers along;
+	 * none: the probe is to come back to the sending NIC itself
+	 */
+	DP_A_SCOUT_RET,
+	DP_A_SCOUT_MS,		/* u32: how long to wait for answers, 1..1000 */
+	DP_A_SCOUT_IDX,		/* u32: the probe's place in the request, from 0 */
 	__DP_A_MAX
 };
 
@@ -552,5 +572,9 @@ enum dp_nart_origin {
 };
 
 #define DP_A_MAX		(__DP_A_MAX - 1)
+
+#define DP_SCOUT_MAX		64	/* probes per DP_CMD_SCOUT */
+#define DP_SCOUT_MS_MAX		1000
+#define DP_SCOUT_MS_DEFAULT	100
 
 #endif /* _UAPI_LINUX_DP_H */

@@ -259,6 +259,84 @@ static void eps(uint32_t seq)
 	msg_send(&o);
 }
 
+/*
+ * DP_CMD_SCOUT on a fabric of one switch: this node (the MAC node() serves)
+ * on port 2, NID 5 on port 0, a host without a NID on port 4.  A probe
+ * [p] comes back (no return route) or is answered (return route [82]).
+ */
+static void scout_answer(struct out *o, uint32_t idx, const struct nlattr *route,
+			 const struct nlattr *ret)
+{
+	static const uint8_t self[] = { 0x52, 0x54, 0x00, 0xab, 0xcd, 0x07 };
+	static const uint8_t h5[] = { 0x00, 0x60, 0xdd, 0x00, 0x00, 0x05 };
+	static const uint8_t h6[] = { 0x00, 0x60, 0xdd, 0x00, 0x00, 0x06 };
+	const uint8_t *r = route ? (const uint8_t *)route + NLA_HDRLEN : NULL;
+	const uint8_t *b = ret ? (const uint8_t *)ret + NLA_HDRLEN : NULL;
+	const uint8_t *addr = NULL;
+	uint32_t nid = 0;
+
+	if (!r || route->nla_len != NLA_HDRLEN + 1)
+		return;
+	if (r[0] == 0x82) {
+		addr = self;
+		nid = 7;
+	} else if (b && ret->nla_len == NLA_HDRLEN + 1 && b[0] == 0x82 &&
+		   (r[0] == 0x80 || r[0] == 0x84)) {
+		addr = r[0] == 0x80 ? h5 : h6;
+		nid = r[0] == 0x80 ? 5 : 0;
+	}
+	if (!addr)
+		return;
+	nest(o, DP_A_SCOUT);
+	u32(o, DP_A_SCOUT_IDX, idx);
+	attr(o, DP_A_LLADDR, addr, 6);
+	u32(o, DP_A_NID, nid);
+	nest_end(o);
+}
+
+/* The attribute of @type in [p, p + len), or NULL. */
+static const struct nlattr *find_attr(const void *p, size_t len, uint16_t type)
+{
+	const struct nlattr *a = p;
+
+	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len) {
+		if ((a->nla_type & NLA_TYPE_MASK) == type)
+			return a;
+		if ((size_t)NLA_ALIGN(a->nla_len) >= len)
+			break;
+		len -= NLA_ALIGN(a->nla_len);
+		a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+	return NULL;
+}
+
+static void scouts(const struct nlmsghdr *h)
+{
+	size_t off = NLMSG_LENGTH(GENL_HDRLEN), left;
+	const struct nlattr *list, *a;
+	uint32_t idx = 0;
+	struct out o;
+
+	list = find_attr((const char *)h + off, h->nlmsg_len - off, DP_A_SCOUTS);
+	msg_begin(&o, FAMILY, h->nlmsg_seq, DP_CMD_SCOUT);
+	nest(&o, DP_A_SCOUTS);
+	a = list ? (const struct nlattr *)((const char *)list + NLA_HDRLEN) : NULL;
+	left = list ? list->nla_len - NLA_HDRLEN : 0;
+	while (a && left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= left) {
+		const char *d = (const char *)a + NLA_HDRLEN;
+		size_t n = a->nla_len - NLA_HDRLEN;
+
+		scout_answer(&o, idx++, find_attr(d, n, DP_A_ROUTE),
+			     find_attr(d, n, DP_A_SCOUT_RET));
+		if ((size_t)NLA_ALIGN(a->nla_len) >= left)
+			break;
+		left -= NLA_ALIGN(a->nla_len);
+		a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+	nest_end(&o);
+	msg_send(&o);
+}
+
 static void log_request(const struct nlmsghdr *h, size_t len)
 {
 	const char *path = getenv("FAKENL_LOG");
@@ -310,6 +388,9 @@ static void answer(const void *buf, size_t len)
 		eps(h->nlmsg_seq);
 		ack(NLMSG_DONE, h->nlmsg_seq);
 		return;
+	case DP_CMD_SCOUT:
+		scouts(h);
+		break;
 	}
 	ack(NLMSG_ERROR, h->nlmsg_seq);
 }

@@ -72,6 +72,29 @@ def parse_ep(text):
     return eps
 
 
+def parse_map(text):
+    """The summary comment, then NART lines ("# no NID: " before a host without one)."""
+    lines = text.splitlines()
+    m = re.fullmatch(r"# myri map: own port (\d+), (\d+) switches, (\d+) hosts, (\d+) probes",
+                     lines[0])
+    hosts = []
+    for line in lines[1:]:
+        nid, mac, route = line.replace("# no NID: ", "").split()
+        hosts.append({"nid": int(nid), "lladdr": mac, "route": route})
+    if len(hosts) != int(m.group(3)):
+        raise ValueError("hosts counted %s, listed %d" % (m.group(3), len(hosts)))
+    return {"self_port": int(m.group(1)), "switches": int(m.group(2)),
+            "probes": int(m.group(4)), "truncated": False, "hosts": hosts}
+
+
+def map_expect(d):
+    return [("own port", d["self_port"] == 2), ("one switch", d["switches"] == 1),
+            ("two hosts", [h["nid"] for h in d["hosts"]] == [5, 0]),
+            ("route", d["hosts"][0] == {"nid": 5, "lladdr": "00:60:dd:00:00:05",
+                                        "route": "80"}),
+            ("ports probed", d["probes"] > 8)]
+
+
 def check(name, ok, diag=""):
     results.append((ok, name, diag))
 
@@ -153,6 +176,8 @@ compare(["stats", "rx_drop_full"], lambda t: {"rx_drop_full": int(t)},
 compare(["ep"], parse_ep, ep_expect)
 compare(["discover"], parse_node,
         lambda d: [("on every 500 ms", d == {"discover": "on", "interval_ms": 500})])
+compare(["myri", "map", "show", "ports", "8", "wait", "1"], parse_map, map_expect,
+        "myri map show")
 
 with tempfile.TemporaryDirectory() as tmp:
     nart = os.path.join(tmp, "nart")
@@ -186,6 +211,16 @@ for args in (["discover", "on", "99"], ["discover", "on", "60001"], ["discover",
              ["discover", "maybe"]):
     rc, out, err = run(args)
     check("dpctl %s: refused" % " ".join(args), rc != 0 and not out, "%r" % ((rc, out, err),))
+    # myri map prints the map, then loads the host with a NID (NID 5) only
+    outs, logs = [], []
+    for j in ([], ["-j"]):
+        log = os.path.join(tmp, "map%d" % len(logs))
+        outs.append(run(j + ["myri", "map", "ports", "4", "wait", "1"], log))
+        logs.append(open(log).read() if os.path.exists(log) else "")
+    sets = [line for line in logs[0].splitlines() if line.startswith("cmd %d " % 5)]
+    check("dpctl [-j] myri map: exit 0, the same requests, one NART_SET (the host with a NID)",
+          all(o[0] == 0 and o[1] and not o[2] for o in outs) and logs[0] == logs[1] and
+          len(sets) == 1 and logs[0].count("cmd %d " % 11) >= 3, "%r %r" % (outs, logs))
 
 print("TAP version 13")
 print("1..%d" % len(results))
