@@ -759,8 +759,9 @@ static int dp_myri_check(struct dp_node *node, const char *ifname)
 }
 
 /*
- * Called with node->cfg_lock held, no NIC attached.  A NIC that does not
- * start now (the simulator is slow) is started by the watchdog.
+ * Called with rtnl and node->cfg_lock held (see struct dp_backend).  A NIC
+ * that does not start now (the simulator is slow) is started by the
+ * watchdog.
  */
 static int dp_myri_attach(struct dp_node *node, const char *ifname)
 {

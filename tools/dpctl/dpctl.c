@@ -1272,6 +1272,9 @@ static void cmd_discover(struct nl *nl, int argc, char **argv)
 	msg_init(&m, nl->family, 0, DP_CMD_NODE_SET);
 	put_u32(&m, DP_A_DISC_INTERVAL_MS, ms);
 	nl_do(nl, &m, NULL, NULL);
+}
+
+/* ------------------------------------------------------------------ */
 /* myri map: the mapper (myrimap.c) with the kernel's scouts           */
 /* ------------------------------------------------------------------ */
 
