@@ -229,12 +229,19 @@ kill_leftovers() {
 	sleep 1
 }
 
+# A test's bound is for a hang, not a speed: on make check-debug's kernels
+# (KASAN or KCSAN under TCG, about 3 to 5 times slower) every bound is 4 times
+# as long.  DPT_TMO_SCALE overrides.
+case $(uname -r) in
+*-dpdebug|*-dpkcsan) DPT_TMO_SCALE=${DPT_TMO_SCALE:-4} ;;
+esac
+
 # run_test NAME TIMEOUT SETUP CMD...: SETUP is "pair" (two nodes, module
 # loaded), "dpload" (module loaded by dp-load for the initial namespace) --
 # both torn down and rmmod checked afterwards -- or "none".  One top-level
 # KTAP result; the program's own KTAP lines become its subtests.
 run_test() {
-	name=$1 tmo=$2 setup=$3
+	name=$1 tmo=$(($2 * ${DPT_TMO_SCALE:-1})) setup=$3
 	shift 3
 	log="$T/$name.log"
 	: >"$log"
