@@ -201,6 +201,27 @@ KCSAN_CORE = """[  60.2] =======================================================
 [  60.2] =================================================================="""
 KCSAN_MIXED = KCSAN_CORE.replace("tick_nohz_next_event+0x3a/0x1c0",
                                  "tick_nohz_next_event+0x3a/0x1c0\n[  60.2]  dp_mdr_rcv+0x9/0x90 [dp]")
+# The kernel's own race, made by the timer interrupt while dp's read() ran.
+KCSAN_IRQ = """[  78.9] BUG: KCSAN: data-race in __hrtimer_run_queues / hrtimer_active
+[  78.9]
+[  78.9] read to 0xffff88805d41db18 of 8 bytes by interrupt on cpu 1:
+[  78.9]  hrtimer_active+0x79/0xe0
+[  78.9]  asm_sysvec_apic_timer_interrupt+0x16/0x20
+[  78.9]  syscall_enter_from_user_mode+0xd/0x20
+[  78.9]
+[  78.9] write to 0xffff88805d41db18 of 8 bytes by interrupt on cpu 0:
+[  78.9]  __hrtimer_run_queues+0x115/0x420
+[  78.9]  hrtimer_interrupt+0x1c7/0x3a0
+[  78.9]  __sysvec_apic_timer_interrupt+0x8e/0x1c0
+[  78.9]  asm_sysvec_apic_timer_interrupt+0x16/0x20
+[  78.9]  _raw_spin_unlock_irq+0x2b/0x40
+[  78.9]  dp_ep_read+0xd5/0x250 [dp]
+[  78.9]
+[  78.9] =================================================================="""
+# dp's own receive path in the tulip's interrupt races with a reader.
+KCSAN_DP_IRQ = KCSAN_IRQ.replace("BUG: KCSAN: data-race in __hrtimer_run_queues / hrtimer_active",
+                                 "BUG: KCSAN: data-race in x / y").replace(
+    "hrtimer_active+0x79/0xe0", "dp_pool_deliver+0x10/0x90 [dp]\n[  78.9]  dp_tulip_irq+0x5/0x50 [dp]")
 
 
 def test_kcsan():
@@ -213,6 +234,12 @@ def test_kcsan():
           and "tick_sched" in theirs[0], f"{ours} {theirs}")
     ours, theirs = cluster.kcsan_reports(KCSAN_MIXED.splitlines())
     check("kcsan: a race with dp's code on either side is dp's", len(ours) == 1 and not theirs,
+          f"{ours} {theirs}")
+    ours, theirs = cluster.kcsan_reports(KCSAN_IRQ.splitlines())
+    check("kcsan: the kernel's race in an interrupt that only interrupted dp is not dp's",
+          not ours and len(theirs) == 1, f"{ours} {theirs}")
+    ours, theirs = cluster.kcsan_reports(KCSAN_DP_IRQ.splitlines())
+    check("kcsan: dp's code inside an interrupt is dp's", len(ours) == 1 and not theirs,
           f"{ours} {theirs}")
     good = guest_out([("run_cluster", 0, OK_DOC), ("run_local", 0, OK_DOC)])
     r = judged("check", 0, good, kernel="6.1.192-dpkcsan")
