@@ -94,30 +94,25 @@ CHECKER_BANNERS = {
 }
 
 
-# A stack frame that enters an interrupt or exception: frames below it are
-# the context it interrupted, not the code that made the access.
-IRQ_ENTRY = re.compile(r"\basm_(sysvec|common_interrupt|exc)_?\w*|\bcommon_interrupt\b|"
-                       r"\b__sysvec_\w+|\birq_exit_rcu\b|<IRQ>")
-
-
 def kcsan_dp(block):
-    """Whether a KCSAN report is dp's: its headline names a function of
-    dp.ko, or one of its two accesses was made by dp's code, that is a
-    [dp] frame above the first interrupt entry of that access's stack."""
+    """Whether a KCSAN report is a race in dp's code: its headline (the
+    racing functions, as KCSAN names them) names a function of dp.ko, or
+    one of its two accesses was made by dp's code, the first frame of that
+    access's stack being in dp.ko.  dp's frames further down only say what
+    called into the kernel's racing code (a wake-up from dp's receive path
+    into pollwake) or what an interrupt interrupted (dp_ep_read under the
+    timer's own race): the kernel's, listed and not counted."""
     if "[dp]" in block[0]:
         return True
-    inside = cut = False
+    first = False
     for ln in block[1:]:
         body = re.sub(r"^\[[ \d.]+\]", "", ln).strip()
         if re.match(r"(read|write|read-write)\b.* to 0x", body):
-            inside, cut = True, False
-        elif not body:
-            inside = False
-        elif inside and not cut:
-            if IRQ_ENTRY.search(body):
-                cut = True
-            elif "[dp]" in body:
+            first = True
+        elif body and first:
+            if "[dp]" in body:
                 return True
+            first = False
     return False
 
 
@@ -126,9 +121,7 @@ def kcsan_reports(lines):
     (dp's, the kernel's own; kcsan_dp() decides).  Each is the report's
     "BUG: KCSAN:" line; a report runs to its closing "=====" line.  Only
     dp's fail a run: the KCSAN kernel's own races are listed, not fixed
-    here.  A race of the kernel's own often shows dp's frames below the
-    interrupt that made it (dp's code was what the timer interrupted):
-    those do not count."""
+    here."""
     ours, theirs = [], []
     for i, ln in enumerate(lines):
         if "BUG: KCSAN:" not in ln:

@@ -200,7 +200,10 @@ KCSAN_CORE = """[  60.2] =======================================================
 [  60.2]  tick_nohz_next_event+0x3a/0x1c0
 [  60.2] =================================================================="""
 KCSAN_MIXED = KCSAN_CORE.replace("tick_nohz_next_event+0x3a/0x1c0",
-                                 "tick_nohz_next_event+0x3a/0x1c0\n[  60.2]  dp_mdr_rcv+0x9/0x90 [dp]")
+                                 "dp_mdr_rcv+0x9/0x90 [dp]\n[  60.2]  tick_nohz_next_event+0x3a/0x1c0")
+# The kernel's own race in its wake-up, reached from dp's receive path.
+KCSAN_CALLED = KCSAN_CORE.replace("tick_nohz_next_event+0x3a/0x1c0",
+                                  "pollwake+0xc1/0x100\n[  60.2]  dp_pool_deliver+0x261/0x2b0 [dp]")
 # The kernel's own race, made by the timer interrupt while dp's read() ran.
 KCSAN_IRQ = """[  78.9] BUG: KCSAN: data-race in __hrtimer_run_queues / hrtimer_active
 [  78.9]
@@ -234,6 +237,9 @@ def test_kcsan():
           and "tick_sched" in theirs[0], f"{ours} {theirs}")
     ours, theirs = cluster.kcsan_reports(KCSAN_MIXED.splitlines())
     check("kcsan: a race with dp's code on either side is dp's", len(ours) == 1 and not theirs,
+          f"{ours} {theirs}")
+    ours, theirs = cluster.kcsan_reports(KCSAN_CALLED.splitlines())
+    check("kcsan: the kernel's race in code dp called is not dp's", not ours and len(theirs) == 1,
           f"{ours} {theirs}")
     ours, theirs = cluster.kcsan_reports(KCSAN_IRQ.splitlines())
     check("kcsan: the kernel's race in an interrupt that only interrupted dp is not dp's",
