@@ -29,6 +29,7 @@
 #include "../dp_wire.h"
 #include "../dp_ring.h"
 #include "ring_model.h"
+#include "wire_rules.h"
 
 #ifdef DP_FUZZ_REPLAY
 #define FUZZ_ENTRY fuzz_codec_one
@@ -121,11 +122,6 @@ static const uint8_t *msg_bytes(u32 id)
 	return pat + (id * 97u) % PAT_PERIOD;
 }
 
-static u32 be32(const uint8_t *p)
-{
-	return (u32)p[0] << 24 | (u32)p[1] << 16 | (u32)p[2] << 8 | p[3];
-}
-
 /*
  * Where the free-running counters start: 0 as in the kernel, or as if
  * some traffic had gone before (any 64-byte multiple), just below 2^32
@@ -145,30 +141,6 @@ static u64 start_of(uint8_t b)
 	default:
 		return (1ULL << 62) - k;
 	}
-}
-
-/*
- * docs/wire.md, step 3: DATA carries a message, ANNOUNCE at least its
- * 8 bytes, the other types nothing.
- */
-static int len_ok(uint8_t type, size_t len)
-{
-	if (type == DP_WT_ANNOUNCE)
-		return len >= 8;
-	return type == DP_WT_DATA ? len != 0 : len == 0;
-}
-
-/*
- * Step 5: every frame has a source NID; an ANNOUNCE no destination NID
- * and no DPIDs, the others all four.
- */
-static int addr_ok(const uint8_t *f)
-{
-	if (!be32(f + 12))
-		return 0;
-	if (f[1] == DP_WT_ANNOUNCE)
-		return !be32(f + 8) && !be32(f + 16) && !be32(f + 20);
-	return be32(f + 8) && be32(f + 16) && be32(f + 20);
 }
 
 /*

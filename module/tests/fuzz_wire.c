@@ -23,6 +23,7 @@
 #include "../dp_wire.h"
 #include "../dp_ring.h"
 #include "ring_model.h"
+#include "wire_rules.h"
 
 #ifdef DP_FUZZ_REPLAY
 extern int unit_failed;
@@ -45,11 +46,6 @@ extern int unit_failed;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* Bitwise CRC32C, independent of the codec's table or the kernel's. */
 static uint32_t crc32c_ref(const uint8_t *hdr, const uint8_t *msg, size_t len)
 {
@@ -71,30 +67,6 @@ static uint32_t crc32c_ref(const uint8_t *hdr, const uint8_t *msg, size_t len)
 static size_t msg_len(const uint8_t *f)
 {
 	return (size_t)f[2] << 8 | f[3];
-}
-
-/*
- * docs/wire.md, step 3: DATA carries a message, ANNOUNCE at least its
- * 8 bytes, the other types nothing.
- */
-static int len_ok(uint8_t type, size_t len)
-{
-	if (type == DP_WT_ANNOUNCE)
-		return len >= 8;
-	return type == DP_WT_DATA ? len != 0 : len == 0;
-}
-
-/*
- * Step 5: every frame has a source NID; an ANNOUNCE no destination NID
- * and no DPIDs, the others all four.
- */
-static int addr_ok(const uint8_t *f)
-{
-	if (!be32(f + 12))
-		return 0;
-	if (f[1] == DP_WT_ANNOUNCE)
-		return !be32(f + 8) && !be32(f + 16) && !be32(f + 20);
-	return be32(f + 8) && be32(f + 16) && be32(f + 20);
 }
 
 /* What the decoder must say about this frame, from the documented rules. */
