@@ -62,13 +62,24 @@ static int dp_tx_route(struct dp_node *node, struct dp_nic *nic, u32 nid,
 	return err;
 }
 
+/* Frame @h with @msg (h->len bytes) onto @nic's link, to link address @dst. */
+static int dp_tx_link(struct dp_nic *nic, const u8 *dst,
+		      const struct dp_msg_hdr *h, const void *msg)
+{
+	struct kvec kv = { .iov_base = (void *)msg, .iov_len = h->len };
+	struct dp_wire_hdr w;
+	struct iov_iter iter;
+
+	dp_wire_encode(&w, h);
+	dp_wire_seal(&w, msg, h->len);
+	iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, h->len);
+	return nic->ops->xmit(nic, dst, &w, &iter, h->len);
+}
+
 static int dp_tx_nic(struct dp_node *node, const struct dp_msg_hdr *h,
 		     const void *msg)
 {
-	struct kvec kv = { .iov_base = (void *)msg, .iov_len = h->len };
 	u8 addr[DP_DST_MAX];
-	struct dp_wire_hdr w;
-	struct iov_iter iter;
 	struct dp_nic *nic;
 	int err;
 
@@ -85,10 +96,7 @@ static int dp_tx_nic(struct dp_node *node, const struct dp_msg_hdr *h,
 		dp_count(node, DP_CTR_TX_DROP_NO_ROUTE);
 		goto out;
 	}
-	dp_wire_encode(&w, h);
-	dp_wire_seal(&w, msg, h->len);
-	iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, h->len);
-	err = nic->ops->xmit(nic, addr, &w, &iter, h->len);
+	err = dp_tx_link(nic, addr, h, msg);
 	if (err == -ENOMEM)
 		dp_count(node, DP_CTR_TX_DROP_NOMEM);
 	else if (err)
@@ -126,10 +134,7 @@ int dp_tx_announce(struct dp_node *node, u32 hold_ms, u8 *lladdr)
 	struct dp_msg_hdr h = { .type = DP_WT_ANNOUNCE,
 				.len = DP_WIRE_ANNOUNCE_LEN };
 	struct dp_wire_announce a;
-	struct kvec kv = { .iov_base = &a, .iov_len = sizeof(a) };
 	u8 dst[DP_DST_MAX];
-	struct dp_wire_hdr w;
-	struct iov_iter iter;
 	struct dp_nic *nic;
 	unsigned int alen;
 	int err;
@@ -148,10 +153,7 @@ int dp_tx_announce(struct dp_node *node, u32 hold_ms, u8 *lladdr)
 	memset(dst, 0xff, alen);	/* the link's broadcast address */
 	dst[alen] = 0;			/* no route */
 	dp_wire_announce_encode(&a, hold_ms);
-	dp_wire_encode(&w, &h);
-	dp_wire_seal(&w, &a, sizeof(a));
-	iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, sizeof(a));
-	err = nic->ops->xmit(nic, dst, &w, &iter, sizeof(a));
+	err = dp_tx_link(nic, dst, &h, &a);
 	if (!err) {
 		dp_count(node, DP_CTR_TX_CTRL);
 		err = alen;
