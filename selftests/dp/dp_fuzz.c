@@ -2224,8 +2224,13 @@ static const enum op must[] = {
 	OP_OPEN, OP_BIND, OP_CONNECT, OP_SEND, OP_WRITE, OP_READ, OP_MMAP,
 	OP_REMAP, OP_MUNMAP, OP_MADVISE, OP_TOUCH, OP_FORK, OP_PRIV,
 };
-/* The run goes on past SECONDS until then, up to this many times SECONDS. */
+/*
+ * The run goes on past SECONDS until then, up to this many times SECONDS,
+ * times DPT_TMO_SCALE (lib.sh: 4 on make check-debug's kernels, whose every
+ * bound is that much longer).
+ */
 #define FUZZ_LONGER_MAX 3
+static uint32_t fuzz_longer_max(void);
 
 /* Has the run done what check_coverage() asks? */
 static int fuzz_enough(void)
@@ -2244,20 +2249,20 @@ static int fuzz_enough(void)
 /*
  * Called by the parent every 500 ms: shortly before the deadline, move it
  * 5 s on while the run has not done enough (a slow kernel), up to
- * FUZZ_LONGER_MAX times the planned length.  The workers read the deadline
+ * fuzz_longer_max() times the planned length.  The workers read the deadline
  * each time they check it, so they never see it pass meanwhile.
  */
 static void fuzz_longer(uint64_t t0, uint32_t secs)
 {
 	uint64_t now = now_ns(), dl = __atomic_load_n(&sh->deadline, __ATOMIC_RELAXED);
-	uint64_t cap = t0 + (uint64_t)secs * FUZZ_LONGER_MAX * 1000000000ull;
+	uint64_t cap = t0 + (uint64_t)secs * fuzz_longer_max() * 1000000000ull;
 
 	if (now + 2000000000ull < dl || dl >= cap || fuzz_enough())
 		return;
 	__atomic_store_n(&sh->deadline, dl + 5000000000ull, __ATOMIC_RELAXED);
 	if (dl == t0 + (uint64_t)secs * 1000000000ull)
 		ktap_diag("too few operations or a kind never worked yet: the run goes on (up to %u s)",
-			  secs * FUZZ_LONGER_MAX);
+			  secs * fuzz_longer_max());
 }
 
 /* The fuzzer reached the states it is for: not a run of EBADF and EINVAL. */
@@ -2601,6 +2606,13 @@ static uint32_t env_u32(const char *name, uint32_t def)
 	const char *v = getenv(name);
 
 	return v && *v ? (uint32_t)strtoul(v, NULL, 0) : def;
+}
+
+static uint32_t fuzz_longer_max(void)
+{
+	uint32_t scale = env_u32("DPT_TMO_SCALE", 1);
+
+	return FUZZ_LONGER_MAX * (scale ? scale : 1);
 }
 
 static void snapshot_before(void)

@@ -233,7 +233,7 @@ kill_leftovers() {
 # (KASAN or KCSAN under TCG, about 3 to 5 times slower) every bound is 4 times
 # as long.  DPT_TMO_SCALE overrides.
 case $(uname -r) in
-*-dpdebug|*-dpkcsan) DPT_TMO_SCALE=${DPT_TMO_SCALE:-4} ;;
+*-dpdebug|*-dpkcsan) DPT_TMO_SCALE=${DPT_TMO_SCALE:-4}; export DPT_TMO_SCALE ;;
 esac
 
 # run_test NAME TIMEOUT SETUP CMD...: SETUP is "pair" (two nodes, module
