@@ -173,9 +173,65 @@ static bool dp_rcv_silent(const struct dp_rx_peer *rp, unsigned long now)
 }
 
 /*
+ * Silly-window avoidance (the receiver's, as TCP's): a window update is
+ * worth its own frame only when it opens the sender's window by at least
+ * half a frame's worth of credit (half the space of the largest message),
+ * so a reader that frees one small message at a time does not make one
+ * ACK per read.
+ */
+static u32 dp_rcv_sws(u32 smax)
+{
+	return max_t(u32, (smax / 2) & ~(DP_TOKEN_ALIGN - 1), DP_TOKEN_ALIGN);
+}
+
+/* Credit granted to @rp and not advertised yet; caller holds r->lock. */
+static s32 dp_rcv_unsaid(const struct dp_rx_peer *rp)
+{
+	return dp_seq_diff(rp->credit, rp->adv);
+}
+
+/*
+ * @rp's window is short of half its target: remember how much more room
+ * would make an update worth sending (dp_rcv_released() kicks the ack
+ * work only then).  Counted as if nothing more were advertised meanwhile:
+ * an ACK that does go only makes the true need larger, so a release may
+ * kick the work early, never late.  Caller holds r->lock.
+ */
+static void dp_rcv_short(struct dp_rcv *r, struct dp_rx_peer *rp, u32 smax)
+{
+	s32 need = (s32)dp_rcv_sws(smax) - max(dp_rcv_unsaid(rp), 0);
+
+	lockdep_assert_held(&r->lock);
+	WRITE_ONCE(r->starved, true);	/* a release grants more */
+	if (need < (s32)DP_TOKEN_ALIGN)
+		need = DP_TOKEN_ALIGN;
+	if ((u32)need < r->sws_room)
+		r->sws_room = need;
+}
+
+/*
+ * Whether @rp should hear of its credit now, in a frame of its own: its
+ * last advertised window is under half the target, and the update opens
+ * it by a meaningful amount (dp_rcv_sws()), or the reader has released
+ * everything (nothing more will open it: say what there is).  A writer
+ * that waits for more, or for a larger message, probes meanwhile, and a
+ * probe is always answered.  Caller holds r->lock.
+ */
+static bool dp_rcv_update_due(struct dp_rcv *r, const struct dp_rx_peer *rp,
+			      u32 target, u32 smax)
+{
+	s32 unsaid = dp_rcv_unsaid(rp);
+
+	lockdep_assert_held(&r->lock);
+	if (unsaid <= 0 || dp_seq_diff(rp->adv, rp->arrived) >= (s32)(target / 2))
+		return false;
+	return unsaid >= (s32)dp_rcv_sws(smax) || !dp_rcv_used(r);
+}
+
+/*
  * Raise @rp's credit towards its fair window, within the unpromised room.
- * Returns whether the sender should hear about it now: its last advertised
- * window is under half the target.
+ * Returns whether the sender should hear about it now
+ * (dp_rcv_update_due()).
  */
 static bool dp_rcv_grant(struct dp_rcv *r, struct dp_rx_peer *rp,
 			 u32 smax)
@@ -191,8 +247,8 @@ static bool dp_rcv_grant(struct dp_rcv *r, struct dp_rx_peer *rp,
 	rp->credit += add;
 	r->outstanding += add;
 	if (dp_seq_diff(rp->credit, rp->arrived) < (s32)(target / 2))
-		WRITE_ONCE(r->starved, true);	/* a release grants more */
-	return add && dp_seq_diff(rp->adv, rp->arrived) < (s32)(target / 2);
+		dp_rcv_short(r, rp, smax);
+	return dp_rcv_update_due(r, rp, target, smax);
 }
 
 /* Have ack_work run: at once, or after a tick (a chance to piggy-back). */
@@ -910,15 +966,25 @@ void dp_rcv_unpiggyback(struct dp_rcv *r, const struct dp_msg_hdr *h)
 	spin_unlock_irqrestore(&r->lock, flags);
 }
 
-/* The reader released messages: if some sender was short, grant now. */
+/*
+ * The reader released messages: if some sender was short, grant now, once
+ * the room the releases made is worth an update to one of them
+ * (dp_rcv_short()), or the pool is empty.  Not per release: a reader that
+ * frees one message at a time while senders wait would otherwise cost a
+ * run of the ack work per read.
+ */
 void dp_rcv_released(struct dp_rcv *r)
 {
 	unsigned long flags;
+	u64 used;
 
 	if (!READ_ONCE(r->starved))
 		return;
 	spin_lock_irqsave(&r->lock, flags);
-	dp_rcv_kick(r, true);
+	used = dp_rcv_used(r);
+	if (!used || dp_credit_room(r->ring->size, dp_rcv_smax(r), used,
+				    r->outstanding) >= r->sws_room)
+		dp_rcv_kick(r, true);
 	spin_unlock_irqrestore(&r->lock, flags);
 }
 
@@ -996,12 +1062,12 @@ static void dp_rcv_regrant(struct dp_rcv *r, u32 smax)
 
 	lockdep_assert_held(&r->lock);
 	while (n-- && !list_empty(&r->active)) {
+		rp = list_first_entry(&r->active, struct dp_rx_peer, active);
 		if (!dp_credit_room(r->ring->size, smax, dp_rcv_used(r),
 				    r->outstanding)) {
-			WRITE_ONCE(r->starved, true);	/* the rest next time */
+			dp_rcv_short(r, rp, smax);	/* the rest next time */
 			return;
 		}
-		rp = list_first_entry(&r->active, struct dp_rx_peer, active);
 		if (dp_rcv_grant(r, rp, smax))
 			dp_rcv_mark(r, rp, DP_ACK_NOW);	/* this run sends it */
 		list_move_tail(&rp->active, &r->active);
@@ -1022,6 +1088,7 @@ static bool dp_rcv_collect(struct dp_rcv *r, struct dp_ack_batch *b)
 	spin_lock_irq(&r->lock);
 	if (r->starved) {
 		WRITE_ONCE(r->starved, false);
+		r->sws_room = U32_MAX;		/* the regrant says anew */
 		dp_rcv_reclaim(r);
 		dp_rcv_regrant(r, dp_rcv_smax(r));
 	}
@@ -1068,6 +1135,7 @@ void dp_rcv_init(struct dp_rcv *r, struct dp_endpoint *ep,
 	r->ep = ep;
 	r->node = node;
 	r->seed = get_random_u32();
+	r->sws_room = U32_MAX;
 	spin_lock_init(&r->lock);
 	hash_init(r->peers);
 	hash_init(r->srcs);

@@ -69,6 +69,9 @@ struct dp_ack_batch {
  * @n_active: rx peers not idle: the pool is shared fairly among them.
  * @outstanding: credit granted and not yet used, over all rx peers.
  * @starved: a grant was cut short by a full pool: releases re-grant.
+ * @sws_room: with @starved, the room at which a re-grant makes an update
+ *	worth its frame to some sender short of credit (the least of their
+ *	needs): releases that make less do not run @ack_work.
  * @dead: closing: @ack_work is not queued any more.
  * @ooo_bytes: what the messages held after gaps cost (bytes and their
  *	headers), all senders together: at most the pool size.
@@ -101,6 +104,7 @@ struct dp_rcv {
 	u32 n_active;
 	u32 outstanding;
 	bool starved;
+	u32 sws_room;
 	bool dead;
 	u32 ooo_bytes;
 	u32 n_resets;
