@@ -315,6 +315,34 @@ static void test_snd_sws_no_stall(void)
 	sws_no_stall(1400);
 }
 
+/*
+ * The DATA header is a template built once per session: a stream of
+ * messages builds it once (and every frame's header is what encoding it
+ * whole gives: the world checks); a new NID builds it again, and the
+ * frames carry the new NID.
+ */
+static void test_snd_tmpl(void)
+{
+	const struct w_frame *f;
+	unsigned int i;
+
+	two_open(65536);
+	CHECK_EQ(w.tmpl_builds, 0);
+	for (i = 0; i < 50; i++) {
+		CHECK_EQ(w_send(ab, 1 + i), 0);
+		w_run(1);
+		CHECK_EQ(w_read(B, 1, NULL), 1);
+	}
+	CHECK_EQ(w.tmpl_builds, 1);
+	w.nodes[0].nid = 3;
+	CHECK_EQ(w_send(ab, 10), 0);
+	CHECK_EQ(w.tmpl_builds, 2);
+	f = w_last(DP_WT_DATA, 0);
+	CHECK(f && f->h.src_nid == 3 && f->h.len == 10, "the new NID");
+	w_drop_all();
+	w_teardown();
+}
+
 /* Slow start: the window opens by what each ACK covers. */
 static void test_snd_cwnd_slow_start(void)
 {
@@ -642,6 +670,8 @@ const struct unit_test snd_tests[] = {
 	  test_snd_sws },
 	{ "snd: one message read at a time never stalls a blocked writer",
 	  test_snd_sws_no_stall },
+	{ "snd: the DATA header is a template built once per session",
+	  test_snd_tmpl },
 	{ "snd: cwnd slow start", test_snd_cwnd_slow_start },
 	{ "snd: timeout: go back, cwnd to its floor, backoff", test_snd_goback },
 	{ "snd: gap report: the missing message resent once", test_snd_fast_resend },
