@@ -173,9 +173,65 @@ static bool dp_rcv_silent(const struct dp_rx_peer *rp, unsigned long now)
 }
 
 /*
+ * Silly-window avoidance (the receiver's, as TCP's): a window update is
+ * worth its own frame only when it opens the sender's window by at least
+ * half a frame's worth of credit (half the space of the largest message),
+ * so a reader that frees one small message at a time does not make one
+ * ACK per read.
+ */
+static u32 dp_rcv_sws(u32 smax)
+{
+	return max_t(u32, (smax / 2) & ~(DP_TOKEN_ALIGN - 1), DP_TOKEN_ALIGN);
+}
+
+/* Credit granted to @rp and not advertised yet; caller holds r->lock. */
+static s32 dp_rcv_unsaid(const struct dp_rx_peer *rp)
+{
+	return dp_seq_diff(rp->credit, rp->adv);
+}
+
+/*
+ * @rp's window is short of half its target: remember how much more room
+ * would make an update worth sending (dp_rcv_released() kicks the ack
+ * work only then).  Counted as if nothing more were advertised meanwhile:
+ * an ACK that does go only makes the true need larger, so a release may
+ * kick the work early, never late.  Caller holds r->lock.
+ */
+static void dp_rcv_short(struct dp_rcv *r, struct dp_rx_peer *rp, u32 smax)
+{
+	s32 need = (s32)dp_rcv_sws(smax) - max(dp_rcv_unsaid(rp), 0);
+
+	lockdep_assert_held(&r->lock);
+	WRITE_ONCE(r->starved, true);	/* a release grants more */
+	if (need < (s32)DP_TOKEN_ALIGN)
+		need = DP_TOKEN_ALIGN;
+	if ((u32)need < r->sws_room)
+		r->sws_room = need;
+}
+
+/*
+ * Whether @rp should hear of its credit now, in a frame of its own: its
+ * last advertised window is under half the target, and the update opens
+ * it by a meaningful amount (dp_rcv_sws()), or the reader has released
+ * everything (nothing more will open it: say what there is).  A writer
+ * that waits for more, or for a larger message, probes meanwhile, and a
+ * probe is always answered.  Caller holds r->lock.
+ */
+static bool dp_rcv_update_due(struct dp_rcv *r, const struct dp_rx_peer *rp,
+			      u32 target, u32 smax)
+{
+	s32 unsaid = dp_rcv_unsaid(rp);
+
+	lockdep_assert_held(&r->lock);
+	if (unsaid <= 0 || dp_seq_diff(rp->adv, rp->arrived) >= (s32)(target / 2))
+		return false;
+	return unsaid >= (s32)dp_rcv_sws(smax) || !dp_rcv_used(r);
+}
+
+/*
  * Raise @rp's credit towards its fair window, within the unpromised room.
- * Returns whether the sender should hear about it now: its last advertised
- * window is under half the target.
+ * Returns whether the sender should hear about it now
+ * (dp_rcv_update_due()).
  */
 static bool dp_rcv_grant(struct dp_rcv *r, struct dp_rx_peer *rp,
 			 u32 smax)
@@ -191,8 +247,8 @@ static bool dp_rcv_grant(struct dp_rcv *r, struct dp_rx_peer *rp,
 	rp->credit += add;
 	r->outstanding += add;
 	if (dp_seq_diff(rp->credit, rp->arrived) < (s32)(target / 2))
-		WRITE_ONCE(r->starved, true);	/* a release grants more */
-	return add && dp_seq_diff(rp->adv, rp->arrived) < (s32)(target / 2);
+		dp_rcv_short(r, rp, smax);
+	return dp_rcv_update_due(r, rp, target, smax);
 }
 
 /* Have ack_work run: at once, or after a tick (a chance to piggy-back). */
@@ -207,10 +263,33 @@ static void dp_rcv_kick(struct dp_rcv *r, bool now)
 		queue_delayed_work(dp_wq, &r->ack_work, 1);
 }
 
+/* @rp is owed an ACK (DP_ACK_* @bits), counted in n_due.  Holds r->lock. */
+static void dp_rcv_mark(struct dp_rcv *r, struct dp_rx_peer *rp, u8 bits)
+{
+	lockdep_assert_held(&r->lock);
+	if (!rp->ack_due)
+		r->n_due++;
+	rp->ack_due |= bits;
+}
+
+/* ... and ack_work will send it: now, or after a tick (DP_ACK_DELAYED). */
 static void dp_rcv_owe(struct dp_rcv *r, struct dp_rx_peer *rp, u8 bits)
 {
-	rp->ack_due |= bits;
+	dp_rcv_mark(r, rp, bits);
 	dp_rcv_kick(r, bits & (DP_ACK_NOW | DP_ACK_GAP));
+}
+
+/*
+ * The ACK owed to @rp leaves, in a frame of its own or riding on DATA,
+ * with the current credit: nothing is owed any more.  Holds r->lock.
+ */
+static void dp_rcv_paid(struct dp_rcv *r, struct dp_rx_peer *rp)
+{
+	lockdep_assert_held(&r->lock);
+	if (rp->ack_due)
+		r->n_due--;
+	rp->ack_due = 0;
+	rp->adv = rp->credit;
 }
 
 /*
@@ -372,6 +451,8 @@ static void dp_rcv_uncount_src(struct dp_rcv *r, struct dp_rx_peer *rp)
 static void dp_rcv_drop_peer(struct dp_rcv *r, struct dp_rx_peer *rp)
 {
 	lockdep_assert_held(&r->lock);
+	if (rp->ack_due)
+		r->n_due--;	/* it leaves owed nothing */
 	dp_rcv_uncount_src(r, rp);
 	dp_rcv_forget_credit(r, rp);
 	dp_rcv_ooo_free(r, rp);
@@ -842,7 +923,13 @@ void dp_rcv_raw(struct dp_rcv *r, const struct dp_msg_hdr *h,
 
 /*
  * Fill the ack fields of a DATA frame to the sender @h->dst if we owe it
- * one in the same pair of incarnations (@peer_inc), and cancel the ACK.
+ * one in the same pair of incarnations (@peer_inc), and cancel the ACK:
+ * the delayed ACK owed to that sender does not go out as well.  If it was
+ * the last one owed, ack_work, already queued, finds nothing to do when
+ * it runs and returns at once (dp_rcv_collect()).  Its timer is not
+ * cancelled here: that would be a timer operation per message again, and
+ * the next DATA would re-arm it; queued once per tick, it runs once per
+ * tick at most however many acks ride on DATA meanwhile.
  */
 void dp_rcv_piggyback(struct dp_rcv *r, struct dp_msg_hdr *h,
 		      u32 peer_inc)
@@ -859,8 +946,7 @@ void dp_rcv_piggyback(struct dp_rcv *r, struct dp_msg_hdr *h,
 		h->flags |= DP_WF_ACK | (rp->ack_due & DP_ACK_GAP ? DP_WF_GAP : 0);
 		h->ack = rp->rcv_nxt - 1;
 		h->credit = rp->credit;
-		rp->adv = rp->credit;
-		rp->ack_due = 0;
+		dp_rcv_paid(r, rp);
 	}
 	spin_unlock_irqrestore(&r->lock, flags);
 }
@@ -880,15 +966,25 @@ void dp_rcv_unpiggyback(struct dp_rcv *r, const struct dp_msg_hdr *h)
 	spin_unlock_irqrestore(&r->lock, flags);
 }
 
-/* The reader released messages: if some sender was short, grant now. */
+/*
+ * The reader released messages: if some sender was short, grant now, once
+ * the room the releases made is worth an update to one of them
+ * (dp_rcv_short()), or the pool is empty.  Not per release: a reader that
+ * frees one message at a time while senders wait would otherwise cost a
+ * run of the ack work per read.
+ */
 void dp_rcv_released(struct dp_rcv *r)
 {
 	unsigned long flags;
+	u64 used;
 
 	if (!READ_ONCE(r->starved))
 		return;
 	spin_lock_irqsave(&r->lock, flags);
-	dp_rcv_kick(r, true);
+	used = dp_rcv_used(r);
+	if (!used || dp_credit_room(r->ring->size, dp_rcv_smax(r), used,
+				    r->outstanding) >= r->sws_room)
+		dp_rcv_kick(r, true);
 	spin_unlock_irqrestore(&r->lock, flags);
 }
 
@@ -907,6 +1003,7 @@ static void dp_rcv_info(struct dp_rcv *r, struct dp_rx_peer *rp,
 	ri->rcv_nxt = rp->rcv_nxt;
 	ri->held = rp->n_ooo;
 	ri->credit_left = dp_seq_diff(rp->credit, rp->arrived);
+	ri->ack_owed = rp->ack_due;
 	spin_unlock_irqrestore(&r->lock, flags);
 }
 
@@ -936,13 +1033,6 @@ void dp_rcv_stats(struct dp_rcv *r, struct dp_ep_stats *st)
 	st->rx_dup = atomic64_read(&r->rx_dup);
 }
 
-#define DP_ACK_BATCH	16
-
-struct dp_ack_batch {
-	struct dp_msg_hdr h[DP_ACK_BATCH];
-	unsigned int n;
-};
-
 /* The ACK owed to @rp, into the batch.  Caller holds r->lock. */
 static void dp_rcv_take_ack(struct dp_rcv *r, struct dp_rx_peer *rp,
 			    struct dp_ack_batch *b, u32 max_msg)
@@ -955,8 +1045,7 @@ static void dp_rcv_take_ack(struct dp_rcv *r, struct dp_rx_peer *rp,
 	h->ack = rp->rcv_nxt - 1;
 	h->credit = rp->credit;
 	h->dst_inc = rp->peer_inc;
-	rp->adv = rp->credit;
-	rp->ack_due = 0;
+	dp_rcv_paid(r, rp);
 }
 
 /*
@@ -973,39 +1062,42 @@ static void dp_rcv_regrant(struct dp_rcv *r, u32 smax)
 
 	lockdep_assert_held(&r->lock);
 	while (n-- && !list_empty(&r->active)) {
+		rp = list_first_entry(&r->active, struct dp_rx_peer, active);
 		if (!dp_credit_room(r->ring->size, smax, dp_rcv_used(r),
 				    r->outstanding)) {
-			WRITE_ONCE(r->starved, true);	/* the rest next time */
+			dp_rcv_short(r, rp, smax);	/* the rest next time */
 			return;
 		}
-		rp = list_first_entry(&r->active, struct dp_rx_peer, active);
 		if (dp_rcv_grant(r, rp, smax))
-			rp->ack_due |= DP_ACK_NOW;
+			dp_rcv_mark(r, rp, DP_ACK_NOW);	/* this run sends it */
 		list_move_tail(&rp->active, &r->active);
 	}
 }
 
 /*
  * Collect up to a batch of owed ACKs and RESETs; re-grant first if a
- * release made room.  Returns whether more may be owed.
+ * release made room.  Nothing owed (the ACK rode on DATA): no walk.
+ * Returns whether more may be owed.
  */
 static bool dp_rcv_collect(struct dp_rcv *r, struct dp_ack_batch *b)
 {
-	u32 smax = dp_rcv_smax(r), max_msg = dp_rcv_max_msg(r);
 	struct dp_rx_peer *rp;
-	bool regrant;
+	u32 max_msg;
 	int bkt;
 
 	spin_lock_irq(&r->lock);
-	regrant = r->starved;
-	WRITE_ONCE(r->starved, false);
-	if (regrant) {
+	if (r->starved) {
+		WRITE_ONCE(r->starved, false);
+		r->sws_room = U32_MAX;		/* the regrant says anew */
 		dp_rcv_reclaim(r);
-		dp_rcv_regrant(r, smax);
+		dp_rcv_regrant(r, dp_rcv_smax(r));
 	}
-	hash_for_each(r->peers, bkt, rp, hnode) {
-		if (rp->ack_due && b->n < DP_ACK_BATCH)
-			dp_rcv_take_ack(r, rp, b, max_msg);
+	if (r->n_due) {
+		max_msg = dp_rcv_max_msg(r);
+		hash_for_each(r->peers, bkt, rp, hnode) {
+			if (rp->ack_due && b->n < DP_ACK_BATCH)
+				dp_rcv_take_ack(r, rp, b, max_msg);
+		}
 	}
 	while (r->n_resets && b->n < DP_ACK_BATCH) {
 		struct dp_reset *rs = &r->resets[--r->n_resets];
@@ -1020,27 +1112,21 @@ static bool dp_rcv_collect(struct dp_rcv *r, struct dp_ack_batch *b)
 	return b->n == DP_ACK_BATCH;
 }
 
+/* Send what is owed, a batch at a time, from r->batch (no allocation). */
 static void dp_rcv_ack_work(struct work_struct *work)
 {
 	struct dp_rcv *r = container_of(to_delayed_work(work), struct dp_rcv,
 					ack_work);
-	struct dp_ack_batch *b = kmalloc(sizeof(*b), GFP_KERNEL);
+	struct dp_ack_batch *b = &r->batch;
 	bool more;
 	unsigned int i;
 
-	if (!b) {	/* try again soon */
-		spin_lock_irq(&r->lock);
-		dp_rcv_kick(r, false);
-		spin_unlock_irq(&r->lock);
-		return;
-	}
 	do {
 		b->n = 0;
 		more = dp_rcv_collect(r, b);
 		for (i = 0; i < b->n; i++)
 			dp_tx_frame(r->node, &b->h[i], NULL);
 	} while (more);
-	kfree(b);
 }
 
 void dp_rcv_init(struct dp_rcv *r, struct dp_endpoint *ep,
@@ -1049,6 +1135,7 @@ void dp_rcv_init(struct dp_rcv *r, struct dp_endpoint *ep,
 	r->ep = ep;
 	r->node = node;
 	r->seed = get_random_u32();
+	r->sws_room = U32_MAX;
 	spin_lock_init(&r->lock);
 	hash_init(r->peers);
 	hash_init(r->srcs);
@@ -1071,6 +1158,22 @@ void dp_rcv_bind(struct dp_rcv *r, struct dp_pool *pool, struct dp_ring *ring,
 }
 
 /*
+ * The RESET a closing receiver sends @rp, with the last ack: what did
+ * arrive is known.  Caller holds r->lock.
+ */
+static void dp_rcv_goodbye(struct dp_rcv *r, struct dp_rx_peer *rp,
+			   struct dp_msg_hdr *h)
+{
+	lockdep_assert_held(&r->lock);
+	dp_tx_hdr(r->ep, h, DP_WT_RESET, &rp->from);
+	h->flags = DP_WF_ACK;
+	h->seq = rp->rcv_nxt;	/* names the session */
+	h->ack = rp->rcv_nxt - 1;
+	h->credit = rp->credit;
+	h->dst_inc = rp->peer_inc;
+}
+
+/*
  * The endpoint is closing (after it left the CAT): no more work, a RESET
  * to every sender with a session here (best effort: they fail at once
  * with ECONNRESET instead of after unreach_ms), then free the rx peers.
@@ -1078,7 +1181,7 @@ void dp_rcv_bind(struct dp_rcv *r, struct dp_pool *pool, struct dp_ring *ring,
  */
 void dp_rcv_stop(struct dp_rcv *r)
 {
-	struct dp_ack_batch *b = kmalloc(sizeof(*b), GFP_KERNEL);
+	struct dp_ack_batch *b = &r->batch;	/* ack_work's, which is done */
 	struct hlist_node *tmp;
 	struct dp_rx_peer *rp;
 	unsigned int i;
@@ -1089,27 +1192,16 @@ void dp_rcv_stop(struct dp_rcv *r)
 	spin_unlock_irq(&r->lock);
 	cancel_delayed_work_sync(&r->ack_work);
 	do {
-		if (b)
-			b->n = 0;
+		b->n = 0;
 		spin_lock_irq(&r->lock);
 		hash_for_each_safe(r->peers, bkt, tmp, rp, hnode) {
-			if (b && b->n == DP_ACK_BATCH)
+			if (b->n == DP_ACK_BATCH)
 				continue;	/* next round */
-			if (b) {	/* with the last ack: what did arrive is known */
-				struct dp_msg_hdr *h = &b->h[b->n++];
-
-				dp_tx_hdr(r->ep, h, DP_WT_RESET, &rp->from);
-				h->flags = DP_WF_ACK;
-				h->seq = rp->rcv_nxt;	/* names the session */
-				h->ack = rp->rcv_nxt - 1;
-				h->credit = rp->credit;
-				h->dst_inc = rp->peer_inc;
-			}
+			dp_rcv_goodbye(r, rp, &b->h[b->n++]);
 			dp_rcv_drop_peer(r, rp);
 		}
 		spin_unlock_irq(&r->lock);
-		for (i = 0; b && i < b->n; i++)
+		for (i = 0; i < b->n; i++)
 			dp_tx_frame(r->node, &b->h[i], NULL);
-	} while (b && b->n == DP_ACK_BATCH);
-	kfree(b);
+	} while (b->n == DP_ACK_BATCH);
 }

@@ -36,6 +36,17 @@ struct dp_reset {
 	u16 flags;
 };
 
+#define DP_ACK_BATCH	16u	/* frames ack_work builds per round */
+
+/*
+ * struct dp_ack_batch - the ACKs and RESETs one round of ack_work sends,
+ * built under dp_rcv.lock and sent after it is dropped.
+ */
+struct dp_ack_batch {
+	struct dp_msg_hdr h[DP_ACK_BATCH];
+	unsigned int n;
+};
+
 /**
  * struct dp_rcv - a receiving endpoint's sessions, one per sender.
  * @ep: the endpoint: frames are built from it (dp_tx_hdr()).
@@ -58,12 +69,22 @@ struct dp_reset {
  * @n_active: rx peers not idle: the pool is shared fairly among them.
  * @outstanding: credit granted and not yet used, over all rx peers.
  * @starved: a grant was cut short by a full pool: releases re-grant.
+ * @sws_room: with @starved, the room at which a re-grant makes an update
+ *	worth its frame to some sender short of credit (the least of their
+ *	needs): releases that make less do not run @ack_work.
  * @dead: closing: @ack_work is not queued any more.
  * @ooo_bytes: what the messages held after gaps cost (bytes and their
  *	headers), all senders together: at most the pool size.
  * @n_resets: entries in @resets.
  * @resets: RESETs owed, sent by @ack_work.
+ * @n_due: rx peers that are owed an ACK (their ack_due is set): ack_work
+ *	walks the table only while some are, and an ACK that rode on DATA
+ *	leaves it nothing to do.
  * @ack_work: sends owed ACKs, window updates and RESETs.
+ * @batch: @ack_work's frames, kept here so that it allocates nothing.
+ *	Not under @lock: only @ack_work uses it (a work item never runs
+ *	twice at once), and dp_rcv_stop() once @ack_work is cancelled for
+ *	good.
  * @rx_dup: dp_ep_stats' rx_dup.
  */
 struct dp_rcv {
@@ -83,11 +104,14 @@ struct dp_rcv {
 	u32 n_active;
 	u32 outstanding;
 	bool starved;
+	u32 sws_room;
 	bool dead;
 	u32 ooo_bytes;
 	u32 n_resets;
 	struct dp_reset resets[DP_RESETS_PENDING];
+	u32 n_due;
 	struct delayed_work ack_work;
+	struct dp_ack_batch batch;
 	atomic64_t rx_dup;
 };
 
@@ -98,6 +122,7 @@ struct dp_rcv {
  * @rcv_nxt: next seq expected.
  * @held: messages held after a gap.
  * @credit_left: space granted and not yet arrived.
+ * @ack_owed: an ACK is owed to the sender and has not left yet.
  */
 struct dp_rcv_info {
 	struct dp_addr from;
@@ -105,6 +130,7 @@ struct dp_rcv_info {
 	u32 rcv_nxt;
 	u32 held;
 	s32 credit_left;
+	bool ack_owed;
 };
 
 /* Life: at open, at bind (before the endpoint is published), at close. */

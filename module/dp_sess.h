@@ -34,6 +34,28 @@ void dp_tx_hdr(struct dp_endpoint *ep, struct dp_msg_hdr *h, u8 type,
 int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 		const void *msg);
 
+/**
+ * struct dp_tx_tmpl - the header of one session's frames, prebuilt.
+ * @h: the fields that do not change per frame (type, addresses, uid,
+ *	incarnations), the others 0.
+ * @w: @h on the wire, csum 0: a frame copies it and fills in its own
+ *	len, flags, seq, ack and credit (dp_wire_encode_from()).
+ *
+ * Built by dp_tx_tmpl() at the session's first frame, and again only if
+ * the node's NID or the peer's incarnation changed since; its owner
+ * serialises dp_tx_tmpl() with the frames sent from it.
+ */
+struct dp_tx_tmpl {
+	struct dp_msg_hdr h;
+	struct dp_wire_hdr w;
+};
+
+void dp_tx_tmpl(struct dp_endpoint *ep, struct dp_tx_tmpl *t, u8 type,
+		const struct dp_addr *to, u32 dst_inc);
+/* dp_tx_frame() of @h, whose session fields are @t's. */
+int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
+		     const struct dp_msg_hdr *h, const void *msg);
+
 /* Node counters (dp_node.c) */
 void dp_count(struct dp_node *node, enum dp_counter c);
 void dp_count_add(struct dp_node *node, enum dp_counter c, u64 v);

@@ -301,7 +301,9 @@ static int dp_snd_probe(struct dp_snd *s, u32 nxt, u32 isn, u32 peer_inc)
 
 /*
  * One DATA frame from its copy, with a piggy-backed ack if one is owed.
- * If the frame does not leave, the ack it carried is owed again.
+ * If the frame does not leave, the ack it carried is owed again.  Its
+ * header is the session's template (s->tmpl, under tx_mutex) with the
+ * message's own fields filled in.
  */
 static int dp_snd_xmit(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 {
@@ -309,12 +311,12 @@ static int dp_snd_xmit(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 	int err;
 
 	lockdep_assert_held(&s->tx_mutex);
-	dp_tx_hdr(s->se->ep, &h, DP_WT_DATA, &s->to);
+	dp_tx_tmpl(s->se->ep, &s->tmpl, DP_WT_DATA, &s->to, peer_inc);
+	h = s->tmpl.h;
 	h.len = m->len;
 	h.seq = m->seq;
-	h.dst_inc = peer_inc;
 	dp_rcv_piggyback(s->se->rcv, &h, peer_inc);
-	err = dp_tx_frame(s->se->node, &h, m->data);
+	err = dp_tx_frame_tmpl(s->se->node, &s->tmpl, &h, m->data);
 	if (err && (h.flags & DP_WF_ACK))
 		dp_rcv_unpiggyback(s->se->rcv, &h);
 	return err;

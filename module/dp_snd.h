@@ -135,6 +135,8 @@ struct dp_snd_ep {
  * @rtt: the RTO estimator.
  * @timer: retransmission, HELLO and window-probe timer; it queues @work.
  * @work: sends in process context (a backend's xmit may sleep).
+ * @tmpl: the header of the session's DATA frames (dp_tx_tmpl()); under
+ *	@tx_mutex.
  */
 struct dp_snd {
 	struct dp_snd_ep *se;
@@ -172,6 +174,7 @@ struct dp_snd {
 	struct dp_rtt rtt;
 	struct timer_list timer;
 	struct work_struct work;
+	struct dp_tx_tmpl tmpl;
 };
 
 /**

@@ -36,6 +36,23 @@ void dp_tx_hdr(struct dp_endpoint *ep, struct dp_msg_hdr *h, u8 type,
 }
 
 /*
+ * @t for frames of @type from @ep to @to, the peer's incarnation
+ * @dst_inc: built unless it is already, for this NID (the node's NID may
+ * change while an edge lives: its frames then carry the new one).
+ */
+void dp_tx_tmpl(struct dp_endpoint *ep, struct dp_tx_tmpl *t, u8 type,
+		const struct dp_addr *to, u32 dst_inc)
+{
+	if (t->h.type == type && t->h.dst_inc == dst_inc &&
+	    t->h.src_nid == READ_ONCE(ep->node->nid) &&
+	    t->h.dst_nid == to->nid && t->h.dst_dpid == to->dpid)
+		return;
+	dp_tx_hdr(ep, &t->h, type, to);
+	t->h.dst_inc = dst_inc;
+	dp_wire_encode(&t->w, &t->h);
+}
+
+/*
  * Resolve the peer's link address in the NART into @addr: the address,
  * then one byte, the route's length, then the route (struct dp_backend's
  * @xmit).  An entry whose address length is not the NIC's (a 3-byte "MAC"
@@ -62,22 +79,29 @@ static int dp_tx_route(struct dp_node *node, struct dp_nic *nic, u32 nid,
 	return err;
 }
 
-/* Frame @h with @msg (h->len bytes) onto @nic's link, to link address @dst. */
+/*
+ * Frame @h with @msg (h->len bytes) onto @nic's link, to link address
+ * @dst; its session fields from template @t if there is one.
+ */
 static int dp_tx_link(struct dp_nic *nic, const u8 *dst,
-		      const struct dp_msg_hdr *h, const void *msg)
+		      const struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
+		      const void *msg)
 {
 	struct kvec kv = { .iov_base = (void *)msg, .iov_len = h->len };
 	struct dp_wire_hdr w;
 	struct iov_iter iter;
 
-	dp_wire_encode(&w, h);
+	if (t)
+		dp_wire_encode_from(&w, &t->w, h);
+	else
+		dp_wire_encode(&w, h);
 	dp_wire_seal(&w, msg, h->len);
 	iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, h->len);
 	return nic->ops->xmit(nic, dst, &w, &iter, h->len);
 }
 
-static int dp_tx_nic(struct dp_node *node, const struct dp_msg_hdr *h,
-		     const void *msg)
+static int dp_tx_nic(struct dp_node *node, const struct dp_tx_tmpl *t,
+		     const struct dp_msg_hdr *h, const void *msg)
 {
 	u8 addr[DP_DST_MAX];
 	struct dp_nic *nic;
@@ -96,7 +120,7 @@ static int dp_tx_nic(struct dp_node *node, const struct dp_msg_hdr *h,
 		dp_count(node, DP_CTR_TX_DROP_NO_ROUTE);
 		goto out;
 	}
-	err = dp_tx_link(nic, addr, h, msg);
+	err = dp_tx_link(nic, addr, t, h, msg);
 	if (err == -ENOMEM)
 		dp_count(node, DP_CTR_TX_DROP_NOMEM);
 	else if (err)
@@ -109,10 +133,11 @@ out:
 /*
  * Send one frame: to a NIC, or, for our own NID, straight to the MDR
  * (node-local edges run the same protocol without a wire).  Process
- * context only: the tulip backend's xmit sleeps.
+ * context only: the tulip backend's xmit sleeps.  @t, if not NULL, is
+ * @h's template: its wire header is copied, not encoded again.
  */
-int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
-		const void *msg)
+int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
+		     const struct dp_msg_hdr *h, const void *msg)
 {
 	int err = 0;
 
@@ -122,11 +147,17 @@ int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 		dp_mdr_frame(node, h, msg);
 		rcu_read_unlock();
 	} else {
-		err = dp_tx_nic(node, h, msg);
+		err = dp_tx_nic(node, t, h, msg);
 	}
 	if (!err && h->type != DP_WT_DATA)
 		dp_count(node, DP_CTR_TX_CTRL);
 	return err;
+}
+
+int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
+		const void *msg)
+{
+	return dp_tx_frame_tmpl(node, NULL, h, msg);
 }
 
 int dp_tx_announce(struct dp_node *node, u32 hold_ms, u8 *lladdr)
@@ -153,7 +184,7 @@ int dp_tx_announce(struct dp_node *node, u32 hold_ms, u8 *lladdr)
 	memset(dst, 0xff, alen);	/* the link's broadcast address */
 	dst[alen] = 0;			/* no route */
 	dp_wire_announce_encode(&a, hold_ms);
-	err = dp_tx_link(nic, dst, &h, &a);
+	err = dp_tx_link(nic, dst, NULL, &h, &a);
 	if (!err) {
 		dp_count(node, DP_CTR_TX_CTRL);
 		err = alen;

@@ -25,6 +25,18 @@ void dp_wire_encode(struct dp_wire_hdr *w, const struct dp_msg_hdr *h)
 	w->csum = 0;
 }
 
+void dp_wire_encode_from(struct dp_wire_hdr *w, const struct dp_wire_hdr *t,
+			 const struct dp_msg_hdr *h)
+{
+	*w = *t;
+	w->len = cpu_to_be16(h->len);
+	w->flags = cpu_to_be16(h->flags);
+	w->seq = cpu_to_be32(h->seq);
+	w->ack = cpu_to_be32(h->ack);
+	w->credit = cpu_to_be32(h->credit);
+	w->csum = 0;
+}
+
 /* The standard CRC32C: initial value and final xor all ones. */
 u32 dp_wire_csum(const struct dp_wire_hdr *w, const void *msg, size_t len)
 {

@@ -25,6 +25,14 @@ struct dp_msg_hdr {
 /* Build the header with csum 0; dp_wire_seal() then adds the checksum. */
 void dp_wire_encode(struct dp_wire_hdr *w, const struct dp_msg_hdr *h);
 
+/*
+ * The same from a template @t, dp_wire_encode() of a header whose
+ * session fields (type, addresses, uid, incarnations) are @h's: only the
+ * fields that change per frame (len, flags, seq, ack, credit) are encoded.
+ */
+void dp_wire_encode_from(struct dp_wire_hdr *w, const struct dp_wire_hdr *t,
+			 const struct dp_msg_hdr *h);
+
 /* CRC32C over @w (csum taken as 0) and the @len message bytes @msg. */
 u32 dp_wire_csum(const struct dp_wire_hdr *w, const void *msg, size_t len);
 

@@ -76,6 +76,7 @@ struct w_world {
 	u8 ev_state;
 	int ev_err;
 	unsigned int ev_peer;
+	unsigned int tmpl_builds;	/* header templates built (dp_tx_tmpl()) */
 };
 
 extern struct w_world w;

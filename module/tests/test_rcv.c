@@ -171,6 +171,53 @@ static void test_rcv_piggyback(void)
 	w_teardown();
 }
 
+/* ACKs B sent to A so far (not A's own to B). */
+static unsigned int acks_b_to_a(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < w.n_frames; i++)
+		n += w.frames[i].h.type == DP_WT_ACK && w.frames[i].h.src_nid == 2;
+	return n;
+}
+
+/*
+ * The delayed ACK is cancelled when the ack rides on DATA: B's DATA to A
+ * carries it, and B's own ACK never goes, though its ack work was queued
+ * and runs; when B sends nothing in time, the delayed ACK goes.
+ */
+static void test_rcv_delayed_ack_cancelled(void)
+{
+	struct dp_rcv_info ri;
+	struct dp_snd *ba;
+	unsigned int acks;
+
+	two(65536);
+	ba = w_connect(B, 1, 10);
+	CHECK_EQ(w_send(ba, 1), -EAGAIN);
+	w_pump();
+	CHECK_EQ(w_info(ba).state, DP_SND_OPEN);
+	w_run(5);
+	acks = acks_b_to_a();
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_pump();
+	CHECK(w_rinfo(B, 1, 10, &ri) && ri.ack_owed, "B owes A a delayed ACK");
+	CHECK_EQ(w_send(ba, 100), 0);		/* the ack rides on it */
+	CHECK(w_rinfo(B, 1, 10, &ri) && !ri.ack_owed, "the DATA paid the ACK");
+	w_run(5);
+	CHECK_EQ(acks_b_to_a(), acks);		/* and no ACK of its own */
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	/* no DATA from B this time: the delayed ACK goes after a tick */
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_pump();
+	CHECK_EQ(acks_b_to_a(), acks);
+	w_run(1);
+	CHECK_EQ(acks_b_to_a(), acks + 1);
+	CHECK(w_rinfo(B, 1, 10, &ri) && !ri.ack_owed, "paid by its ACK");
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	w_teardown();
+}
+
 /* Frames of no session get a RESET naming them; 8 wait at most. */
 static void test_rcv_resets(void)
 {
@@ -380,6 +427,8 @@ const struct unit_test rcv_tests[] = {
 	{ "rcv: beyond the credit: refused as full", test_rcv_beyond_credit },
 	{ "rcv: raw messages never take promised space", test_rcv_raw },
 	{ "rcv: an owed ack rides on DATA", test_rcv_piggyback },
+	{ "rcv: an ack riding on DATA cancels the delayed ACK; else it goes",
+	  test_rcv_delayed_ack_cancelled },
 	{ "rcv: RESETs for frames of no session, at most 8 queued", test_rcv_resets },
 	{ "rcv: a full table evicts a silent sender only", test_rcv_eviction },
 	{ "rcv: a repeated HELLO is answered again", test_rcv_hello_again },

@@ -200,6 +200,149 @@ static void test_snd_credit_and_window_update(void)
 	w_teardown();
 }
 
+/* Send @len-byte messages until A's credit is used up; returns how many. */
+static unsigned int fill(u32 len)
+{
+	unsigned int n = 0, i;
+
+	for (i = 0; i < 1000; i++) {
+		while (w_send(ab, len) == 0)
+			n++;
+		w_run(1);
+		if (w_info(ab).credit_left < (s32)DP_TOKEN_SPACE(len))
+			break;
+	}
+	return n;
+}
+
+/* Window updates and other ACKs B sent A so far. */
+static unsigned int acks_from_b(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < w.n_frames; i++)
+		n += w.frames[i].h.type == DP_WT_ACK && w.frames[i].h.src_nid == 2;
+	return n;
+}
+
+/*
+ * Silly-window avoidance: while A waits on a window B's pool does not
+ * have, a reader freeing one small message at a time does not make an
+ * ACK per read; an update goes once the room is worth half a frame
+ * (TCP's receiver rule), and it is enough for A to send again.
+ */
+static void test_snd_sws(void)
+{
+	const u32 space = DP_TOKEN_SPACE(100);
+	const u32 half = DP_TOKEN_SPACE(1400) / 2;
+	unsigned int n, reads = 0, acks;
+
+	two_open(65536);
+	n = fill(100);
+	CHECK(n > 200, "%u messages fill the pool", n);
+	CHECK_EQ(w_send(ab, 100), -EAGAIN);	/* a probe asks; no window */
+	w_pump();
+	CHECK(w_info(ab).credit_left < (s32)space, "no window: %d",
+	      w_info(ab).credit_left);
+	acks = acks_from_b();
+	while (w_info(ab).credit_left < (s32)space && reads < n) {
+		CHECK_EQ(w_read(B, 1, NULL), 1);
+		reads++;
+		w_pump();
+	}
+	CHECK(w_info(ab).credit_left >= (s32)space, "the update came");
+	CHECK_EQ(acks_from_b(), acks + 1);		/* one, for all those reads */
+	CHECK(reads * space >= half, "%u reads before it", reads);
+	CHECK(reads > 1, "%u reads before it", reads);
+	acks = acks_from_b();
+	for (reads = 0; reads < 64; reads++) {
+		CHECK_EQ(w_read(B, 1, NULL), 1);
+		w_pump();
+	}
+	CHECK(acks_from_b() - acks <= 64 * space / half + 1,
+	      "%u updates for 64 reads", acks_from_b() - acks);
+	CHECK(acks_from_b() > acks, "the window kept opening");
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_run(1);
+	CHECK_EQ(B->pool.refused, 0);
+	w_teardown();
+}
+
+static u8 sws_msg[1400];
+
+/* The reader frees one message per millisecond of world time. */
+static void read_one(void)
+{
+	w_read(B, 1, NULL);
+	w_run(1);
+}
+
+/*
+ * A blocking writer on a full pool, a reader freeing one message at a
+ * time: the writer never stalls, for small messages (many fit the room
+ * an update waits for) and for the largest (one needs all of it).
+ */
+static void sws_no_stall(u32 len)
+{
+	unsigned int n, i, left;
+	int err = 0;
+
+	two_open(16384);
+	n = fill(len);
+	kmock_wait_hook = read_one;
+	kmock_wait_rounds = 100000;
+	for (i = 0; i < 200; i++) {
+		err = dp_snd_send(ab, sws_msg, len, false);
+		if (err)
+			break;
+	}
+	kmock_wait_hook = NULL;
+	CHECK_EQ(err, 0);
+	CHECK_EQ(i, 200);
+	w_run(1);
+	left = w_read(B, 1000, NULL);
+	w_run(1);
+	left += w_read(B, 1000, NULL);
+	CHECK_EQ(w_stats(B).rx_dup + B->pool.refused, 0);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK(left > 0 && left <= n + 200, "%u left in the pool", left);
+	w_teardown();
+}
+
+static void test_snd_sws_no_stall(void)
+{
+	sws_no_stall(100);
+	sws_no_stall(1400);
+}
+
+/*
+ * The DATA header is a template built once per session: a stream of
+ * messages builds it once (and every frame's header is what encoding it
+ * whole gives: the world checks); a new NID builds it again, and the
+ * frames carry the new NID.
+ */
+static void test_snd_tmpl(void)
+{
+	const struct w_frame *f;
+	unsigned int i;
+
+	two_open(65536);
+	CHECK_EQ(w.tmpl_builds, 0);
+	for (i = 0; i < 50; i++) {
+		CHECK_EQ(w_send(ab, 1 + i), 0);
+		w_run(1);
+		CHECK_EQ(w_read(B, 1, NULL), 1);
+	}
+	CHECK_EQ(w.tmpl_builds, 1);
+	w.nodes[0].nid = 3;
+	CHECK_EQ(w_send(ab, 10), 0);
+	CHECK_EQ(w.tmpl_builds, 2);
+	f = w_last(DP_WT_DATA, 0);
+	CHECK(f && f->h.src_nid == 3 && f->h.len == 10, "the new NID");
+	w_drop_all();
+	w_teardown();
+}
+
 /* Slow start: the window opens by what each ACK covers. */
 static void test_snd_cwnd_slow_start(void)
 {
@@ -523,6 +666,12 @@ const struct unit_test snd_tests[] = {
 	{ "snd: refused HELLO: ECONNREFUSED", test_snd_refused },
 	{ "snd: credit limits the sender; a read's window update frees it",
 	  test_snd_credit_and_window_update },
+	{ "snd: no window update per read while the sender waits (SWS)",
+	  test_snd_sws },
+	{ "snd: one message read at a time never stalls a blocked writer",
+	  test_snd_sws_no_stall },
+	{ "snd: the DATA header is a template built once per session",
+	  test_snd_tmpl },
 	{ "snd: cwnd slow start", test_snd_cwnd_slow_start },
 	{ "snd: timeout: go back, cwnd to its floor, backoff", test_snd_goback },
 	{ "snd: gap report: the missing message resent once", test_snd_fast_resend },

@@ -42,6 +42,8 @@ typedef unsigned int gfp_t;
 
 #define min(a, b) ({ typeof(a) _a = (a); typeof(b) _b = (b); _a < _b ? _a : _b; })
 #define max(a, b) ({ typeof(a) _a = (a); typeof(b) _b = (b); _a > _b ? _a : _b; })
+#define max_t(t, a, b) max((t)(a), (t)(b))
+#define U32_MAX ((u32)~0u)
 
 #define ERESTARTSYS 512
 #define MAX_ERRNO 4095
