@@ -99,7 +99,7 @@ static void myri_eth_wake(struct myri_eth *eth)
 {
 	smp_mb();	/* the dequeue before the look at the queue's state */
 	if (netif_queue_stopped(eth->dev) && netif_running(eth->dev) &&
-	    skb_queue_len(&eth->txq) < MYRI_ETH_TXQ / 2)
+	    skb_queue_len_lockless(&eth->txq) < MYRI_ETH_TXQ / 2)
 		netif_wake_queue(eth->dev);
 }
 
@@ -125,10 +125,10 @@ static netdev_tx_t myri_eth_xmit(struct sk_buff *skb, struct net_device *dev)
 		return NETDEV_TX_OK;
 	}
 	skb_queue_tail(&eth->txq, skb);
-	if (skb_queue_len(&eth->txq) >= MYRI_ETH_TXQ) {
+	if (skb_queue_len_lockless(&eth->txq) >= MYRI_ETH_TXQ) {
 		netif_stop_queue(dev);
 		smp_mb__after_atomic();	/* stopped before the second look */
-		if (skb_queue_len(&eth->txq) < MYRI_ETH_TXQ / 2)
+		if (skb_queue_len_lockless(&eth->txq) < MYRI_ETH_TXQ / 2)
 			netif_wake_queue(dev);
 	}
 	queue_work(system_highpri_wq, &eth->tx_work);
