@@ -48,7 +48,9 @@
 #                  hang); what arrived before is intact
 #   myri_rmmod     cable pulled with retransmissions pending: the sender is
 #                  killed, rmmod is clean; then both unload, each with myri0
-#                  up and pinging its peer: the netdev goes with the module
+#                  up and pinging its peer: the netdev goes with the module;
+#                  the receiver's card is first removed from the PCI bus
+#                  (sysfs remove): myri0 goes with it
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
 [ -f /etc/dp/env ] && . /etc/dp/env
@@ -403,14 +405,24 @@ else
 fi
 
 # 10. rmmod with retransmissions pending, and with myri0 up, frames in
-# flight on it (a ping every 10 ms): the netdev goes with the module
+# flight on it (a ping every 10 ms): the netdev goes with the module.
+# eth_unload remove: the card is removed from the PCI bus first, with the
+# same traffic: myri0 goes with the card, then the module unloads.
 eth_unload() {
 	ping -q -i 0.01 -w 120 "$peer_ip" >/dev/null 2>&1 &
 	pp=$!
 	sleep 0.5
 	up=$(cat "$sysnet/operstate" 2>/dev/null)
+	rst=0
+	if [ "${1:-}" = remove ]; then
+		pdev=$(readlink -f "$sysnet/device")
+		echo 1 >"$pdev/remove" || rst=1
+		echo "card $pdev removed: rc $rst, $DP_IF $([ -e "$sysnet" ] && echo still there || echo gone)"
+		[ -e "$sysnet" ] && rst=1
+	fi
 	mod_unload
 	ust=$?
+	[ "$rst" -eq 0 ] || ust=1
 	kill $pp 2>/dev/null
 	wait $pp 2>/dev/null
 	echo "$DP_IF was $up at rmmod; after: $("$DPT_IP" -br link show "$DP_IF" 2>&1)"
@@ -424,8 +436,8 @@ if [ "$role" = recv ]; then
 	bar rmmod-done
 	kill $pid 2>/dev/null
 	wait $pid
-	eth_unload >>"$T/step.log" 2>&1
-	res $? "myri_rmmod: the receiver's node unloads with $DP_IF up and pinging"
+	eth_unload remove >>"$T/step.log" 2>&1
+	res $? "myri_rmmod: the receiver's card removed with $DP_IF up and pinging takes $DP_IF with it, then the module unloads"
 else
 	bar rmmod-go
 	base=$(ctr tx_msgs)
