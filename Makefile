@@ -15,9 +15,10 @@
 #   make profile      one icount 1-byte dp ping-pong on the tulips under guest perf:
 #                     where one leg's instructions go, by symbol
 #                     (build/results/profile/profile.md; docs/perf/profile.md)
-#   make demo         deps, build, dpperf in a 2-guest real-time run and icount runs
+#   make demo         deps, build, dpperf in a 2-guest real-time run, icount runs
 #                     on e1000 and on tulip (dp's own driver against UDP/TCP over
-#                     Linux's), then the report (build/results/)
+#                     Linux's), a 2-guest run on the simulated Myrinet fabric (dp
+#                     against UDP/TCP over myri0), then the report (build/results/)
 #   make deps         install the Debian packages (tools/deps.sh)
 #   make install      libdp, dpctl (and its bash completion), dpperf, the man
 #                     pages and the netlink spec into DESTDIR/PREFIX
@@ -173,8 +174,11 @@ ICOUNT_NIC ?= e1000,mitigation=off
 # Real time between two guests (one vCPU each: one host core each), then the
 # icount guest on e1000, then the icount guest on two tulips: UDP, TCP and
 # raw over Linux's tulip driver, then dp over its own (DEMO_TULIP=0 skips
-# it); the report runs on whatever they produced.
+# it), then two guests on the simulated Myrinet fabric (one switch): dp,
+# and UDP and TCP over myri0 (DEMO_MYRI=0 skips it); the report runs on
+# whatever they produced.
 DEMO_TULIP ?= 1
+DEMO_MYRI ?= 1
 demo-run: all
 	@rc=0; \
 	tools/qemu/cluster.py --kernel $(KVER) --guests 2 --smp 1 --mode demo \
@@ -187,6 +191,13 @@ demo-run: all
 		tools/qemu/cluster.py --kernel $(KVER) --mode icount --out $(RESULTS)/tulip \
 			--nic tulip --nic-driver tulip --timeout $(GUEST_TIMEOUT) || rc=1; \
 		cp $(RESULTS)/tulip/icount.tsv $(RESULTS)/icount-tulip.tsv || rc=1; \
+	fi; \
+	rm -f $(RESULTS)/demo-myri.tsv; \
+	if [ "$(DEMO_MYRI)" = 1 ]; then \
+		tools/qemu/cluster.py --kernel $(KVER) --guests 2 --smp 1 --mode demo \
+			--nic myri --fabric one --out $(RESULTS)/myri \
+			--timeout $(GUEST_TIMEOUT) || rc=1; \
+		cp $(RESULTS)/myri/demo.tsv $(RESULTS)/demo-myri.tsv || rc=1; \
 	fi; \
 	if [ -x tools/dpperf/report ]; then tools/dpperf/report $(RESULTS) || rc=1; \
 	else echo "demo: no tools/dpperf/report yet; raw results in $(RESULTS)/{demo,icount}.tsv"; fi; \

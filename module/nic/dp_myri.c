@@ -18,8 +18,13 @@
  *
  * Locks: dp_myri_lock (global; device list and attachment) nests inside
  * dp_node.cfg_lock; mp->tx_mutex serialises senders and restarts and nests
- * inside dp_snd.tx_mutex; mp->lock (irq-safe) guards the event ring, the
- * receive statistics, the mapper's run and the ANSWERs to send.
+ * inside dp_snd.tx_mutex and dp_myri_lock; mp->lock (irq-safe) guards the
+ * event ring, the receive statistics, the mapper's run, the ANSWERs to send
+ * and the netdev pointer.
+ *
+ * Each card is also a Linux netdev of the same name, which carries Ethernet
+ * frames in packets of type MYRI_TYPE_ETH along the routes of the attached
+ * node's NART (dp_myri_eth.c).
  *
  * The mapper (dpctl myri map, DP_CMD_SCOUT): ASK packets of type
  * MYRI_TYPE_SCOUT go along the routes dpctl chose; a host that receives
@@ -28,6 +33,7 @@
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/etherdevice.h>
 #include <linux/idr.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
@@ -37,11 +43,9 @@
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
-#include "dp.h"
 #include "dp_backends.h"
-#include "dp_myri_sram.h"
+#include "dp_myri.h"
 
-#define MYRI_ADDR_LEN		6
 #define MYRI_TX_TIMEOUT		(2 * HZ)
 #define MYRI_WATCHDOG		(HZ / 2)
 #define MYRI_STATE_WAIT_MS	2000
@@ -60,7 +64,6 @@
  */
 #define MYRI_SCOUT_ASK		1
 #define MYRI_SCOUT_ANSWER	2
-#define MYRI_ANSWERS		16	/* ASKs waiting for their ANSWER */
 
 struct myri_scout_pkt {
 	u8 op;
@@ -71,65 +74,12 @@ struct myri_scout_pkt {
 	u8 back[MYRI_ROUTE_MAX];
 } __packed;
 
-/* An ANSWER to send from process context. */
-struct myri_answer {
-	u8 blen;
-	u8 back[MYRI_ROUTE_MAX];
-	u16 idx;
-	u32 run;
-};
-
 /* A mapper's run of probes, waiting for their answers. */
 struct myri_scout_run {
 	u32 id;
 	struct dp_scout *sc;
 	unsigned int n;
 	unsigned int answered;
-};
-
-struct dp_myri {
-	struct dp_nic nic;		/* valid while @node is set */
-	struct pci_dev *pdev;
-	void __iomem *regs;		/* BAR0 */
-	void __iomem *sram;		/* BAR2 */
-	struct list_head list;		/* dp_myri_devs, under dp_myri_lock */
-	int idx;
-	char name[IFNAMSIZ];
-	u8 addr[MYRI_ADDR_LEN];
-	bool gone;			/* being removed: no new attachment */
-	struct dp_node *node;		/* attached node, or NULL */
-
-	struct mutex tx_mutex;		/* one sender or restart at a time */
-	u32 sendq_prod;			/* host's copy of what it published */
-	unsigned long tx_progress;	/* jiffies of the last TX progress */
-	u32 tx_cons_seen;
-	u8 *tx_buf;			/* a packet is built here, then PIO */
-	wait_queue_head_t tx_wq;
-	wait_queue_head_t ctl_wq;	/* nic_state changes */
-	struct delayed_work watchdog;
-	bool running;
-
-	spinlock_t lock;		/* event ring, rx_buf, statistics */
-	u32 eventq_cons;
-	u32 recvq_prod;
-	u8 *rx_buf;			/* a packet is read out of SRAM here */
-
-	/* test knob (debugfs: dp/myriN/rx_stall) */
-	struct dentry *dbg;
-	bool rx_stall;			/* leave received packets in SRAM */
-
-	/* the mapper's scouts (DP_CMD_SCOUT); under @lock */
-	struct myri_scout_run *scout;	/* the run waiting for answers */
-	wait_queue_head_t scout_wq;
-	struct myri_answer answers[MYRI_ANSWERS];	/* to send */
-	u32 ans_prod, ans_cons;
-	struct work_struct answer_work;
-
-	/* statistics */
-	u64 rx_packets, tx_packets, rx_errors, rx_other, link_events;
-	u64 restarts;
-	u64 scout_sent, scout_got, scout_answered, scout_stray, scout_bad;
-	u64 scout_drops;
 };
 
 static DEFINE_MUTEX(dp_myri_lock);
@@ -266,7 +216,7 @@ static bool myri_tx_room(struct dp_myri *mp)
 }
 
 /* Lock tx_mutex with a free TX slot; -errno (unlocked) if none comes. */
-static int myri_tx_lock(struct dp_myri *mp)
+int dp_myri_tx_lock(struct dp_myri *mp)
 {
 	long w;
 
@@ -291,8 +241,8 @@ static int myri_tx_lock(struct dp_myri *mp)
 }
 
 /* Start a packet in tx_buf: route, @type, 8 bytes for the NIC's address. */
-static u8 *myri_tx_hdr(struct dp_myri *mp, const u8 *route, unsigned int rlen,
-		       u32 type)
+u8 *dp_myri_tx_hdr(struct dp_myri *mp, const u8 *route, unsigned int rlen,
+		   u32 type)
 {
 	__be32 t = cpu_to_be32(type);
 	u8 *p = mp->tx_buf;
@@ -304,7 +254,7 @@ static u8 *myri_tx_hdr(struct dp_myri *mp, const u8 *route, unsigned int rlen,
 }
 
 /* Send the @plen bytes built in tx_buf: next TX slot, descriptor, doorbell. */
-static void myri_tx_post(struct dp_myri *mp, unsigned int plen)
+void dp_myri_tx_post(struct dp_myri *mp, unsigned int plen)
 {
 	unsigned int i = mp->sendq_prod % MYRI_SENDQ_LEN;
 	unsigned int d = MYRI_SENDQ_OFF + i * sizeof(struct myri_send_desc);
@@ -341,17 +291,17 @@ static int dp_myri_xmit(struct dp_nic *nic, const u8 *dst,
 		return -EHOSTUNREACH;
 	if (sizeof(*hdr) + len > MYRI_MTU)
 		return -EMSGSIZE;
-	err = myri_tx_lock(mp);
+	err = dp_myri_tx_lock(mp);
 	if (err)
 		return err;
-	p = myri_tx_hdr(mp, route, rlen, MYRI_TYPE_DP);
+	p = dp_myri_tx_hdr(mp, route, rlen, MYRI_TYPE_DP);
 	memcpy(p, hdr, sizeof(*hdr));
 	/* from the message's kernel copy (docs/reliability.md, section 7) */
 	if (!copy_from_iter_full(p + sizeof(*hdr), len, from)) {
 		mutex_unlock(&mp->tx_mutex);
 		return -EFAULT;
 	}
-	myri_tx_post(mp, p + sizeof(*hdr) + len - mp->tx_buf);
+	dp_myri_tx_post(mp, p + sizeof(*hdr) + len - mp->tx_buf);
 	mp->tx_packets++;
 	mutex_unlock(&mp->tx_mutex);
 	return 0;
@@ -363,14 +313,14 @@ static int dp_myri_xmit(struct dp_nic *nic, const u8 *dst,
 static int myri_scout_send(struct dp_myri *mp, const u8 *route,
 			   unsigned int rlen, const struct myri_scout_pkt *pkt)
 {
-	int err = myri_tx_lock(mp);
+	int err = dp_myri_tx_lock(mp);
 	u8 *p;
 
 	if (err)
 		return err;
-	p = myri_tx_hdr(mp, route, rlen, MYRI_TYPE_SCOUT);
+	p = dp_myri_tx_hdr(mp, route, rlen, MYRI_TYPE_SCOUT);
 	memcpy(p, pkt, sizeof(*pkt));
-	myri_tx_post(mp, p + sizeof(*pkt) - mp->tx_buf);
+	dp_myri_tx_post(mp, p + sizeof(*pkt) - mp->tx_buf);
 	mp->scout_sent++;
 	mutex_unlock(&mp->tx_mutex);
 	return 0;
@@ -560,6 +510,10 @@ static void myri_rx_one(struct dp_myri *mp, struct dp_node *node, u32 slot,
 		myri_scout_rx(mp, node, len);
 		return;
 	}
+	if (type == MYRI_TYPE_ETH) {
+		dp_myri_eth_rx(mp, len);
+		return;
+	}
 	if (type != MYRI_TYPE_DP || !node) {
 		mp->rx_other++;
 		return;
@@ -722,6 +676,7 @@ static void dp_myri_detach(struct dp_nic *nic)
 	wake_up(&mp->tx_wq);	/* an ANSWER waiting for a slot: ENETDOWN */
 	cancel_work_sync(&mp->answer_work);	/* none queued once stopped */
 	mutex_lock(&dp_myri_lock);
+	dp_myri_eth_carrier(mp, false);
 	WRITE_ONCE(mp->node, NULL);
 	mutex_unlock(&dp_myri_lock);
 	wake_up_var(&mp->node);
@@ -738,6 +693,90 @@ static struct dp_myri *dp_myri_find(const char *ifname)
 		if (!strcmp(mp->name, ifname) && !mp->gone)
 			return mp;
 	return NULL;
+}
+
+/* Whether @out[0..@n) already holds NIC address @addr. */
+static bool myri_dst_has(const struct dp_myri_dst *out, unsigned int n,
+			 const u8 *addr)
+{
+	while (n--)
+		if (ether_addr_equal(out[n].addr, addr))
+			return true;
+	return false;
+}
+
+/*
+ * The NIC addresses and routes in NART @t that Ethernet destination @dst
+ * names: the entry with NIC address @dst, or for a broadcast or multicast
+ * @dst every peer once (this NIC's own address left out), up to @max (more:
+ * *@cut).  Under RCU.
+ */
+static unsigned int myri_nart_routes(struct dp_myri *mp,
+				     const struct dp_nart_tbl *t, const u8 *dst,
+				     struct dp_myri_dst *out, unsigned int max,
+				     bool *cut)
+{
+	bool all = is_multicast_ether_addr(dst);
+	const struct dp_nart_entry *e;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < t->n; i++) {
+		e = &t->e[i];
+		if (e->alen != MYRI_ADDR_LEN || !e->rlen ||
+		    e->rlen > MYRI_ROUTE_MAX ||
+		    (!all && !ether_addr_equal(e->addr, dst)) ||
+		    ether_addr_equal(e->addr, mp->addr) ||
+		    myri_dst_has(out, n, e->addr))
+			continue;
+		if (n == max) {
+			*cut = true;
+			break;
+		}
+		memcpy(out[n].addr, e->addr, MYRI_ADDR_LEN);
+		out[n].rlen = e->rlen;
+		memcpy(out[n].route, e->route, e->rlen);
+		n++;
+		if (!all)
+			break;
+	}
+	return n;
+}
+
+/*
+ * Where an Ethernet frame to @dst goes, from the attached node's NART (see
+ * myri_nart_routes()); none without a node.  The node stays while
+ * dp_myri_lock is held: detach clears @mp->node under it.
+ */
+static unsigned int myri_routes_locked(struct dp_myri *mp, const u8 *dst,
+				       struct dp_myri_dst *out,
+				       unsigned int max, bool *cut)
+{
+	const struct dp_nart_tbl *t;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&dp_myri_lock);
+	if (!mp->node)
+		return 0;
+	rcu_read_lock();
+	t = rcu_dereference(mp->node->nart);
+	if (t)
+		n = myri_nart_routes(mp, t, dst, out, max, cut);
+	rcu_read_unlock();
+	return n;
+}
+
+/* myri_routes_locked(), for dp_myri_eth.c; may sleep. */
+unsigned int dp_myri_routes(struct dp_myri *mp, const u8 *dst,
+			    struct dp_myri_dst *out, unsigned int max,
+			    bool *cut)
+{
+	unsigned int n;
+
+	*cut = false;
+	mutex_lock(&dp_myri_lock);
+	n = myri_routes_locked(mp, dst, out, max, cut);
+	mutex_unlock(&dp_myri_lock);
+	return n;
 }
 
 /* Whether dp_myri_attach() would find a usable device for @node. */
@@ -784,6 +823,7 @@ static int dp_myri_attach(struct dp_node *node, const char *ifname)
 				 mp->name);
 		mutex_unlock(&mp->tx_mutex);
 		schedule_delayed_work(&mp->watchdog, MYRI_WATCHDOG);
+		dp_myri_eth_carrier(mp, true);
 	}
 	mutex_unlock(&dp_myri_lock);
 	if (!err)
@@ -826,7 +866,9 @@ static ssize_t dp_stats_show(struct device *dev,
 			  "nic_rx_short %llu\nnic_rx_stops %llu\n"
 			  "scout_sent %llu\nscout_got %llu\n"
 			  "scout_answered %llu\nscout_stray %llu\n"
-			  "scout_bad %llu\nscout_drops %llu\n",
+			  "scout_bad %llu\nscout_drops %llu\n"
+			  "eth_noroute %llu\neth_bcast_cut %llu\n"
+			  "eth_rx_spoof %llu\n",
 			  mp->rx_packets, mp->tx_packets, mp->rx_errors,
 			  mp->rx_other, mp->link_events, mp->restarts,
 			  myri_rd(mp, MYRI_CTL(link)),
@@ -835,7 +877,8 @@ static ssize_t dp_stats_show(struct device *dev,
 			  MYRI_NIC_CTR(rx_crc), MYRI_NIC_CTR(rx_route),
 			  MYRI_NIC_CTR(rx_short), MYRI_NIC_CTR(rx_stops),
 			  mp->scout_sent, mp->scout_got, mp->scout_answered,
-			  mp->scout_stray, mp->scout_bad, mp->scout_drops);
+			  mp->scout_stray, mp->scout_bad, mp->scout_drops,
+			  mp->eth_noroute, mp->eth_bcast_cut, mp->eth_rx_spoof);
 }
 static DEVICE_ATTR_RO(dp_stats);
 
@@ -994,6 +1037,10 @@ static int dp_myri_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		myri_irqs_free(mp);
 		return err;
 	}
+	dp_myri_eth_probe(mp);	/* without it the card still serves dp */
+	mutex_lock(&dp_myri_lock);
+	dp_myri_eth_carrier(mp, mp->node);
+	mutex_unlock(&dp_myri_lock);
 	mp->dbg = debugfs_create_dir(mp->name, dp_backend_debugfs());
 	debugfs_create_file_unsafe("rx_stall", 0600, mp->dbg, mp,
 				   &dp_myri_rx_stall_fops);
@@ -1016,6 +1063,8 @@ static void dp_myri_remove(struct pci_dev *pdev)
 		net = maybe_get_net(node->net);
 	mutex_unlock(&dp_myri_lock);
 	wake_up(&mp->tx_wq);
+	/* the netdev first: its frames in flight fail with ENETDOWN */
+	dp_myri_eth_remove(mp);
 	if (net) {
 		dp_node_detach_hw(node, mp);
 		put_net(net);

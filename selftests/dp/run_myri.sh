@@ -19,6 +19,15 @@
 #                  guests, dpctl myri map finds each of them (the NIC addresses
 #                  and routes of the topology) and loads the routes;
 #                  every stream below runs on them
+#   myri_eth_ping  Ethernet over Myrinet: myri0 (the card's netdev, MAC its
+#                  NIC address, MTU 8178) up with 10.77.0.NID/24 in every
+#                  guest, ARP broadcast along the NART's routes, ping the
+#                  peer guest
+#   myri_eth_noroute  a frame to a MAC no NART entry has: not sent, counted
+#                  (eth_noroute, the netdev's tx_dropped)
+#   myri_eth_udp   while a dp stream runs on the same card: UDP datagrams of
+#                  4 bytes to 8150 (the MTU's largest) echoed, each intact
+#   myri_eth_tcp   in the same run: 4 MB over TCP, every byte checked
 #   myri_stream    $DPT_MYRI_N (3000) messages of random sizes up to the
 #                  8 KB-class MTU with corrupt=2: all arrive once, in order,
 #                  intact; the LANai dropped and counted the bad CRCs
@@ -38,7 +47,10 @@
 #                  unreach_ms at 3 s: its write fails with ETIMEDOUT (no
 #                  hang); what arrived before is intact
 #   myri_rmmod     cable pulled with retransmissions pending: the sender is
-#                  killed, rmmod is clean; then both unload
+#                  killed, rmmod is clean; then both unload, each with myri0
+#                  up and pinging its peer: the netdev goes with the module;
+#                  the receiver's card is first removed from the PCI bus
+#                  (sysfs remove): myri0 goes with it
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
 [ -f /etc/dp/env ] && . /etc/dp/env
@@ -53,7 +65,7 @@ if [ "${DP_BACKEND:-}" != myri ] || { [ "$n" -ne 2 ] && [ "$n" -ne 4 ]; }; then
 	echo "ok 1 myri_cluster # SKIP needs 2 or 4 guests on the Myrinet fabric (--nic myri)"
 	exit 0
 fi
-echo "1..11"
+echo "1..15"
 half=$((n / 2))
 if [ "$me" -lt "$half" ]; then
 	role=send peer_nid=$((me + half + 1))
@@ -161,6 +173,76 @@ found=$(grep -vc '^#' "$T/map.out")
 	[ "$(wc -l <"$T/nart.map")" -eq $((n - 1)) ] &&
 	cmp -s "$T/nart.topo" "$T/nart.map" && [ "$(nic scout_bad)" -eq 0 ]
 res $? "myri_map: dpctl myri map finds the $((n - 1)) other hosts, with the topology's NIC addresses and routes"
+
+# 3b. Ethernet over Myrinet: myri0, the card's netdev, on the routes the
+# mapper loaded, while dp's own packets use the same card
+sysnet=/sys/class/net/$DP_IF
+eth_ip=10.77.0.$DP_NID
+peer_ip=10.77.0.$peer_nid
+"$DPT_IP" addr add "$eth_ip/24" dev "$DP_IF" >>"$T/step.log" 2>&1
+"$DPT_IP" link set "$DP_IF" up >>"$T/step.log" 2>&1
+bar eth-up
+mac=$(cat "$sysnet/address" 2>/dev/null)
+mtu=$(cat "$sysnet/mtu" 2>/dev/null)
+echo "$DP_IF: $mac mtu $mtu carrier $(cat "$sysnet/carrier" 2>/dev/null)" >>"$T/step.log"
+timeout 60 ping -c 3 -w 30 "$peer_ip" >>"$T/step.log" 2>&1
+st=$?
+"$DPT_IP" neigh show dev "$DP_IF" >>"$T/step.log" 2>&1
+[ "$st" -eq 0 ] && [ "$mtu" = 8178 ] && [ "${mac#00:60:dd:}" != "$mac" ] &&
+	[ "$(cat "$sysnet/carrier")" = 1 ]
+res $? "myri_eth_ping: $DP_IF is a netdev (its NIC address as MAC, MTU 8178) and pings $peer_ip over the fabric"
+
+# a MAC without a NART entry: the frame is dropped and counted, not sent
+nr0=$(nic eth_noroute)
+td0=$(cat "$sysnet/statistics/tx_dropped")
+"$DPT_IP" neigh replace 10.77.0.250 lladdr 00:60:dd:00:00:77 dev "$DP_IF" nud permanent >>"$T/step.log" 2>&1
+timeout 20 ping -c 2 -w 3 10.77.0.250 >>"$T/step.log" 2>&1
+st=$?
+"$DPT_IP" neigh del 10.77.0.250 dev "$DP_IF" >>"$T/step.log" 2>&1
+nr=$(( $(nic eth_noroute) - nr0 ))
+td=$(( $(cat "$sysnet/statistics/tx_dropped") - td0 ))
+echo "to 00:60:dd:00:00:77: eth_noroute +$nr, tx_dropped +$td" >>"$T/step.log"
+[ "$st" -ne 0 ] && [ "$nr" -ge 2 ] && [ "$td" -ge 2 ]
+res $? "myri_eth_noroute: frames to a MAC no NART entry has are dropped and counted (eth_noroute +$nr)"
+
+# UDP and TCP between the pair, each byte checked, during a dp stream
+# (stream()'s hooks: the receiver serves, the sender is the client)
+eth_serve() {
+	./dp_eth udp-echo 7901 120 >"$T/udp.log" 2>&1 &
+	up=$!
+	./dp_eth tcp-recv 7902 4194304 77 120 >"$T/tcp.log" 2>&1 &
+	tp=$!
+	ready "$T/udp.log"
+	ready "$T/tcp.log"
+	bar eth-serve
+	wait $up
+	ust=$?
+	wait $tp
+	tst=$?
+}
+eth_client() {
+	bar eth-serve
+	timeout 300 ./dp_eth udp-send "$peer_ip" 7901 400 8150 $((me + 70)) >"$T/udp.log" 2>&1
+	ust=$?
+	timeout 300 ./dp_eth tcp-send "$peer_ip" 7902 4194304 77 >"$T/tcp.log" 2>&1
+	tst=$?
+}
+ust=1 tst=1
+bar eth-go
+stream eth 708 19 eth_client eth_serve
+st=$?
+bar eth-done
+cat "$T/udp.log" >>"$T/step.log"
+echo "dp stream alongside: status $st" >>"$T/step.log"
+[ "$ust" -eq 0 ] && [ "$st" -eq 0 ]
+res $? "myri_eth_udp: UDP datagrams of 4 to 8150 bytes over $DP_IF come back intact while $N dp messages arrive intact on the same card"
+cat "$T/tcp.log" >>"$T/step.log"
+for c in rx_packets tx_packets rx_dropped tx_dropped rx_length_errors; do
+	printf '%s %s  ' "$c" "$(cat "$sysnet/statistics/$c")"
+done >>"$T/step.log"
+echo "eth_rx_spoof $(nic eth_rx_spoof)" >>"$T/step.log"
+[ "$tst" -eq 0 ] && [ "$(nic eth_rx_spoof)" -eq 0 ]
+res $? "myri_eth_tcp: 4 MB over TCP on $DP_IF, every byte checked by the receiver"
 
 # 4. corrupted packets: dropped by the LANai, counted, sent again
 [ "$me" -eq 0 ] && link set corrupt=2,seed=42
@@ -322,7 +404,30 @@ else
 	res $st "myri_unreach: the sender's cable pulled past unreach_ms (3 s): its write fails with ETIMEDOUT, no hang"
 fi
 
-# 10. rmmod with retransmissions pending
+# 10. rmmod with retransmissions pending, and with myri0 up, frames in
+# flight on it (a ping every 10 ms): the netdev goes with the module.
+# eth_unload remove: the card is removed from the PCI bus first, with the
+# same traffic: myri0 goes with the card, then the module unloads.
+eth_unload() {
+	ping -q -i 0.01 -w 120 "$peer_ip" >/dev/null 2>&1 &
+	pp=$!
+	sleep 0.5
+	up=$(cat "$sysnet/operstate" 2>/dev/null)
+	rst=0
+	if [ "${1:-}" = remove ]; then
+		pdev=$(readlink -f "$sysnet/device")
+		echo 1 >"$pdev/remove" || rst=1
+		echo "card $pdev removed: rc $rst, $DP_IF $([ -e "$sysnet" ] && echo still there || echo gone)"
+		[ -e "$sysnet" ] && rst=1
+	fi
+	mod_unload
+	ust=$?
+	[ "$rst" -eq 0 ] || ust=1
+	kill $pp 2>/dev/null
+	wait $pp 2>/dev/null
+	echo "$DP_IF was $up at rmmod; after: $("$DPT_IP" -br link show "$DP_IF" 2>&1)"
+	[ "$ust" -eq 0 ] && [ "$up" = up ] && [ ! -e "$sysnet" ]
+}
 if [ "$role" = recv ]; then
 	timeout 600 $P recv 706 17 0 0 60 >"$T/recv.log" 2>&1 &
 	pid=$!
@@ -331,8 +436,8 @@ if [ "$role" = recv ]; then
 	bar rmmod-done
 	kill $pid 2>/dev/null
 	wait $pid
-	mod_unload >>"$T/step.log" 2>&1
-	res $? "myri_rmmod: the receiver's node unloads"
+	eth_unload remove >>"$T/step.log" 2>&1
+	res $? "myri_rmmod: the receiver's card removed with $DP_IF up and pinging takes $DP_IF with it, then the module unloads"
 else
 	bar rmmod-go
 	base=$(ctr tx_msgs)
@@ -349,9 +454,9 @@ else
 	und=$(( $(ctr tx_undelivered) - und0 ))
 	echo "closed with retransmissions pending: tx_undelivered +$und" >>"$T/step.log"
 	[ "$und" -gt 0 ] || st=1
-	mod_unload >>"$T/step.log" 2>&1 || st=1
+	eth_unload >>"$T/step.log" 2>&1 || st=1
 	link plug s0 "$me"
-	res $st "myri_rmmod: sender killed with retransmissions pending, rmmod is clean"
+	res $st "myri_rmmod: sender killed with retransmissions pending, rmmod with $DP_IF up and pinging is clean"
 	bar rmmod-done
 fi
 bar done

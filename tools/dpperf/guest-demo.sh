@@ -5,6 +5,13 @@
 # only keep step at the barriers.  For each of dp (spin receive, as in the
 # paper), UDP and TCP (TCP_NODELAY): ping-pong, bandwidth and message rate.
 #
+# On the simulated Myrinet fabric (cluster.py --nic myri, backend myri), the
+# same over the card: dp on its own packet type, UDP and TCP on myri0
+# (Ethernet over Myrinet, 10.77.0.NID), ping-pong and bandwidth at 1 byte
+# and at the largest message one Myrinet packet carries for both dp and UDP
+# (dp's max_msg or myri0's MTU less IP and UDP headers, the smaller; TCP
+# sends it as a stream), tagged mode=myri.
+#
 # Prints KTAP (one test per step) and, on guest 0, the results:
 #   DPPERF-BEGIN
 #   mode=realtime<TAB>proto<TAB>test<TAB>size<TAB>value<TAB>unit   (and # comments)
@@ -34,8 +41,8 @@ case $DP_GUEST_ID in
 *) role=idle ;;
 esac
 
-run_server() {	# run_server PROTO
-	ready=/tmp/dpperf-ready.$1
+run_server() {	# run_server PROTO STEP
+	ready=/tmp/dpperf-ready.$2
 	rm -f "$ready"
 	peer=""
 	[ "$1" = dp ] && peer="--peer $CLIENT_NID"
@@ -43,30 +50,47 @@ run_server() {	# run_server PROTO
 	dpperf server --proto "$1" --recv "$RECV" --ready "$ready" --idle 180 $peer &
 	pid=$!
 	wait_ready "$ready" "$pid" || log "$1 server did not come up"
-	barrier "demo-$1-ready"
+	barrier "demo-$2-ready"
 	wait "$pid"
 	st=$?
-	barrier "demo-$1-done"
+	barrier "demo-$2-done"
 	return $st
 }
 
-run_client() {	# run_client PROTO
+run_client() {	# run_client PROTO STEP
 	peer=$SERVER_IP
 	[ "$1" = dp ] && peer=$SERVER_NID
-	barrier "demo-$1-ready"
-	dpperf client --proto "$1" --recv "$RECV" --peer "$peer" --test pingpong,bw,rate \
-		--iters "$ITERS" --bytes "$BYTES" --connect-timeout 60000 \
-		--tag mode=realtime >>"$OUT"
+	barrier "demo-$2-ready"
+	# shellcheck disable=SC2086 # SIZES: zero or two words
+	dpperf client --proto "$1" --recv "$RECV" --peer "$peer" --test "$TESTS" \
+		--iters "$ITERS" --bytes "$PBYTES" --connect-timeout 60000 $SIZES \
+		--tag "mode=$MODE" >>"$OUT"
 	st=$?
-	barrier "demo-$1-done"
+	barrier "demo-$2-done"
 	# 2 = some sizes failed (printed as nan): still a measurement
 	[ $st -eq 2 ] && log "$1: some sizes failed, see the results"
 	[ $st -eq 2 ] && return 0
 	return $st
 }
 
+# Passes: one on Ethernet (every test, the default sizes); two on Myrinet,
+# 1 byte (bandwidth over DPPERF_MYRI_SMALL_BYTES, 65536 messages) and the
+# largest message (over DPPERF_MYRI_BYTES, 8 MiB): one byte count for
+# both would give millions of 1-byte messages or a handful of large ones.
+PASSES=all
+[ "${DP_BACKEND:-}" = myri ] && PASSES="small large"
+pass_args() {	# pass_args PASS: MODE, TESTS, SIZES, PBYTES
+	case $1 in
+	all) MODE=realtime TESTS=pingpong,bw,rate SIZES='' PBYTES=$BYTES ;;
+	small) MODE=myri TESTS=pingpong,bw SIZES="--sizes 1"
+		PBYTES=${DPPERF_MYRI_SMALL_BYTES:-65536} ;;
+	large) MODE=myri TESTS=pingpong,bw SIZES="--sizes $max"
+		PBYTES=${DPPERF_MYRI_BYTES:-8388608} ;;
+	esac
+}
+
 echo "KTAP version 1"
-echo "1..$((2 + $(echo "$PROTOS" | wc -w)))"
+echo "1..$((2 + $(echo "$PROTOS" | wc -w) * $(echo "$PASSES" | wc -w)))"
 if [ "$DP_NGUESTS" -lt 2 ]; then
 	log "needs 2 guests, have $DP_NGUESTS"
 	for s in load $PROTOS rmmod; do result 0 "demo $s" "SKIP one guest"; done
@@ -75,16 +99,42 @@ fi
 log "guest $DP_GUEST_ID is the $role; iters=$ITERS bytes=$BYTES recv=$RECV"
 : >"$OUT"
 
+# Myrinet: myri0 up with the demo's address (the server's is SERVER_IP);
+# max: the largest message one Myrinet packet carries for dp and for UDP
+# (dp's max_msg, or myri0's MTU less the IP and UDP headers)
+max=
+myri_setup() {
+	ip addr add "10.77.0.$DP_NID/24" dev "$DP_IF" && ip link set "$DP_IF" up || return 1
+	dpmax=$(dpctl node | awk '$1 == "max_msg" { print $2 }')
+	udpmax=$(( $(cat "/sys/class/net/$DP_IF/mtu") - 28 ))
+	max=$dpmax
+	[ "$udpmax" -lt "$max" ] && max=$udpmax
+	log "myri: dp max_msg $dpmax, UDP in one packet $udpmax: sizes 1 and $max"
+	barrier demo-myri-up
+	[ "$role" = client ] || return 0
+	ping -c 2 -w 30 "$SERVER_IP" >/dev/null || { log "no ping to $SERVER_IP over $DP_IF"; return 1; }
+}
+
 dp-load
-result $? "dp-load"
+st=$?
+if [ "$st" -eq 0 ] && [ "${DP_BACKEND:-}" = myri ]; then
+	myri_setup || st=1
+fi
+result $st "dp-load${max:+, $DP_IF up}"
 barrier demo-loaded
 
-for p in $PROTOS; do
-	case $role in
-	server) run_server "$p"; result $? "dpperf $p server" ;;
-	client) run_client "$p"; result $? "dpperf $p client" ;;
-	*) barrier "demo-$p-ready"; barrier "demo-$p-done"; result 0 "dpperf $p" "SKIP idle guest" ;;
-	esac
+for pass in $PASSES; do
+	pass_args "$pass"
+	for p in $PROTOS; do
+		step=$p
+		[ "$pass" = all ] || step=$p-$pass
+		case $role in
+		server) run_server "$p" "$step"; result $? "dpperf $step server" ;;
+		client) run_client "$p" "$step"; result $? "dpperf $step client" ;;
+		*) barrier "demo-$step-ready"; barrier "demo-$step-done"
+			result 0 "dpperf $step" "SKIP idle guest" ;;
+		esac
+	done
 done
 
 if [ "$role" = client ]; then

@@ -4,7 +4,7 @@
 #define MYRISIM_TEST_H
 
 #define FABRIC_PLAN	41
-#define LANAI_PLAN	22
+#define LANAI_PLAN	23
 
 extern int ntest, nfail;
 void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -20,6 +20,7 @@ static struct lanai nic[NH];
 static struct fabric fab;
 static int irqs[NH][MYRI_VECTORS];
 static uint64_t now;
+static uint32_t pkt_type = MYRI_TYPE_DP;	/* what host_send_raw() sends */
 
 static struct myri_ctl *ctl(int h)
 {
@@ -95,7 +96,7 @@ static void host_start(int h, int slots)
 }
 
 /*
- * Write a descriptor: @route (@rlen bytes), type DP, a forged source
+ * Write a descriptor: @route (@rlen bytes), type pkt_type, a forged source
  * (0xee...: the NIC must write its own), @plen payload bytes.
  */
 static void host_send_raw(int h, const uint8_t *route, int rlen, size_t plen, uint8_t seed)
@@ -108,10 +109,10 @@ static void host_send_raw(int h, const uint8_t *route, int rlen, size_t plen, ui
 
 	memcpy(slot, route, (size_t)rlen);
 	n = (size_t)rlen;
-	slot[n++] = 0x0d;
-	slot[n++] = 0x50;
-	slot[n++] = 0;
-	slot[n++] = 0;
+	slot[n++] = (uint8_t)(pkt_type >> 24);
+	slot[n++] = (uint8_t)(pkt_type >> 16);
+	slot[n++] = (uint8_t)(pkt_type >> 8);
+	slot[n++] = (uint8_t)pkt_type;
 	memset(slot + n, 0xee, MYRI_SRC_LEN);
 	n += MYRI_SRC_LEN;
 	for (k = 0; k < plen && n < MYRI_SLOT_SIZE; k++)
@@ -148,7 +149,9 @@ static int host_recv(int h, uint32_t *type, size_t *len, int *good, uint8_t seed
 	*good = 1;
 	if (*type == MYRI_EV_RECV) {
 		p = sram[h] + MYRI_RXBUF_OFF + (size_t)slot * MYRI_SLOT_SIZE;
-		*good = p[0] == 0x0d && p[1] == 0x50 && *len >= MYRI_HDR_LEN;
+		*good = p[0] == (uint8_t)(pkt_type >> 24) && p[1] == (uint8_t)(pkt_type >> 16) &&
+			p[2] == (uint8_t)(pkt_type >> 8) && p[3] == (uint8_t)pkt_type &&
+			*len >= MYRI_HDR_LEN;
 		from_host = p[4] == 0 && p[5] == 0x60 && p[6] == 0xdd && p[7] == 0 &&
 			    p[8] == 0 && p[10] == 0 && p[11] == 0 ? p[9] : -1;
 		for (k = MYRI_HDR_LEN; k < *len; k++)
@@ -239,6 +242,31 @@ static void t_send_recv(void)
 	got = host_recv(1, &type, &len, &good, 13);
 	ok(got && good && len == MYRI_HDR_LEN + MYRI_MTU, "an MTU-sized packet (%d bytes) arrives whole",
 	   MYRI_MTU);
+}
+
+/* Ethernet over Myrinet (type 0x0009) crosses the fabric as dp's type does. */
+static void t_eth_type(void)
+{
+	static const size_t sizes[] = { 14, 60, 1514, MYRI_MTU };
+	uint32_t type;
+	size_t len, i;
+	int good, got, all = 1;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		pkt_type = MYRI_TYPE_ETH;
+		host_send(1, 0, sizes[i], (uint8_t)(40 + i));
+		step();
+		got = host_recv(0, &type, &len, &good, (uint8_t)(40 + i));
+		all &= got && type == MYRI_EV_RECV && good && len == MYRI_HDR_LEN + sizes[i] &&
+		       from_host == 1;
+		pkt_type = MYRI_TYPE_DP;	/* dp's type between them, on the same queues */
+		host_send(1, 0, 100, (uint8_t)(50 + i));
+		step();
+		got = host_recv(0, &type, &len, &good, (uint8_t)(50 + i));
+		all &= got && good && len == MYRI_HDR_LEN + 100;
+	}
+	ok(all, "type 0x0009 (Ethernet), 14 bytes to the MTU, arrives with its type, source and "
+	   "payload intact, interleaved with dp's type");
 }
 
 static void t_bad_desc(void)
@@ -346,6 +374,7 @@ void lanai_tests(void)
 	t_geometry();
 	t_start();
 	t_send_recv();
+	t_eth_type();
 	t_bad_desc();
 	t_rx_backpressure();
 	t_route_left();
