@@ -25,6 +25,19 @@ unsigned int dp_pool_size_default = 256 * 1024;
 module_param_named(pool_size, dp_pool_size_default, uint, 0444);
 MODULE_PARM_DESC(pool_size, "Default pool data size in bytes (power of two, 16K..64M)");
 
+/*
+ * 50 us, Homa's poll_usecs: about the round trip of a small message on a
+ * LAN-class link when the peer answers at once, and the order of what a
+ * sleep and its wake-up cost in a guest (a halt exit, an interrupt, the
+ * scheduler twice).  A reader whose answer takes longer burns at most this
+ * much of its own CPU before it sleeps as it did without polling, and it
+ * yields to any other task the CPU has meanwhile.  0 restores sleeping at
+ * once.  Read at bind: an endpoint keeps the value it was bound with.
+ */
+unsigned int dp_poll_usecs_default = 50;
+module_param_named(poll_usecs, dp_poll_usecs_default, uint, 0644);
+MODULE_PARM_DESC(poll_usecs, "How long a blocking read() polls the pool before it sleeps, for endpoints bound from now on (us, at most 1000000; per endpoint: DP_IOC_SET_WAIT)");
+
 unsigned int dp_unreach_ms = 10000;
 module_param_named(unreach_ms, dp_unreach_ms, uint, 0644);
 MODULE_PARM_DESC(unreach_ms, "A peer silent this long fails its sessions: sends get ETIMEDOUT (ms)");

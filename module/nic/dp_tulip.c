@@ -9,7 +9,9 @@
  * Transmit: the sender builds the Ethernet header, the kernel's dp header
  * and the user's bytes (copied once) straight into a coherent TX buffer
  * and hands the descriptor to the chip.  Receive: the interrupt handler
- * gives every whole frame in the RX ring to the MDR.  The chip is running
+ * gives every whole frame in the RX ring to the MDR; so does a reader that
+ * busy polls (DP_WAIT_BUSY_POLL), from process context, under the same
+ * lock with interrupts off, so each frame goes up once.  The chip is running
  * only while a node uses it; a delayed work item is the TX watchdog (the
  * chip's own timer, CSR11, is not relied on).
  *
@@ -82,6 +84,7 @@ struct dp_tulip {
 	/* statistics */
 	u64 rx_frames, tx_frames, rx_errors, tx_errors, rx_ring_drops;
 	u64 rx_other, restarts;
+	u64 rx_busy;			/* of rx_frames: taken by busy polling */
 };
 
 static DEFINE_MUTEX(dp_tulip_lock);
@@ -436,11 +439,15 @@ static int dp_tulip_xmit(struct dp_nic *nic, const u8 *dst,
 
 /* ---- Receive and interrupts ---- */
 
-/* Hand every completed frame to the MDR; returns whether RX was full. */
-static void tul_rx(struct dp_tulip *tp, struct dp_node *node)
+/*
+ * Hand every completed frame to the MDR; returns how many dp frames went
+ * up.  From the interrupt handler, a restart, or a busy-polling reader.
+ */
+static unsigned int tul_rx(struct dp_tulip *tp, struct dp_node *node)
 {
-	unsigned int n;
+	unsigned int n, up = 0;
 
+	lockdep_assert_held(&tp->lock);
 	for (n = 0; n < TUL_RX_RING; n++) {
 		struct tul_desc *d = &tp->rx_ring[tp->rx_cur];
 		u32 st = le32_to_cpu(READ_ONCE(d->status));
@@ -459,6 +466,7 @@ static void tul_rx(struct dp_tulip *tp, struct dp_node *node)
 			tp->rx_other++;
 		} else {
 			tp->rx_frames++;
+			up++;
 			dp_mdr_rx(node, f + ETH_ALEN, ETH_ALEN, f + ETH_HLEN,
 				  flen - 4 - ETH_HLEN);
 		}
@@ -470,6 +478,36 @@ static void tul_rx(struct dp_tulip *tp, struct dp_node *node)
 		d->status = cpu_to_le32(TUL_OWN);
 		tp->rx_cur = (tp->rx_cur + 1) % TUL_RX_RING;
 	}
+	return up;
+}
+
+/*
+ * Busy polling: service the RX ring from the waiting reader's process
+ * context until @end says stop.  tp->lock with interrupts off excludes the
+ * interrupt handler, a restart's flush and the RX stall knob; a chip that
+ * is not running (stopped, or its ring being refilled by tul_start()) is
+ * left alone.  The chip still interrupts for every frame; the handler then
+ * finds the ring already serviced.
+ */
+static bool dp_tulip_busy_poll(struct dp_nic *nic, bool (*end)(void *arg),
+			       void *arg)
+{
+	struct dp_tulip *tp = dp_tulip_of(nic);
+	unsigned int up;
+
+	do {
+		spin_lock_irq(&tp->lock);
+		if (tp->running && !tp->rx_stall) {
+			up = tul_rx(tp, READ_ONCE(tp->node));
+			tp->rx_busy += up;
+		}
+		spin_unlock_irq(&tp->lock);
+		if (end(arg))
+			break;
+		cond_resched();
+		cpu_relax();
+	} while (true);
+	return true;
 }
 
 static irqreturn_t dp_tulip_irq(int irq, void *data)
@@ -678,10 +716,10 @@ static ssize_t dp_stats_show(struct device *dev,
 	return sysfs_emit(buf,
 			  "rx_frames %llu\ntx_frames %llu\nrx_errors %llu\n"
 			  "tx_errors %llu\nrx_ring_drops %llu\nrx_other %llu\n"
-			  "restarts %llu\n",
+			  "restarts %llu\nrx_busy %llu\n",
 			  tp->rx_frames, tp->tx_frames, tp->rx_errors,
 			  tp->tx_errors, tp->rx_ring_drops, tp->rx_other,
-			  tp->restarts);
+			  tp->restarts, tp->rx_busy);
 }
 static DEVICE_ATTR_RO(dp_stats);
 
@@ -923,6 +961,7 @@ static const struct dp_backend dp_tulip_backend = {
 	.xmit = dp_tulip_xmit,
 	.mtu = dp_tulip_mtu,
 	.lladdr = dp_tulip_lladdr,
+	.busy_poll = dp_tulip_busy_poll,
 };
 
 /*
