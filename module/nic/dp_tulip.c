@@ -73,6 +73,7 @@ struct dp_tulip {
 	struct delayed_work watchdog;
 	bool running;			/* under @lock; READ_ONCE outside it */
 	bool need_restart;
+	unsigned int busy_pollers;	/* under @lock: readers on the RX ring */
 
 	struct tul_media media;		/* from the SROM */
 
@@ -202,6 +203,21 @@ static void tul_reset(struct dp_tulip *tp)
 	tul_w(tp, 5, TUL_CSR5_ACK);
 }
 
+/*
+ * The interrupts to enable: all, but the RX ones while the stall knob is
+ * on, and the receive interrupt while readers busy poll the ring (they
+ * take the frames; a full ring still interrupts).  Caller holds tp->lock.
+ */
+static u32 tul_csr7(const struct dp_tulip *tp)
+{
+	lockdep_assert_held(&tp->lock);
+	if (tp->rx_stall)
+		return TUL_IRQ_MASK & ~TUL_IRQ_RX;
+	if (tp->busy_pollers)
+		return TUL_IRQ_MASK & ~TUL_RI;
+	return TUL_IRQ_MASK;
+}
+
 /* Give the RX ring to the chip, all descriptors empty. */
 static void tul_rx_fill(struct dp_tulip *tp)
 {
@@ -282,7 +298,7 @@ static void tul_start(struct dp_tulip *tp)
 	tul_w(tp, 3, tp->rx_ring_dma);
 	tul_w(tp, 4, tp->tx_ring_dma + tp->tx_dirty * sizeof(struct tul_desc));
 	spin_lock_irqsave(&tp->lock, flags);
-	tp->csr7 = TUL_IRQ_MASK & ~(tp->rx_stall ? TUL_IRQ_RX : 0);
+	tp->csr7 = tul_csr7(tp);
 	tul_w(tp, 5, TUL_CSR5_ACK);
 	tul_w(tp, 7, tp->csr7);
 	tp->csr6 |= TUL_CSR6_SR | TUL_CSR6_ST;
@@ -482,31 +498,53 @@ static unsigned int tul_rx(struct dp_tulip *tp, struct dp_node *node)
 }
 
 /*
+ * A reader starts (@d 1) or stops (@d -1) busy polling: the receive
+ * interrupt is off while any does, as a device's is while NAPI polls.  A
+ * chip that waits for its restart (csr7 0) keeps its interrupts off; the
+ * restart counts the pollers.  A frame that came after the last poll
+ * interrupts as soon as RI is enabled again.
+ */
+static void tul_busy_pollers(struct dp_tulip *tp, int d)
+{
+	spin_lock_irq(&tp->lock);
+	tp->busy_pollers += d;
+	if (tp->running && tp->csr7) {
+		tp->csr7 = tul_csr7(tp);
+		tul_w(tp, 7, tp->csr7);
+	}
+	spin_unlock_irq(&tp->lock);
+}
+
+/* One pass over the RX ring from process context. */
+static void tul_busy_rx(struct dp_tulip *tp)
+{
+	spin_lock_irq(&tp->lock);
+	if (tp->running && !tp->rx_stall)
+		tp->rx_busy += tul_rx(tp, READ_ONCE(tp->node));
+	spin_unlock_irq(&tp->lock);
+}
+
+/*
  * Busy polling: service the RX ring from the waiting reader's process
  * context until @end says stop.  tp->lock with interrupts off excludes the
  * interrupt handler, a restart's flush and the RX stall knob; a chip that
  * is not running (stopped, or its ring being refilled by tul_start()) is
- * left alone.  The chip still interrupts for every frame; the handler then
- * finds the ring already serviced.
+ * left alone.
  */
 static bool dp_tulip_busy_poll(struct dp_nic *nic, bool (*end)(void *arg),
 			       void *arg)
 {
 	struct dp_tulip *tp = dp_tulip_of(nic);
-	unsigned int up;
 
-	do {
-		spin_lock_irq(&tp->lock);
-		if (tp->running && !tp->rx_stall) {
-			up = tul_rx(tp, READ_ONCE(tp->node));
-			tp->rx_busy += up;
-		}
-		spin_unlock_irq(&tp->lock);
+	tul_busy_pollers(tp, 1);
+	for (;;) {
+		tul_busy_rx(tp);
 		if (end(arg))
 			break;
 		cond_resched();
 		cpu_relax();
-	} while (true);
+	}
+	tul_busy_pollers(tp, -1);
 	return true;
 }
 
@@ -755,7 +793,7 @@ static int dp_tulip_rx_stall_set(void *data, u64 val)
 	spin_lock_irqsave(&tp->lock, flags);
 	WRITE_ONCE(tp->rx_stall, !!val);
 	if (tp->running) {
-		tp->csr7 = TUL_IRQ_MASK & ~(val ? TUL_IRQ_RX : 0);
+		tp->csr7 = tul_csr7(tp);
 		tul_w(tp, 7, tp->csr7);		/* pending RI/RU fire now */
 	}
 	spin_unlock_irqrestore(&tp->lock, flags);
