@@ -402,6 +402,7 @@ static void signal_polling(int b, uint32_t flags)
 		uint8_t in[64];
 		ssize_t n;
 
+		sigs = 0;
 		sigaction(SIGUSR1, &sa, NULL);
 		n = read(b, in, sizeof(in));
 		_exit(n == -1 && errno == EINTR && sigs == 1 ? 0 : 1);
