@@ -26,15 +26,13 @@ module_param_named(pool_size, dp_pool_size_default, uint, 0444);
 MODULE_PARM_DESC(pool_size, "Default pool data size in bytes (power of two, 16K..64M)");
 
 /*
- * 50 us, Homa's poll_usecs: about the round trip of a small message on a
- * LAN-class link when the peer answers at once, and the order of what a
- * sleep and its wake-up cost in a guest (a halt exit, an interrupt, the
- * scheduler twice).  A reader whose answer takes longer burns at most this
- * much of its own CPU before it sleeps as it did without polling, and it
- * yields to any other task the CPU has meanwhile.  0 restores sleeping at
- * once.  Read at bind: an endpoint keeps the value it was bound with.
+ * 0: a blocking read sleeps at once unless its endpoint asks to poll
+ * (DP_IOC_SET_WAIT).  Homa's default is 50 us, for dedicated cores on bare
+ * metal.  Measured here between two TCG guests on a shared host, polling
+ * made round trips slower (docs/performance.md): a polling vCPU takes the
+ * host CPU its peer and QEMU's I/O thread need.  Read at bind.
  */
-unsigned int dp_poll_usecs_default = 50;
+unsigned int dp_poll_usecs_default;
 module_param_named(poll_usecs, dp_poll_usecs_default, uint, 0644);
 MODULE_PARM_DESC(poll_usecs, "How long a blocking read() polls the pool before it sleeps, for endpoints bound from now on (us, at most 1000000; per endpoint: DP_IOC_SET_WAIT)");
 

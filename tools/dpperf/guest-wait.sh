@@ -3,9 +3,9 @@
 # guest-wait.sh: the wait policy of blocking reads (DP_IOC_SET_WAIT) measured
 # between two guests in real time, where interrupts cost the most: dpperf
 # ping-pong with --recv block on both sides, dp sleeping at once
-# (--poll-usecs 0, dp before the policy), polling for the module's default
-# (50 us) and for 1000 us, busy polling for 1000 us (--busy-poll), and UDP
-# (blocking recv) beside them.  Run in each guest of a two-guest cluster:
+# (--poll-usecs 0: the module's default, and dp before the policy), polling
+# for 50 us (Homa's default) and for 1000 us, busy polling for 1000 us
+# (--busy-poll), and UDP (blocking recv) beside them.  Run in each guest of a two-guest cluster:
 #   tools/qemu/cluster.py --guests 2 --smp 1 --mode run \
 #       --cmd 'sh /usr/lib/dp/perf/guest-wait.sh'
 # Guest 0 is the client, guest 1 the server.  Everything it prints is a
