@@ -390,7 +390,16 @@ static void streams(int a, int b)
 			(unsigned long long)(s1.wait_poll - s0.wait_poll),
 			(unsigned long long)(s1.wait_poll_hit - s0.wait_poll_hit),
 			(unsigned long long)(s1.wait_sleep - s0.wait_sleep));
-		if (tulip)
+		/*
+		 * On one CPU the sender is always runnable while the reader
+		 * polls, and a poller gives the CPU to a runnable task at
+		 * once: frames then arrive while it does not poll.
+		 */
+		if (busy && sysconf(_SC_NPROCESSORS_ONLN) < 2)
+			ktap_skip("one CPU: the poller yields to the sender",
+				  "%s: the reader took frames itself (%ld on the tulip ring, "
+				  "%ld by NAPI)", how, t1 - t0, p1 - p0);
+		else if (tulip)
 			ktap_ok(t0 >= 0 && (busy ? t1 > t0 : t1 == t0),
 				"%s: frames the reader took off the tulip ring: %ld (%s)", how,
 				t1 - t0, busy ? "some" : "none");
