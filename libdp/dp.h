@@ -100,6 +100,16 @@ ssize_t dp_read(int fd, char **addr);
 const struct dp_token *dp_token_of(int fd, const char *addr);
 /* Release up to n messages from the head; returns the number released. */
 int dp_fsync(int fd, int n);
+/*
+ * The wait policy of read() on fd (struct dp_wait, DP_IOC_SET_WAIT): poll
+ * the pool for up to poll_usecs (at most DP_WAIT_USECS_MAX) before
+ * sleeping, and with DP_WAIT_BUSY_POLL in flags drive the NIC's receive
+ * path while polling.  0 or -1 with errno (EINVAL, EBADFD unbound, EBADF
+ * not open for reading).  dp_read() never waits and is not affected.
+ */
+int dp_set_wait(int fd, uint32_t poll_usecs, uint32_t flags);
+/* The wait policy of fd, as set (or the module's poll_usecs at bind). */
+int dp_get_wait(int fd, struct dp_wait *w);
 /* Describe (and map, if not yet mapped) the pool of a bound endpoint. */
 int dp_mmap(int fd, dp_mmap_t *tbp);
 /* DP_IOC_INFO: NID, DPID, pool sizes, largest message, current edge. */

@@ -299,6 +299,19 @@ int dp_fsync(int fd, int n)
 	return ioctl(fd, DP_IOC_RELEASE, &count);
 }
 
+int dp_set_wait(int fd, uint32_t poll_usecs, uint32_t flags)
+{
+	struct dp_wait w = { .poll_usecs = poll_usecs, .flags = flags };
+
+	return ioctl(fd, DP_IOC_SET_WAIT, &w) < 0 ? -1 : 0;
+}
+
+int dp_get_wait(int fd, struct dp_wait *w)
+{
+	memset(w, 0, sizeof(*w));
+	return ioctl(fd, DP_IOC_GET_WAIT, w) < 0 ? -1 : 0;
+}
+
 int dp_mmap(int fd, dp_mmap_t *tbp)
 {
 	const struct dp_slot *s = dp_mapped(fd);

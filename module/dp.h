@@ -46,6 +46,10 @@
  * endpoint, edge and rx peer under RCU and takes only dp_snd.lock, or
  * dp_rcv.lock then dp_pool.lock; it never transmits (ACKs and RESETs go
  * through dp_rcv's ack_work, see docs/reliability.md).
+ * A reader that busy polls (DP_WAIT_BUSY_POLL) holds no dp lock when it
+ * calls a backend's ->busy_poll: the backend takes what its receive
+ * interrupt takes (the tulip's irq-safe tp->lock, or NAPI's own state),
+ * and the receive path's locks nest inside as they do there.
  */
 #ifndef _DP_H
 #define _DP_H
@@ -82,6 +86,7 @@
 #define DP_MAX_EDGES		1024u
 
 extern unsigned int dp_pool_size_default;
+extern unsigned int dp_poll_usecs_default;
 
 /* ---- NIC layer (nic/dp_nic.c) ---- */
 
@@ -116,6 +121,12 @@ struct dp_scout;
  * @scout: optional, for a source-routed fabric's mapper (DP_CMD_SCOUT):
  *	send the @n probes of @sc, wait up to @ms milliseconds for their
  *	answers and fill those in; 0 or -errno.  May sleep.
+ * @busy_poll: optional (DP_WAIT_BUSY_POLL): from a waiting reader's
+ *	process context, do what the receive interrupt does, again and again,
+ *	until @end(@arg) returns true, yielding the CPU when the scheduler
+ *	asks; frames go to the MDR as they would from the interrupt.
+ *	Returns false, at once, if it has nothing to poll (yet): the caller
+ *	then polls the pool alone.
  */
 struct dp_backend {
 	const char *name;
@@ -131,6 +142,8 @@ struct dp_backend {
 	unsigned int (*lladdr)(const struct dp_nic *nic, u8 *addr);
 	int (*scout)(struct dp_nic *nic, struct dp_scout *sc, unsigned int n,
 		     unsigned int ms);
+	bool (*busy_poll)(struct dp_nic *nic, bool (*end)(void *arg),
+			  void *arg);
 };
 
 /**
@@ -182,6 +195,7 @@ void dp_nic_init(struct dp_nic *nic, const struct dp_backend *ops,
 struct dp_nic *dp_nic_get(struct dp_node *node);
 void dp_nic_put(struct dp_nic *nic);
 unsigned int dp_nic_max_msg(const struct dp_nic *nic);
+bool dp_nic_busy_poll(struct dp_node *node, bool (*end)(void *arg), void *arg);
 
 /* The backend registry (nic/dp_nic.c). */
 int dp_backend_register(const struct dp_backend *be);
@@ -347,6 +361,12 @@ struct dp_edge {
  * @tx_msgs: messages sent (dp_ep_stats).
  * @tx_bytes: their bytes.
  * @rx_drop_admit: messages refused by @admit.
+ * @poll_usecs: how long a blocking read polls before it sleeps (struct
+ *	dp_wait); WRITE_ONCE() by DP_IOC_SET_WAIT, READ_ONCE() by readers.
+ * @wait_flags: DP_WAIT_* of struct dp_wait; as @poll_usecs.
+ * @wait_poll: blocking reads that polled (dp_ep_stats.wait_poll).
+ * @wait_poll_hit: of those, the ones a message ended.
+ * @wait_sleep: blocking reads that slept.
  * @snd: what the edges' sending sessions share (dp_snd.h).
  * @rcv: the receiving sessions, one per sender (dp_rcv.h).
  * @charge: what the pool is charged to (dp_limits.c).
@@ -371,6 +391,11 @@ struct dp_endpoint {
 	atomic64_t tx_msgs;
 	atomic64_t tx_bytes;
 	atomic64_t rx_drop_admit;
+	u32 poll_usecs;
+	u32 wait_flags;
+	atomic64_t wait_poll;
+	atomic64_t wait_poll_hit;
+	atomic64_t wait_sleep;
 	struct dp_snd_ep snd;
 	struct dp_rcv rcv;
 	struct dp_charge charge;

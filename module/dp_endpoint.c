@@ -10,7 +10,9 @@
 #include <linux/nsproxy.h>
 #include <linux/poll.h>
 #include <linux/random.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -105,6 +107,8 @@ static int dp_ep_bind(struct dp_endpoint *ep, const struct dp_bind *b)
 	ep->wire_uid = from_kuid_munged(&init_user_ns, ep->uid);
 	ep->admit = b->flags & DP_ADMIT_MASK;
 	ep->raw = b->flags & DP_BIND_RAW;
+	WRITE_ONCE(ep->poll_usecs, min(READ_ONCE(dp_poll_usecs_default),
+				       DP_WAIT_USECS_MAX));
 	do {	/* never 0: that means "not known" on the wire */
 		ep->inc = get_random_u32();
 	} while (!ep->inc);
@@ -130,14 +134,109 @@ out:
 	return err;
 }
 
-/* Wait until a message is at the head; called without rd_lock. */
+/* A reader's polling phase: until when, on which endpoint. */
+struct dp_ep_poller {
+	struct dp_endpoint *ep;
+	u64 deadline;		/* local_clock() ns */
+};
+
+/*
+ * Whether the polling phase must stop for now: a message came, a signal,
+ * the bound passed, or another task waits for this CPU (the caller yields
+ * to it and goes on).  Any context: a backend's busy poll calls it with
+ * preemption or bottom halves off.
+ */
+static bool dp_ep_poll_end(void *arg)
+{
+	const struct dp_ep_poller *p = arg;
+
+	return !dp_pool_empty(&p->ep->pool) || signal_pending(current) ||
+	       local_clock() >= p->deadline || !single_task_running();
+}
+
+/*
+ * The polling phase of a blocking read (struct dp_wait): poll the pool,
+ * and with @busy drive the NIC's receive path too, for up to @usecs, and
+ * give the CPU to any other task that wants it between polls (the message
+ * may well come from it).  0 if a message came, -ERESTARTSYS on a signal,
+ * -ETIME once the bound has passed.  Process context, no lock held.
+ */
+static int dp_ep_poll_pool(struct dp_endpoint *ep, u32 usecs, bool busy)
+{
+	struct dp_ep_poller p = {
+		.ep = ep,
+		.deadline = local_clock() + (u64)usecs * NSEC_PER_USEC,
+	};
+
+	atomic64_inc(&ep->wait_poll);
+	for (;;) {
+		/* nothing to drive (no NIC, or none received yet): pool only */
+		if (busy)
+			busy = dp_nic_busy_poll(ep->node, dp_ep_poll_end, &p);
+		if (!dp_pool_empty(&ep->pool)) {
+			atomic64_inc(&ep->wait_poll_hit);
+			return 0;
+		}
+		if (signal_pending(current))
+			return -ERESTARTSYS;
+		if (local_clock() >= p.deadline)
+			return -ETIME;
+		if (!single_task_running())
+			schedule();	/* runnable: just lets the others run */
+		else
+			cond_resched();
+		cpu_relax();
+	}
+}
+
+/*
+ * Wait until a message is at the head; called without rd_lock.  The wait
+ * policy (struct dp_wait): poll first, then sleep.  O_NONBLOCK never polls.
+ */
 static int dp_ep_wait(struct dp_endpoint *ep, bool nonblock)
 {
+	u32 usecs;
+	bool busy;
+	int err;
+
 	if (!dp_pool_empty(&ep->pool))
 		return 0;
 	if (nonblock)
 		return -EAGAIN;
+	usecs = READ_ONCE(ep->poll_usecs);
+	if (usecs) {
+		busy = READ_ONCE(ep->wait_flags) & DP_WAIT_BUSY_POLL;
+		err = dp_ep_poll_pool(ep, usecs, busy);
+		if (err != -ETIME)
+			return err;
+	}
+	atomic64_inc(&ep->wait_sleep);
 	return wait_event_interruptible(ep->pool.wq, !dp_pool_empty(&ep->pool));
+}
+
+/* DP_IOC_SET_WAIT: the values are checked before anything changes. */
+static long dp_ioc_set_wait(struct dp_endpoint *ep, void __user *arg)
+{
+	struct dp_wait w;
+
+	if (copy_from_user(&w, arg, sizeof(w)))
+		return -EFAULT;
+	if (w.poll_usecs > DP_WAIT_USECS_MAX || (w.flags & ~DP_WAIT_MASK) ||
+	    w.reserved[0] || w.reserved[1])
+		return -EINVAL;
+	WRITE_ONCE(ep->poll_usecs, w.poll_usecs);
+	WRITE_ONCE(ep->wait_flags, w.flags);
+	return 0;
+}
+
+static long dp_ioc_get_wait(struct dp_endpoint *ep, void __user *arg)
+{
+	struct dp_wait w = {
+		.poll_usecs = READ_ONCE(ep->poll_usecs),
+		.flags = READ_ONCE(ep->wait_flags),
+	};
+
+	return copy_to_user(arg, &w, sizeof(w)) ? -EFAULT : 0;
 }
 
 /*
@@ -343,6 +442,9 @@ void dp_ep_stats(struct dp_endpoint *ep, struct dp_ep_stats *st)
 	st->queued = ep->pool.ring.queued;
 	spin_unlock_irq(&ep->pool.lock);
 	st->rx_drop_admit = atomic64_read(&ep->rx_drop_admit);
+	st->wait_poll = atomic64_read(&ep->wait_poll);
+	st->wait_poll_hit = atomic64_read(&ep->wait_poll_hit);
+	st->wait_sleep = atomic64_read(&ep->wait_sleep);
 	st->tx_unacked = dp_ep_unacked(ep);
 	dp_snd_ep_stats(&ep->snd, st);
 	dp_rcv_stats(&ep->rcv, st);
@@ -400,6 +502,7 @@ static long dp_ioc_addr(struct dp_endpoint *ep, unsigned int cmd,
 #define DP_IOC_INFO_V2	_IOC(_IOC_READ, DP_IOC_MAGIC, 5, 40)
 #define DP_IOC_STATS_V1	_IOC(_IOC_READ, DP_IOC_MAGIC, 7, 48)
 #define DP_IOC_STATS_V2	_IOC(_IOC_READ, DP_IOC_MAGIC, 7, 56)
+#define DP_IOC_STATS_V3	_IOC(_IOC_READ, DP_IOC_MAGIC, 7, 96)
 
 static long dp_ioc_out(unsigned int cmd, void __user *arg, const void *v)
 {
@@ -414,7 +517,7 @@ static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
 	struct dp_info info;
 
 	BUILD_BUG_ON(_IOC_SIZE(DP_IOC_INFO_V2) > sizeof(info) ||
-		     _IOC_SIZE(DP_IOC_STATS_V2) > sizeof(st));
+		     _IOC_SIZE(DP_IOC_STATS_V3) > sizeof(st));
 	switch (cmd) {
 	case DP_IOC_CONNECT:
 	case DP_IOC_DISCONNECT:
@@ -425,6 +528,10 @@ static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
 		return dp_ioc_send(ep, arg, nonblock);
 	case DP_IOC_SENDV:
 		return dp_ioc_sendv(ep, arg, nonblock);
+	case DP_IOC_SET_WAIT:
+		return dp_ioc_set_wait(ep, arg);
+	case DP_IOC_GET_WAIT:
+		return dp_ioc_get_wait(ep, arg);
 	case DP_IOC_INFO:
 	case DP_IOC_INFO_V1:
 	case DP_IOC_INFO_V2:
@@ -433,6 +540,7 @@ static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
 	case DP_IOC_STATS:
 	case DP_IOC_STATS_V1:
 	case DP_IOC_STATS_V2:
+	case DP_IOC_STATS_V3:
 		dp_ep_stats(ep, &st);
 		return dp_ioc_out(cmd, arg, &st);
 	}
@@ -441,9 +549,9 @@ static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
 
 /*
  * The open mode an ioctl needs, as read(2) and write(2) do: sending and
- * changing edges are writing, releasing messages is reading.  Binding,
- * info and statistics need neither (an O_RDONLY fd is a receive-only
- * endpoint).
+ * changing edges are writing, releasing messages and choosing how reads
+ * wait is reading.  Binding, info and statistics need neither (an
+ * O_RDONLY fd is a receive-only endpoint).
  */
 static fmode_t dp_ioctl_mode(unsigned int cmd)
 {
@@ -454,6 +562,7 @@ static fmode_t dp_ioctl_mode(unsigned int cmd)
 	case DP_IOC_SENDV:
 		return FMODE_WRITE;
 	case DP_IOC_RELEASE:
+	case DP_IOC_SET_WAIT:
 		return FMODE_READ;
 	}
 	return 0;
@@ -480,12 +589,15 @@ static long dp_ep_ioctl(struct file *file, unsigned int cmd, unsigned long a)
 	case DP_IOC_RELEASE:
 	case DP_IOC_SEND:
 	case DP_IOC_SENDV:
+	case DP_IOC_SET_WAIT:
+	case DP_IOC_GET_WAIT:
 	case DP_IOC_INFO:
 	case DP_IOC_INFO_V1:
 	case DP_IOC_INFO_V2:
 	case DP_IOC_STATS:
 	case DP_IOC_STATS_V1:
 	case DP_IOC_STATS_V2:
+	case DP_IOC_STATS_V3:
 		if (!dp_ep_bound(ep))
 			return -EBADFD;
 		return dp_ioctl_bound(ep, cmd, arg, file->f_flags & O_NONBLOCK);

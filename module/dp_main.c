@@ -25,6 +25,17 @@ unsigned int dp_pool_size_default = 256 * 1024;
 module_param_named(pool_size, dp_pool_size_default, uint, 0444);
 MODULE_PARM_DESC(pool_size, "Default pool data size in bytes (power of two, 16K..64M)");
 
+/*
+ * 0: a blocking read sleeps at once unless its endpoint asks to poll
+ * (DP_IOC_SET_WAIT).  Homa's default is 50 us, for dedicated cores on bare
+ * metal.  Measured here between two TCG guests on a shared host, polling
+ * made round trips slower (docs/performance.md): a polling vCPU takes the
+ * host CPU its peer and QEMU's I/O thread need.  Read at bind.
+ */
+unsigned int dp_poll_usecs_default;
+module_param_named(poll_usecs, dp_poll_usecs_default, uint, 0644);
+MODULE_PARM_DESC(poll_usecs, "How long a blocking read() polls the pool before it sleeps, for endpoints bound from now on (us, at most 1000000; per endpoint: DP_IOC_SET_WAIT)");
+
 unsigned int dp_unreach_ms = 10000;
 module_param_named(unreach_ms, dp_unreach_ms, uint, 0644);
 MODULE_PARM_DESC(unreach_ms, "A peer silent this long fails its sessions: sends get ETIMEDOUT (ms)");

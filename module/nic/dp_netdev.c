@@ -3,7 +3,10 @@
  * netdev backend: dp over any Linux Ethernet device.  Frames of EtherType
  * DP_ETH_P arrive through a packet_type handler bound to the device and go
  * straight to the MDR; messages leave through dev_queue_xmit() in an skb
- * that the message's kernel copy is copied into.
+ * that the message's kernel copy is copied into.  A reader that busy polls
+ * (DP_WAIT_BUSY_POLL) drives the NAPI context dp's frames last came from,
+ * as SO_BUSY_POLL does for a socket: on a multiqueue device, the queue
+ * that delivered the last dp frame.
  */
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
@@ -18,6 +21,7 @@ struct dp_netdev {
 	struct dp_nic nic;
 	struct net_device *dev;
 	struct packet_type pt;
+	unsigned int napi_id;	/* of the last frame received; 0: none */
 };
 
 static struct dp_netdev *dp_netdev_of(const struct dp_nic *nic)
@@ -76,12 +80,16 @@ static int dp_netdev_rcv(struct sk_buff *skb, struct net_device *dev,
 {
 	struct dp_netdev *nd = container_of(pt, struct dp_netdev, pt);
 	struct dp_node *node = nd->nic.node;
+	unsigned int napi_id;
 
 	if (skb->pkt_type == PACKET_OTHERHOST ||
 	    skb->pkt_type == PACKET_OUTGOING) {
 		dp_count(node, DP_CTR_RX_DROP_NOT_NODE);
 		goto out;
 	}
+	napi_id = dp_skb_napi_id(skb);
+	if (napi_id && napi_id != READ_ONCE(nd->napi_id))
+		WRITE_ONCE(nd->napi_id, napi_id);
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb || skb_linearize(skb)) {
 		dp_count(node, DP_CTR_RX_DROP_NOMEM);
@@ -91,6 +99,35 @@ static int dp_netdev_rcv(struct sk_buff *skb, struct net_device *dev,
 out:
 	consume_skb(skb);
 	return NET_RX_SUCCESS;
+}
+
+/* What napi_busy_loop() asks: the reader's end condition, as dp_nic's. */
+struct dp_netdev_poller {
+	bool (*end)(void *arg);
+	void *arg;
+};
+
+/* Called in an RCU read-side section with preemption off. */
+static bool dp_netdev_loop_end(void *arg, unsigned long start_time)
+{
+	const struct dp_netdev_poller *p = arg;
+
+	return p->end(p->arg);
+}
+
+/*
+ * Busy polling: napi_busy_loop() runs the device's NAPI poll from the
+ * reader's context, which hands dp's frames to dp_netdev_rcv() as the
+ * softirq would, and yields itself when the scheduler asks.  Nothing to
+ * poll until a frame has told which NAPI context dp's traffic uses.
+ */
+static bool dp_netdev_busy_poll(struct dp_nic *nic, bool (*end)(void *arg),
+				void *arg)
+{
+	struct dp_netdev_poller p = { .end = end, .arg = arg };
+
+	return dp_napi_busy_loop(READ_ONCE(dp_netdev_of(nic)->napi_id),
+				 dp_netdev_loop_end, &p);
 }
 
 static void dp_netdev_detach(struct dp_nic *nic)
@@ -172,6 +209,7 @@ static const struct dp_backend dp_netdev_backend = {
 	.xmit = dp_netdev_xmit,
 	.mtu = dp_netdev_mtu,
 	.lladdr = dp_netdev_lladdr,
+	.busy_poll = dp_netdev_busy_poll,
 };
 
 int dp_netdev_init(void)

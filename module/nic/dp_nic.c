@@ -179,3 +179,23 @@ unsigned int dp_nic_max_msg(const struct dp_nic *nic)
 		return 0;
 	return min(mtu - DP_WIRE_HDR_LEN, DP_MAX_MSG);
 }
+
+/*
+ * Busy polling for a reader waiting on @node (DP_WAIT_BUSY_POLL): the NIC's
+ * busy_poll op until @end(@arg).  False if there is nothing to drive (no
+ * NIC, a backend without the op, or one that has nothing to poll yet).  The
+ * sender reference keeps the NIC attached meanwhile: a detach waits for the
+ * poll, which the reader's poll_usecs bounds.
+ */
+bool dp_nic_busy_poll(struct dp_node *node, bool (*end)(void *arg), void *arg)
+{
+	struct dp_nic *nic = dp_nic_get(node);
+	bool polled = false;
+
+	if (!nic)
+		return false;
+	if (nic->ops->busy_poll)
+		polled = nic->ops->busy_poll(nic, end, arg);
+	dp_nic_put(nic);
+	return polled;
+}

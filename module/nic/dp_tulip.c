@@ -9,7 +9,9 @@
  * Transmit: the sender builds the Ethernet header, the kernel's dp header
  * and the user's bytes (copied once) straight into a coherent TX buffer
  * and hands the descriptor to the chip.  Receive: the interrupt handler
- * gives every whole frame in the RX ring to the MDR.  The chip is running
+ * gives every whole frame in the RX ring to the MDR; so does a reader that
+ * busy polls (DP_WAIT_BUSY_POLL), from process context, under the same
+ * lock with interrupts off, so each frame goes up once.  The chip is running
  * only while a node uses it; a delayed work item is the TX watchdog (the
  * chip's own timer, CSR11, is not relied on).
  *
@@ -71,6 +73,7 @@ struct dp_tulip {
 	struct delayed_work watchdog;
 	bool running;			/* under @lock; READ_ONCE outside it */
 	bool need_restart;
+	unsigned int busy_pollers;	/* under @lock: readers on the RX ring */
 
 	struct tul_media media;		/* from the SROM */
 
@@ -82,6 +85,7 @@ struct dp_tulip {
 	/* statistics */
 	u64 rx_frames, tx_frames, rx_errors, tx_errors, rx_ring_drops;
 	u64 rx_other, restarts;
+	u64 rx_busy;			/* of rx_frames: taken by busy polling */
 };
 
 static DEFINE_MUTEX(dp_tulip_lock);
@@ -199,6 +203,21 @@ static void tul_reset(struct dp_tulip *tp)
 	tul_w(tp, 5, TUL_CSR5_ACK);
 }
 
+/*
+ * The interrupts to enable: all, but the RX ones while the stall knob is
+ * on, and the receive interrupt while readers busy poll the ring (they
+ * take the frames; a full ring still interrupts).  Caller holds tp->lock.
+ */
+static u32 tul_csr7(const struct dp_tulip *tp)
+{
+	lockdep_assert_held(&tp->lock);
+	if (tp->rx_stall)
+		return TUL_IRQ_MASK & ~TUL_IRQ_RX;
+	if (tp->busy_pollers)
+		return TUL_IRQ_MASK & ~TUL_RI;
+	return TUL_IRQ_MASK;
+}
+
 /* Give the RX ring to the chip, all descriptors empty. */
 static void tul_rx_fill(struct dp_tulip *tp)
 {
@@ -279,7 +298,7 @@ static void tul_start(struct dp_tulip *tp)
 	tul_w(tp, 3, tp->rx_ring_dma);
 	tul_w(tp, 4, tp->tx_ring_dma + tp->tx_dirty * sizeof(struct tul_desc));
 	spin_lock_irqsave(&tp->lock, flags);
-	tp->csr7 = TUL_IRQ_MASK & ~(tp->rx_stall ? TUL_IRQ_RX : 0);
+	tp->csr7 = tul_csr7(tp);
 	tul_w(tp, 5, TUL_CSR5_ACK);
 	tul_w(tp, 7, tp->csr7);
 	tp->csr6 |= TUL_CSR6_SR | TUL_CSR6_ST;
@@ -436,11 +455,15 @@ static int dp_tulip_xmit(struct dp_nic *nic, const u8 *dst,
 
 /* ---- Receive and interrupts ---- */
 
-/* Hand every completed frame to the MDR; returns whether RX was full. */
-static void tul_rx(struct dp_tulip *tp, struct dp_node *node)
+/*
+ * Hand every completed frame to the MDR; returns how many dp frames went
+ * up.  From the interrupt handler, a restart, or a busy-polling reader.
+ */
+static unsigned int tul_rx(struct dp_tulip *tp, struct dp_node *node)
 {
-	unsigned int n;
+	unsigned int n, up = 0;
 
+	lockdep_assert_held(&tp->lock);
 	for (n = 0; n < TUL_RX_RING; n++) {
 		struct tul_desc *d = &tp->rx_ring[tp->rx_cur];
 		u32 st = le32_to_cpu(READ_ONCE(d->status));
@@ -459,6 +482,7 @@ static void tul_rx(struct dp_tulip *tp, struct dp_node *node)
 			tp->rx_other++;
 		} else {
 			tp->rx_frames++;
+			up++;
 			dp_mdr_rx(node, f + ETH_ALEN, ETH_ALEN, f + ETH_HLEN,
 				  flen - 4 - ETH_HLEN);
 		}
@@ -470,6 +494,58 @@ static void tul_rx(struct dp_tulip *tp, struct dp_node *node)
 		d->status = cpu_to_le32(TUL_OWN);
 		tp->rx_cur = (tp->rx_cur + 1) % TUL_RX_RING;
 	}
+	return up;
+}
+
+/*
+ * A reader starts (@d 1) or stops (@d -1) busy polling: the receive
+ * interrupt is off while any does, as a device's is while NAPI polls.  A
+ * chip that waits for its restart (csr7 0) keeps its interrupts off; the
+ * restart counts the pollers.  A frame that came after the last poll
+ * interrupts as soon as RI is enabled again.
+ */
+static void tul_busy_pollers(struct dp_tulip *tp, int d)
+{
+	spin_lock_irq(&tp->lock);
+	tp->busy_pollers += d;
+	if (tp->running && tp->csr7) {
+		tp->csr7 = tul_csr7(tp);
+		tul_w(tp, 7, tp->csr7);
+	}
+	spin_unlock_irq(&tp->lock);
+}
+
+/* One pass over the RX ring from process context. */
+static void tul_busy_rx(struct dp_tulip *tp)
+{
+	spin_lock_irq(&tp->lock);
+	if (tp->running && !tp->rx_stall)
+		tp->rx_busy += tul_rx(tp, READ_ONCE(tp->node));
+	spin_unlock_irq(&tp->lock);
+}
+
+/*
+ * Busy polling: service the RX ring from the waiting reader's process
+ * context until @end says stop.  tp->lock with interrupts off excludes the
+ * interrupt handler, a restart's flush and the RX stall knob; a chip that
+ * is not running (stopped, or its ring being refilled by tul_start()) is
+ * left alone.
+ */
+static bool dp_tulip_busy_poll(struct dp_nic *nic, bool (*end)(void *arg),
+			       void *arg)
+{
+	struct dp_tulip *tp = dp_tulip_of(nic);
+
+	tul_busy_pollers(tp, 1);
+	for (;;) {
+		tul_busy_rx(tp);
+		if (end(arg))
+			break;
+		cond_resched();
+		cpu_relax();
+	}
+	tul_busy_pollers(tp, -1);
+	return true;
 }
 
 static irqreturn_t dp_tulip_irq(int irq, void *data)
@@ -678,10 +754,10 @@ static ssize_t dp_stats_show(struct device *dev,
 	return sysfs_emit(buf,
 			  "rx_frames %llu\ntx_frames %llu\nrx_errors %llu\n"
 			  "tx_errors %llu\nrx_ring_drops %llu\nrx_other %llu\n"
-			  "restarts %llu\n",
+			  "restarts %llu\nrx_busy %llu\n",
 			  tp->rx_frames, tp->tx_frames, tp->rx_errors,
 			  tp->tx_errors, tp->rx_ring_drops, tp->rx_other,
-			  tp->restarts);
+			  tp->restarts, tp->rx_busy);
 }
 static DEVICE_ATTR_RO(dp_stats);
 
@@ -717,7 +793,7 @@ static int dp_tulip_rx_stall_set(void *data, u64 val)
 	spin_lock_irqsave(&tp->lock, flags);
 	WRITE_ONCE(tp->rx_stall, !!val);
 	if (tp->running) {
-		tp->csr7 = TUL_IRQ_MASK & ~(val ? TUL_IRQ_RX : 0);
+		tp->csr7 = tul_csr7(tp);
 		tul_w(tp, 7, tp->csr7);		/* pending RI/RU fire now */
 	}
 	spin_unlock_irqrestore(&tp->lock, flags);
@@ -923,6 +999,7 @@ static const struct dp_backend dp_tulip_backend = {
 	.xmit = dp_tulip_xmit,
 	.mtu = dp_tulip_mtu,
 	.lladdr = dp_tulip_lladdr,
+	.busy_poll = dp_tulip_busy_poll,
 };
 
 /*

@@ -32,7 +32,9 @@ int main(void)
 	static_assert(offsetof(struct dp_info, bind_flags) == 40, "info v2 prefix");
 	/* Grown at the end: the kernel still answers the v1 sizes. */
 	static_assert(offsetof(struct dp_info, admit) == 32, "info v1 prefix");
-	static_assert(sizeof(struct dp_ep_stats) == 96, "ep stats");
+	static_assert(sizeof(struct dp_ep_stats) == 120, "ep stats");
+	static_assert(offsetof(struct dp_ep_stats, wait_poll) == 96, "stats v3 prefix");
+	static_assert(sizeof(struct dp_wait) == 16, "wait");
 	static_assert(offsetof(struct dp_ep_stats, tx_unacked) == 56, "stats v2 prefix");
 	static_assert(offsetof(struct dp_ep_stats, rx_drop_admit) == 48, "stats v1 prefix");
 	static_assert(sizeof(struct dp_bind) == 16, "bind");

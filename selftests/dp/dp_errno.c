@@ -277,6 +277,16 @@ static void test_old_sizes(int a)
 	KTAP_SUCCESS(ioctl(a, _IOC(_IOC_READ, DP_IOC_MAGIC, 7, 48), v1), "STATS at its v1 size (48)");
 	ktap_ok(!memcmp(v1, &st, 48) && v1[48] == 0xee,
 		"... fills the first 48 bytes of struct dp_ep_stats and nothing more");
+	{
+		uint8_t v3[128];
+
+		dpt_stats(a, &st);
+		memset(v3, 0xee, sizeof(v3));
+		KTAP_SUCCESS(ioctl(a, _IOC(_IOC_READ, DP_IOC_MAGIC, 7, 96), v3),
+			     "STATS at its size before the wait counters (96)");
+		ktap_ok(!memcmp(v3, &st, 96) && v3[96] == 0xee,
+			"... fills the first 96 bytes of struct dp_ep_stats and nothing more");
+	}
 	KTAP_ERRNO(ioctl(a, _IOC(_IOC_READ, DP_IOC_MAGIC, 5, 36), v1), ENOTTY, "INFO at 36 bytes: ENOTTY");
 	KTAP_ERRNO(ioctl(a, _IOC(_IOC_READ, DP_IOC_MAGIC, 7, 64), v1), ENOTTY,
 		   "STATS at 64 bytes: ENOTTY");

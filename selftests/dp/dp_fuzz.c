@@ -1419,11 +1419,14 @@ static void strict_fault(struct thr *t)
 {
 	static const unsigned long in[] = {
 		DP_IOC_CONNECT, DP_IOC_DISCONNECT, DP_IOC_RELEASE, DP_IOC_SEND, DP_IOC_BIND,
+		DP_IOC_SET_WAIT,
 	};
-	static const unsigned long out[] = { DP_IOC_INFO, DP_IOC_STATS, DP_IOC_NODE_STATS };
+	static const unsigned long out[] = {
+		DP_IOC_INFO, DP_IOC_STATS, DP_IOC_NODE_STATS, DP_IOC_GET_WAIT,
+	};
 	struct rng *r = &t->rng;
 	int w = one_in(r, 2);
-	unsigned long cmd = w ? out[below(r, 3)] : in[below(r, 5)];
+	unsigned long cmd = w ? out[below(r, 4)] : in[below(r, 6)];
 	void *p = w && one_in(r, 4) ? (void *)P.ro_page : bad_ptr(r, _IOC_SIZE(cmd));
 
 	EXPECT_ERR(ioctl(t->priv, cmd, p), EFAULT, "ioctl on a bad pointer");
@@ -1481,7 +1484,7 @@ static void op_strict(struct thr *t)
 		strict_fault(t);
 		break;
 	case 1:		/* dp's magic with a number, size or direction it does not have */
-		cmd = _IOC(below(r, 4), DP_IOC_MAGIC, 10 + below(r, 246), below(r, 256));
+		cmd = _IOC(below(r, 4), DP_IOC_MAGIC, 12 + below(r, 244), below(r, 256));
 		EXPECT_ERR(ioctl(t->priv, cmd, t->buf), ENOTTY, "unknown dp ioctl");
 		break;
 	case 2:

@@ -16,6 +16,7 @@ bind           120 pair   ./dp_bind
 xfer           120 pair   ./dp_xfer
 zerocopy       120 pair   ./dp_zerocopy
 block_read     120 pair   ./dp_block
+wait_policy    300 pair   ./dp_wait
 poll           120 pair   ./dp_poll
 pool_readonly  120 pair   ./dp_pool_ro
 order          300 pair   ./dp_order

@@ -93,6 +93,8 @@ struct opts {
 	unsigned int batch;	/* dp, bw and rate: messages per send call */
 	int uring;		/* dp, bw and rate: send through io_uring */
 	unsigned int drop;	/* server, testing dpperf itself: drop every Nth */
+	long poll_usecs;	/* dp: read()'s poll bound (DP_IOC_SET_WAIT); -1: the module's */
+	int busy_poll;		/* dp: DP_WAIT_BUSY_POLL */
 };
 
 static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
@@ -525,6 +527,14 @@ static void setup_dp(struct xp *x, const struct opts *o)
 		die("dp_open(%" PRIu32 "): %s", o->dpid, strerror(errno));
 	if (dp_getinfo(x->fd, &info) < 0)
 		die("dp info: %s", strerror(errno));
+	if (o->poll_usecs >= 0 || o->busy_poll) {
+		struct dp_wait w;
+
+		if (dp_get_wait(x->fd, &w) < 0 ||
+		    dp_set_wait(x->fd, o->poll_usecs >= 0 ? (uint32_t)o->poll_usecs : w.poll_usecs,
+				o->busy_poll ? DP_WAIT_BUSY_POLL : 0) < 0)
+			die("dp wait policy: %s", strerror(errno));
+	}
 	x->pool = info.data_size;
 	x->max_msg = info.max_msg;
 	x->nid = info.nid;
@@ -1116,9 +1126,12 @@ static void print_header(const struct opts *o, const struct xp *x, uint32_t cap)
 {
 	print_tag(o, 1);
 	printf("dpperf client proto=%s recv=%s peer=%s iters=%u warmup=%u bytes=%" PRIu64
-	       " timeout_ms=%u max_msg=%zu receiver_pool=%" PRIu32 "\n",
+	       " timeout_ms=%u max_msg=%zu receiver_pool=%" PRIu32,
 	       proto_name(o), o->spin ? "spin" : "block", o->peer, o->iters,
 	       o->warmup, o->bytes, o->timeout_ms, x->max_msg, cap);
+	if (o->proto == P_DP && (o->poll_usecs >= 0 || o->busy_poll))
+		printf(" poll_usecs=%ld busy_poll=%d", o->poll_usecs, o->busy_poll);
+	printf("\n");
 	print_tag(o, 1);
 	printf("columns: %sproto test size value unit; pingpong: mean round trip us "
 	       "(CLOCK_MONOTONIC), p50/p99: its median and 99th percentile, bw: MB/s "
@@ -1287,7 +1300,11 @@ static void usage(FILE *f, int status)
 	      "  --batch N        dp client, bw and rate: send data N messages per\n"
 	      "                   dp_sendv call (1..1024; default 1: dp_write each)\n"
 	      "  --uring          dp client, bw and rate: send data as io_uring commands,\n"
-	      "                   N per submit (DP_URING_SEND; N from --batch)\n", f);
+	      "                   N per submit (DP_URING_SEND; N from --batch)\n"
+	      "  --poll-usecs N   dp, --recv block: read() polls the pool N us before it\n"
+	      "                   sleeps (0..1000000; default: the module's poll_usecs)\n"
+	      "  --busy-poll      dp, --recv block: while polling, drive the NIC's receive\n"
+	      "                   path too (DP_WAIT_BUSY_POLL)\n", f);
 	exit(status);
 }
 
@@ -1377,6 +1394,8 @@ static const struct option longopts[] = {
 	{ "dp-raw", no_argument, NULL, 'U' },
 	{ "batch", required_argument, NULL, 'B' },
 	{ "uring", no_argument, NULL, 'Q' },
+	{ "poll-usecs", required_argument, NULL, 'L' },
+	{ "busy-poll", no_argument, NULL, 'Y' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1413,6 +1432,8 @@ static void parse_opt(struct opts *o, int c, const char *a)
 	case 'U': o->dp_raw = 1; break;
 	case 'B': o->batch = parse_u32(a, "batch", 1, DP_SENDV_MAX); break;
 	case 'Q': o->uring = 1; break;
+	case 'L': o->poll_usecs = parse_u32(a, "poll usecs", 0, DP_WAIT_USECS_MAX); break;
+	case 'Y': o->busy_poll = 1; break;
 	case 'h': usage(stdout, 0);
 	default: usage(stderr, 1);
 	}
@@ -1425,7 +1446,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	*o = (struct opts){ .proto = P_DP, .tests = { T_PINGPONG, 0 }, .port = 7800,
 			    .ethertype = 0x88B6, .iters = 1000, .warmup = 10,
 			    .bytes = 2097152, .messages = 20000, .spin = 1, .timeout_ms = 2000,
-			    .connect_ms = 30000, .idle_s = 300 };
+			    .connect_ms = 30000, .idle_s = 300, .poll_usecs = -1 };
 	if (argc < 2)
 		usage(stderr, 1);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
@@ -1439,6 +1460,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		die("unexpected argument \"%s\"", argv[optind + 1]);
 	if ((o->batch > 1 || o->uring) && o->proto != P_DP)
 		die("--batch and --uring are for --proto dp");
+	if ((o->poll_usecs >= 0 || o->busy_poll) && o->proto != P_DP)
+		die("--poll-usecs and --busy-poll are for --proto dp");
 	if (!o->dpid)
 		o->dpid = o->server ? 100 : 101;
 	if (!o->peer_dpid)

@@ -120,10 +120,32 @@ struct dp_sendv {
 #define DP_SENDV_MAX		1024u
 
 /*
+ * struct dp_wait: the wait policy of a blocking read() (DP_IOC_SET_WAIT,
+ * DP_IOC_GET_WAIT).  A read() that finds the pool empty first polls it for
+ * up to poll_usecs microseconds, yielding the CPU to any task the scheduler
+ * prefers between polls, and only then sleeps; a signal ends either phase
+ * with EINTR (or a restart).  0 sleeps at once.  With DP_WAIT_BUSY_POLL the
+ * polling phase also drives the NIC's receive path from the reader's own
+ * context (NAPI on the netdev backend, as SO_BUSY_POLL does; the RX ring on
+ * dp's tulip driver), instead of waiting for its interrupt.  A bound
+ * endpoint starts with the module's poll_usecs and no flags.  O_NONBLOCK
+ * reads never poll.
+ */
+struct dp_wait {
+	dp_u32 poll_usecs;	/* at most DP_WAIT_USECS_MAX, else EINVAL */
+	dp_u32 flags;		/* DP_WAIT_*; any other bit: EINVAL */
+	dp_u32 reserved[2];	/* must be 0 */
+};
+
+#define DP_WAIT_BUSY_POLL	0x1u
+#define DP_WAIT_MASK		DP_WAIT_BUSY_POLL
+#define DP_WAIT_USECS_MAX	1000000u	/* one second */
+
+/*
  * struct dp_info: what DP_IOC_INFO reports about a bound endpoint.
  * DP_IOC_INFO and DP_IOC_STATS structs only grow at the end; the kernel
- * also answers the older, shorter sizes (info 32 and 40 bytes, stats 48
- * and 56) with a prefix.
+ * also answers the older, shorter sizes (info 32 and 40 bytes, stats 48,
+ * 56 and 96) with a prefix.
  */
 struct dp_info {
 	dp_u32 nid;		/* this node's NID (0 if the node has none) */
@@ -155,6 +177,10 @@ struct dp_ep_stats {
 	dp_u64 tx_retrans;	/* DATA frames sent again */
 	dp_u64 tx_blocked;	/* sends that found no credit (waited or EAGAIN) */
 	dp_u64 rx_dup;		/* duplicates suppressed (retransmissions) */
+	/* Blocking reads that found the pool empty (struct dp_wait). */
+	dp_u64 wait_poll;	/* began polling (poll_usecs > 0) */
+	dp_u64 wait_poll_hit;	/* of those: a message came while polling */
+	dp_u64 wait_sleep;	/* slept (after polling, or poll_usecs 0) */
 };
 
 /*
@@ -228,6 +254,9 @@ struct dp_node_stats {
 #define DP_IOC_NODE_STATS	_IOR(DP_IOC_MAGIC, 8, struct dp_node_stats)
 /* Send a batch of messages (struct dp_sendv); returns how many were accepted. */
 #define DP_IOC_SENDV		_IOWR(DP_IOC_MAGIC, 9, struct dp_sendv)
+/* The wait policy of blocking reads (struct dp_wait); bound endpoints. */
+#define DP_IOC_SET_WAIT		_IOW(DP_IOC_MAGIC, 10, struct dp_wait)
+#define DP_IOC_GET_WAIT		_IOR(DP_IOC_MAGIC, 11, struct dp_wait)
 
 /*
  * io_uring (docs/api.md): IORING_OP_URING_CMD on a bound endpoint fd, with
