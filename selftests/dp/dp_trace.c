@@ -214,8 +214,8 @@ static int b_hears_a(int on)
 
 	if (!on)
 		return dpt_sh("%s netns exec %s dpctl nart del %u", ip, dpt.nsb, dpt.nida);
-	return dpt_sh("%s netns exec %s dpctl nart add %u %02x:%02x:%02x:%02x:%02x:%02x",
-		      ip, dpt.nsb, dpt.nida, m[0], m[1], m[2], m[3], m[4], m[5]);
+	return dpt_sh("%s netns exec %s dpctl nart add %u %02x:%02x:%02x:%02x:%02x:%02x%s",
+		      ip, dpt.nsb, dpt.nida, m[0], m[1], m[2], m[3], m[4], m[5], dpt.routea);
 }
 
 /*
@@ -259,7 +259,7 @@ static void retransmit(int a, int b)
 static void nic(void)
 {
 	const char *ip = getenv("DPT_IP") ? getenv("DPT_IP") : "ip";
-	const char *be = strncmp(dpt.ifa, "tulip", 5) ? "netdev" : "tulip";
+	const char *be = dpt.backend;
 	char nid[32], dev[64], bes[64];
 	const char *d, *at;
 
