@@ -455,7 +455,7 @@ stage_myri() {
 	local k
 	for k in $KVERS; do
 		guest "guest myri core $k (two cards, one switch)" "guest-myricore-$k" \
-			"$k-myricore" myricore --kernel "$k"
+			"$k-myricore" myricore --kernel "$k" --smp 2
 	done
 	for k in $KVERS; do :; done	# the newest kernel
 	guest "guest myri x2 $k (one switch)" "guest-myri-$k" "$k-myri" myri --kernel "$k" \
