@@ -20,9 +20,12 @@
 #           the lossless-edge tests per kernel over virtio-net and tulip (2
 #           guests through the fault relay), then on the newest kernel the 4-guest exchange and the fault
 #           relay's self-test (2 guests through dpswitch)
-#   myri    dp's myri backend on the simulated Myrinet fabric (tools/myrisim,
-#           cluster.py --mode myri: the exchange and run_myri.sh) on the
-#           newest kernel, 2 guests on one switch and 4 across two
+#   myri    dp's myri backend on the simulated Myrinet fabric (tools/myrisim):
+#           per kernel the core suite in one guest with two LANai cards on
+#           one switch (cluster.py --mode myricore: run_local.sh over dp's
+#           myri driver), then on the newest kernel the exchange and
+#           run_myri.sh (cluster.py --mode myri), 2 guests on one switch and
+#           4 across two
 # Not in the default list, run by make check-debug (docs/debug-kernel.md):
 #   debug_deps      tools/deps.sh --debug-kernel (kernel source, build tools)
 #   debug_kernel    the debug kernel (tools/debug-kernel/build.sh; cached)
@@ -443,10 +446,17 @@ stage_soak_debug() {
 	soak_tally "$name" debug "$rc"
 }
 
-# One kernel: the driver's code is the same on both (both build it warning-
-# and sparse-free); 2 guests on one switch, then 4 across two switches.
+# The core suite over dp's myri driver per kernel (as over the tulips): one
+# guest, two simulated LANai cards on one switch, node dpA on myri0 and dpB
+# on myri1.  The fabric's faults, the mapper and the streams between guests
+# on one kernel: the driver's code is the same on both (both build it
+# warning- and sparse-free); 2 guests on one switch, then 4 across two.
 stage_myri() {
 	local k
+	for k in $KVERS; do
+		guest "guest myri core $k (two cards, one switch)" "guest-myricore-$k" \
+			"$k-myricore" myricore --kernel "$k" --smp 2
+	done
 	for k in $KVERS; do :; done	# the newest kernel
 	guest "guest myri x2 $k (one switch)" "guest-myri-$k" "$k-myri" myri --kernel "$k" \
 		--guests 2 --smp 1

@@ -202,17 +202,19 @@ static u32 myri_tx_used(struct dp_myri *mp)
 /*
  * Whether a sender may go on: a free slot, or the device stopped (the
  * sender then finds out under tx_mutex).  A wait condition: takes no lock.
+ * With every slot in flight it arms the interrupt, then looks once more:
+ * a slot freed between the first look and the arming raises none.
  */
 static bool myri_tx_room(struct dp_myri *mp)
 {
-	u32 used = READ_ONCE(mp->sendq_prod) -
-		   myri_rd(mp, MYRI_CTL(sendq_cons));
+	u32 prod = READ_ONCE(mp->sendq_prod);
 
-	if (used < MYRI_SENDQ_LEN || !READ_ONCE(mp->running) ||
-	    READ_ONCE(mp->gone))
+	if (prod - myri_rd(mp, MYRI_CTL(sendq_cons)) < MYRI_SENDQ_LEN ||
+	    !READ_ONCE(mp->running) || READ_ONCE(mp->gone))
 		return true;
 	myri_wr(mp, MYRI_CTL(irq_armed), 1);	/* the next move wakes us */
-	return false;
+	mb();	/* arm before the last look at the index */
+	return prod - myri_rd(mp, MYRI_CTL(sendq_cons)) < MYRI_SENDQ_LEN;
 }
 
 /* Lock tx_mutex with a free TX slot; -errno (unlocked) if none comes. */

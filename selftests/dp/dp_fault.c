@@ -116,8 +116,8 @@ int main(int argc, char **argv)
 	ktap_start();
 	if (dpt_init())
 		return KSFT_FAIL;
-	if (!strcmp(how, "link") && getenv("DPT_NIC") && !strcmp(getenv("DPT_NIC"), "tulip"))
-		ktap_exit_skip("no Linux netdev over the tulip backend");
+	if (!strcmp(how, "link") && strcmp(dpt.backend, "netdev"))
+		ktap_exit_skip("no Linux netdev over dp's own NIC drivers (tulip, myri)");
 	uffd = uffd_page();
 	dpt_pair(&a_fd, DPID_A, &b, DPID_B);
 	pthread_create(&th, NULL, writer, NULL);
@@ -142,8 +142,7 @@ int main(int argc, char **argv)
 	ktap_ok(w_ret == -1 && w_err == ENETDOWN, "the write then fails with ENETDOWN (got %ld, %s)",
 		w_ret, strerror(w_err));
 	if (strcmp(how, "link")) {
-		const char *be = getenv("DPT_NIC") && !strcmp(getenv("DPT_NIC"), "tulip") ?
-				 "tulip" : "netdev";
+		const char *be = dpt.backend;
 
 		ktap_ok(dpt_sh("'%s' netns exec %s dpctl node set dev %s backend %s",
 			       getenv("DPT_IP") ? getenv("DPT_IP") : "ip", dpt.nsa, dpt.ifa,

@@ -2015,6 +2015,7 @@ struct anode {
 	const char *ns, *ifname;
 	uint32_t peer_nid;
 	const uint8_t *peer_mac;
+	const char *peer_route;	/* " ROUTE" over myri, else "" */
 };
 
 /* dpctl ARGS (space-separated) in n's namespace; its exit status. */
@@ -2053,18 +2054,15 @@ static int dpctl(const struct anode *n, const char *fmt, ...)
 
 static int attach(const struct anode *n)
 {
-	const char *nic = getenv("DPT_NIC");
-
-	return dpctl(n, "node set dev %s backend %s", n->ifname,
-		     nic && !strcmp(nic, "tulip") ? "tulip" : "netdev");
+	return dpctl(n, "node set dev %s backend %s", n->ifname, dpt.backend);
 }
 
 static int nart_add(const struct anode *n)
 {
 	const uint8_t *m = n->peer_mac;
 
-	return dpctl(n, "nart add %u %02x:%02x:%02x:%02x:%02x:%02x", n->peer_nid,
-		     m[0], m[1], m[2], m[3], m[4], m[5]);
+	return dpctl(n, "nart add %u %02x:%02x:%02x:%02x:%02x:%02x%s", n->peer_nid,
+		     m[0], m[1], m[2], m[3], m[4], m[5], n->peer_route);
 }
 
 /*
@@ -2076,8 +2074,8 @@ static int nart_add(const struct anode *n)
 static void __attribute__((noreturn)) admin(uint64_t seed)
 {
 	const struct anode nodes2[2] = {
-		{ dpt.nsa, dpt.ifa, dpt.nidb, dpt.macb },
-		{ dpt.nsb, dpt.ifb, dpt.nida, dpt.maca },
+		{ dpt.nsa, dpt.ifa, dpt.nidb, dpt.macb, dpt.routeb },
+		{ dpt.nsb, dpt.ifb, dpt.nida, dpt.maca, dpt.routea },
 	};
 	struct rng r = { seed };
 	const struct anode *n;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The node's NIC disappears while in use: node A's veth is deleted (over
- * the tulip backend: A's PCI device is unbound through sysfs; t_nic.sh)
+ * the tulip or myri backend: A's PCI device is unbound through sysfs; t_nic.sh)
  * while an endpoint is open and a child is writing.  Writes to a remote NID
  * then fail with ENETDOWN, the endpoints stay usable, delivery within node A
  * still works, and `dpctl node set dev IF` attaches the device again.  (The

@@ -99,12 +99,14 @@ static int mon_wait(struct mon *m, const char *const *want)
 	return 0;
 }
 
-static int nart(const char *ns, const char *op, uint32_t nid, const uint8_t *mac)
+/* @route: " ROUTE" after the address (over myri: dpt.routea/b), or "" */
+static int nart(const char *ns, const char *op, uint32_t nid, const uint8_t *mac,
+		const char *route)
 {
 	if (!mac)
 		return dpt_sh("%s netns exec %s dpctl nart %s %u", ip(), ns, op, nid);
-	return dpt_sh("%s netns exec %s dpctl nart %s %u %02x:%02x:%02x:%02x:%02x:%02x",
-		      ip(), ns, op, nid, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+	return dpt_sh("%s netns exec %s dpctl nart %s %u %02x:%02x:%02x:%02x:%02x:%02x%s",
+		      ip(), ns, op, nid, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], route);
 }
 
 /* Both monitors listen: a NART entry set in each node shows in each. */
@@ -114,14 +116,14 @@ static void mon_ready(void)
 	int i, a = 0, b = 0;
 
 	for (i = 0; i < 50 && !(a && b); i++) {
-		nart(dpt.nsa, "add", 99, mac);
-		nart(dpt.nsb, "add", 99, mac);
+		nart(dpt.nsa, "add", 99, mac, "");
+		nart(dpt.nsb, "add", 99, mac, "");
 		a = mon_has(&ma, (const char *[]){ "\"nart\":\"set\"", "\"entry\":99", NULL });
 		b = mon_has(&mb, (const char *[]){ "nart set", "entry 99 ", NULL });
 		dpt_sleep_ms(200);
 	}
-	nart(dpt.nsa, "del", 99, NULL);
-	nart(dpt.nsb, "del", 99, NULL);
+	nart(dpt.nsa, "del", 99, NULL, "");
+	nart(dpt.nsb, "del", 99, NULL, "");
 	if (!(a && b))
 		ktap_bail("monitors");
 	ktap_ok(mon_wait(&mb, (const char *[]){ "nart del", "entry 99", NULL }),
@@ -179,11 +181,11 @@ int main(void)
 	ktap_ok(one(a, b), "A sends to the new B");
 
 	/* B restarts out of reach: its goodbye is lost. */
-	if (nart(dpt.nsb, "del", dpt.nida, NULL) || write(a, "x", 1) != 1)
+	if (nart(dpt.nsb, "del", dpt.nida, NULL, "") || write(a, "x", 1) != 1)
 		ktap_bail("cut");
 	close(b);
 	b = dpt_ep(dpt.nsb, DPID_B, 0);
-	if (b < 0 || nart(dpt.nsb, "add", dpt.nida, dpt.maca))
+	if (b < 0 || nart(dpt.nsb, "add", dpt.nida, dpt.maca, dpt.routea))
 		ktap_bail("restart B");
 	snprintf(ea, sizeof(ea), "entry %u", dpt.nida);
 	ktap_ok(mon_wait(&mb, (const char *[]){ "nart del", ea, NULL }) &&
@@ -197,10 +199,10 @@ int main(void)
 	/* A restarts out of reach: its FIN is lost, then a new HELLO. */
 	write(a, "x", 1);	/* reports ECONNRESET */
 	ktap_ok(one(a, b), "A sends to the restarted B");
-	if (nart(dpt.nsa, "del", dpt.nidb, NULL))
+	if (nart(dpt.nsa, "del", dpt.nidb, NULL, ""))
 		ktap_bail("cut A");
 	close(a);
-	if (nart(dpt.nsa, "add", dpt.nidb, dpt.macb))
+	if (nart(dpt.nsa, "add", dpt.nidb, dpt.macb, dpt.routeb))
 		ktap_bail("heal A");
 	a = dpt_ep(dpt.nsa, DPID_A, 0);
 	if (a < 0 || dpt_connect(a, dpt.nidb, DPID_B))
@@ -209,9 +211,10 @@ int main(void)
 	ktap_ok(mon_wait(&mb, (const char *[]){ "peer restart ", sb, pa, NULL }),
 		"A restarted: B's monitor shows peer restart %s%s", sb, pa);
 
-	ktap_ok(!dpt_sh("%s netns exec %s dpctl node detach && %s netns exec %s dpctl node set dev %s%s",
+	ktap_ok(!dpt_sh("%s netns exec %s dpctl node detach && %s netns exec %s dpctl node set dev %s%s%s",
 			ip(), dpt.nsa, ip(), dpt.nsa, dpt.ifa,
-			strncmp(dpt.ifa, "tulip", 5) ? "" : " backend tulip"),
+			strcmp(dpt.backend, "netdev") ? " backend " : "",
+			strcmp(dpt.backend, "netdev") ? dpt.backend : ""),
 		"A's NIC detached and attached again");
 	ktap_ok(mon_wait(&ma, (const char *[]){ "{\"nic\":\"detach\",", "\"ifname\":", NULL }) &&
 		mon_wait(&ma, (const char *[]){ "{\"nic\":\"attach\",", "\"ifname\":", NULL }),

@@ -9,8 +9,9 @@
  *  - moves that succeed never leave A without a NIC: the writer never
  *    sees ENETDOWN, no frame is counted tx_drop_no_nic, and B gets every message it accepted, once, in order
  *    (those sent over the spare are lost there and retransmitted).
- * Over dp's tulip driver (DPT_NIC=tulip) A's device is a tulip and the
- * spare a veth of the netdev backend: the move crosses backends.
+ * Over dp's tulip or myri driver (DPT_NIC=tulip, myri) A's device is a
+ * tulip or a LANai card and the spare a veth of the netdev backend: the
+ * move crosses backends.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -34,7 +35,7 @@ static const char *ip_cmd(void)
 
 static const char *backend_a(void)
 {
-	return strncmp(dpt.ifa, "tulip", 5) ? "netdev" : "tulip";
+	return dpt.backend;
 }
 
 /* dpctl node set dev @dev backend @be in node A; its exit status. */

@@ -127,8 +127,8 @@ static int b_hears_a(int on)
 
 	if (!on)
 		return dpt_sh("%s netns exec %s dpctl nart del %u", ip(), dpt.nsb, dpt.nida);
-	return dpt_sh("%s netns exec %s dpctl nart add %u %02x:%02x:%02x:%02x:%02x:%02x",
-		      ip(), dpt.nsb, dpt.nida, m[0], m[1], m[2], m[3], m[4], m[5]);
+	return dpt_sh("%s netns exec %s dpctl nart add %u %02x:%02x:%02x:%02x:%02x:%02x%s",
+		      ip(), dpt.nsb, dpt.nida, m[0], m[1], m[2], m[3], m[4], m[5], dpt.routea);
 }
 
 static int set_param(const char *name, unsigned int v)

@@ -54,6 +54,11 @@ int dpt_init(void)
 	dpt.ifb = env_or("DPT_IFB", "vethB");
 	dpt.rawns = env_or("DPT_RAWNS", dpt.nsb);
 	dpt.rawif = env_or("DPT_RAWIF", dpt.ifb);
+	dpt.backend = env_or("DPT_BACKEND", "netdev");
+	if (getenv("DPT_ROUTEA") && *getenv("DPT_ROUTEA"))
+		snprintf(dpt.routea, sizeof(dpt.routea), " %s", getenv("DPT_ROUTEA"));
+	if (getenv("DPT_ROUTEB") && *getenv("DPT_ROUTEB"))
+		snprintf(dpt.routeb, sizeof(dpt.routeb), " %s", getenv("DPT_ROUTEB"));
 	if (parse_mac(env_or("DPT_MACA", "02:00:00:00:00:0b"), dpt.maca) ||
 	    parse_mac(env_or("DPT_MACB", "02:00:00:00:00:0c"), dpt.macb) ||
 	    !dpt.nida || !dpt.nidb) {
@@ -159,6 +164,8 @@ int dpt_if_mtu(const char *ns, const char *ifname)
 
 	if (!strncmp(ifname, "tulip", 5))
 		return 1500;
+	if (!strncmp(ifname, "myri", 4))
+		return 8192;
 	if (dpt_ns(ns))
 		return -1;
 	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);

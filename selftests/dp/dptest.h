@@ -9,7 +9,10 @@
  * [vethB], DPT_MACA [02:00:00:00:00:0b], DPT_MACB [02:00:00:00:00:0c],
  * DPT_RAWNS [DPT_NSB] and DPT_RAWIF [DPT_IFB]: a Linux netdev on the wire
  * to node A, for forging frames (over the tulip backend, a third NIC on the
- * tulips' hub, since dp's tulips are no netdevs).
+ * tulips' hub, since dp's tulips are no netdevs).  DPT_BACKEND [netdev]:
+ * the backend A and B are attached with (netdev, tulip or myri).
+ * DPT_ROUTEA and DPT_ROUTEB [none]: over the myri backend, the source route
+ * to A's and to B's card, which a NART entry holds beside the NIC address.
  */
 #ifndef _DPTEST_H
 #define _DPTEST_H
@@ -28,6 +31,9 @@ struct dpt_env {
 	const char *ifa, *ifb;
 	uint8_t maca[6], macb[6];
 	const char *rawns, *rawif;
+	const char *backend;
+	/* " ROUTE" or "": what dpctl nart add takes after the address */
+	char routea[64], routeb[64];
 };
 
 extern struct dpt_env dpt;
@@ -56,7 +62,8 @@ void dpt_pair(int *a, uint32_t dpid_a, int *b, uint32_t dpid_b);
 /*
  * MTU of the link dp uses as ifname in namespace ns (NULL: the current
  * one), or -1: a netdev's MTU, or for dp's own tulips (tulipN, no netdev)
- * the chip's standard Ethernet payload of 1500 bytes.
+ * the chip's standard Ethernet payload of 1500 bytes, for its LANai cards
+ * (myriN) the Myrinet MTU of 8192 bytes.
  */
 int dpt_if_mtu(const char *ns, const char *ifname);
 int dpt_info(int fd, struct dp_info *info);

@@ -8,6 +8,12 @@
 # their PCI devices in sysfs, and the hub's third NIC, a Linux netdev the
 # harness names dptap, goes to namespace dpR to forge frames (DPT_RAWNS/IF;
 # DPT_RAWMIN: it pads every frame to Ethernet's 46-byte minimum payload).
+# DPT_NIC=myri joins them through dp's myri backend: dpA gets myri0 and dpB
+# myri1, two simulated LANai cards on one switch (cluster.py --mode
+# myricore); a NART entry there holds the peer's NIC address and the source
+# route to it (DPT_ROUTEA: to A's card, DPT_ROUTEB: to B's, from the
+# harness's /etc/dp/cluster), DPT_SYSA/DPT_SYSB name their PCI devices.
+# There is no Linux netdev on the fabric to forge frames from.
 
 DP_KO=${DP_KO:-/usr/lib/dp/dp.ko}
 T=${DPT_TMP:-/tmp/dp-selftests}
@@ -23,7 +29,17 @@ export DPT_NIC
 if [ "$DPT_NIC" = tulip ]; then
 	export DPT_IFA=tulip0 DPT_IFB=tulip1 DPT_RAWNS=dpR DPT_RAWIF=dptap DPT_RAWMIN=46
 fi
+if [ "$DPT_NIC" = myri ]; then
+	export DPT_IFA=myri0 DPT_IFB=myri1
+fi
 DPT_TULIP_DRV=/sys/bus/pci/drivers/dp_tulip
+DPT_MYRI_DRV=/sys/bus/pci/drivers/dp_myri
+# The backend lib.sh attaches dpA and dpB with (the tests' dpctl node set).
+case $DPT_NIC in
+tulip | myri) DPT_BACKEND=$DPT_NIC ;;
+*) DPT_BACKEND=netdev ;;
+esac
+export DPT_BACKEND
 
 # iproute2's ip (busybox sh and timeout would run busybox's own ip applet,
 # which has no netns): the first real binary on the usual paths.
@@ -151,8 +167,38 @@ tulip_sys() {
 
 # Node $1 (namespace) takes tulip $2 with NID $3; prints its MAC.
 tulip_attach() {
-	x "$DPT_IP" netns exec "$1" dpctl node set nid "$3" dev "$2" backend tulip &&
+	x "$DPT_IP" netns exec "$1" dpctl node set nid "$3" dev "$2" backend "${4:-tulip}" &&
 		"$DPT_IP" netns exec "$1" dpctl node | sed -n 's/^lladdr //p'
+}
+
+# The PCI device (sysfs directory) dp named $1 (myri0, ...).
+myri_sys() {
+	for d in "$DPT_MYRI_DRV"/0000:*; do
+		[ "$(cat "$d/dp_name" 2>/dev/null)" = "$1" ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
+
+# The source route to the card with NIC address $1, from the harness's
+# cluster file ("NID NICADDR ROUTE" per card, each route from the other).
+myri_route() {
+	awk -v a="$1" '$2 == a && NF >= 3 { print $3; exit }' /etc/dp/cluster 2>/dev/null | grep .
+}
+
+# Two nodes on two LANai cards of one switch, each with the other's NIC
+# address and route in its NART.
+pair_up_myri() {
+	mod_load || return 1
+	x "$DPT_IP" netns add dpA && x "$DPT_IP" netns add dpB && x "$DPT_IP" netns add dpL && x "$DPT_IP" netns add dpN &&
+	x "$DPT_IP" -n dpA link set lo up && x "$DPT_IP" -n dpB link set lo up || return 1
+	DPT_MACA=$(tulip_attach dpA "$DPT_IFA" "$DPT_NIDA" myri) && [ -n "$DPT_MACA" ] &&
+	DPT_MACB=$(tulip_attach dpB "$DPT_IFB" "$DPT_NIDB" myri) && [ -n "$DPT_MACB" ] || return 1
+	DPT_ROUTEA=$(myri_route "$DPT_MACA") && DPT_ROUTEB=$(myri_route "$DPT_MACB") || return 1
+	DPT_SYSA=$(myri_sys "$DPT_IFA") && DPT_SYSB=$(myri_sys "$DPT_IFB") || return 1
+	export DPT_MACA DPT_MACB DPT_ROUTEA DPT_ROUTEB DPT_SYSA DPT_SYSB
+	x "$DPT_IP" netns exec dpA dpctl nart add "$DPT_NIDB" "$DPT_MACB" "$DPT_ROUTEB" &&
+	x "$DPT_IP" netns exec dpB dpctl nart add "$DPT_NIDA" "$DPT_MACA" "$DPT_ROUTEA" &&
+	x "$DPT_IP" netns exec dpL dpctl node set nid "$DPT_NIDL"
 }
 
 # No backend= flag: a node attaches any registered backend by name.
@@ -176,6 +222,10 @@ pair_up() {
 	ns_clean
 	if [ "$DPT_NIC" = tulip ]; then
 		pair_up_tulip
+		return
+	fi
+	if [ "$DPT_NIC" = myri ]; then
+		pair_up_myri
 		return
 	fi
 	mod_load || return 1

@@ -27,13 +27,14 @@ function pairs(from,   i, s) {
 	return s
 }'
 to_obj() { awk "$PAIRS"' { s = s (NR > 1 ? "," : "") pairs(1) } END { print "{" s "}" }'; }
-# "NID MAC [ROUTE]  [# discovered heard_ms N]": origin and heard_ms from the comment
+# "NID MAC [ROUTE]  [# discovered heard_ms N]": origin and heard_ms from the comment;
+# a route is hex bytes, a string even when they look like a number ("81")
 to_nart() { awk "$PAIRS"' {
 	for (i = 3; i <= NF && $i != "#"; i++) ;
 	o = "static"; h = "null"
 	if (i <= NF && $(i + 1) == "discovered") { o = "discovered"; h = $(i + 3) }
 	s = s (NR > 1 ? "," : "") "{\"nid\":" $1 ",\"lladdr\":" val($2) \
-	",\"route\":" (i > 3 ? val($3) : "null") ",\"origin\":\"" o "\",\"heard_ms\":" h "}" }
+	",\"route\":" (i > 3 ? "\"" $3 "\"" : "null") ",\"origin\":\"" o "\",\"heard_ms\":" h "}" }
 	END { print "[" s "]" }'; }
 to_ep() { awk "$PAIRS"'
 	function flush() { if (head != "") out = out (out == "" ? "" : ",") head ",\"edges\":[" ed "],\"rx_peers\":[" rx "]}" }

@@ -4,7 +4,8 @@
 # With lib.sh's pair set up.  Over veth, del deletes the pair (B loses its
 # end too) and add makes a new one and attaches both nodes to it; over dp's
 # tulip driver (DPT_NIC=tulip), del unbinds A's PCI device through sysfs and
-# add binds it back and attaches node A again.  Exit status only.
+# add binds it back and attaches node A again; over dp's myri driver
+# (DPT_NIC=myri) the same with A's LANai card.  Exit status only.
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
 : >"$T/setup.log"
@@ -15,6 +16,11 @@ del.tulip)
 add.tulip)
 	echo "$(basename "$DPT_SYSA")" >"$DPT_TULIP_DRV/bind" &&
 		x "$DPT_IP" netns exec "$DPT_NSA" dpctl node set dev "$DPT_IFA" backend tulip ;;
+del.myri)
+	echo "$(basename "$DPT_SYSA")" >"$DPT_MYRI_DRV/unbind" ;;
+add.myri)
+	echo "$(basename "$DPT_SYSA")" >"$DPT_MYRI_DRV/bind" &&
+		x "$DPT_IP" netns exec "$DPT_NSA" dpctl node set dev "$DPT_IFA" backend myri ;;
 del.*)
 	x "$DPT_IP" -n "$DPT_NSA" link del "$DPT_IFA" ;;
 add.*)

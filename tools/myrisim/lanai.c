@@ -76,15 +76,21 @@ static void irq(struct lanai *n, int vec)
 		n->irq(n->ctx, n->host, vec);
 }
 
-/* An armed host gets one interrupt, then must arm again. */
+/*
+ * An armed host gets one interrupt, then must arm again.  The host arms,
+ * then (a full barrier) looks at the indices once more; so the index the
+ * caller just published must be visible before irq_armed is read: a
+ * release store followed by a load may pass it (x86's store buffer), and
+ * the host would see neither the index nor the interrupt, a lost wakeup
+ * (an event left in the queue until the next one).  The exchange is the
+ * full barrier and tests and clears irq_armed in one step.
+ */
 static void kick(struct lanai *n)
 {
 	struct myri_ctl *c = CTL(n);
 
-	if (rd(&c->irq_armed)) {
-		wr(&c->irq_armed, 0);
+	if (__atomic_exchange_n((uint32_t *)&c->irq_armed, 0, __ATOMIC_SEQ_CST))
 		irq(n, MYRI_IRQ_EVENT);
-	}
 }
 
 static int event_room(struct lanai *n)

@@ -3,7 +3,8 @@
 """Boot N dp test guests under QEMU (TCG) and judge their output.
 
   cluster.py --kernel KVER --guests N
-             --mode check|cluster|demo|faults|icount|kselftest|myri|ping|run|shell|tulip
+             --mode check|cluster|demo|faults|icount|kselftest|myri|myricore|ping|run|
+                    shell|tulip
              --out DIR [--timeout S] [--initramfs FILE] [--nic MODEL] [--cmd SH]
              [--nics K] [--nic-driver none] [--faults SPEC] [--vmlinuz FILE]
              [--mem MIB] [--fabric TOPO] [--no-nart]
@@ -38,7 +39,11 @@ exchange, then runs run_disc.sh (duplicate NIDs, static entries over
 discovered ones, ageing out).
 Mode myri (implies --nic myri: 2 guests on one switch or 4 across two)
 runs the cross-guest exchange, then run_myri.sh (lossless streams over the
-simulated fabric with its faults) in every guest.
+simulated fabric with its faults) in every guest.  Mode myricore boots one
+guest with two simulated LANai cards (hosts h0 and h1 of the topology 'one',
+a single switch) and runs run_local.sh over them (DPT_NIC=myri: dp's myri
+backend drives both, node dpA on myri0 and dpB on myri1), as mode tulip does
+over two tulips.
 --fabric TOPO starts the Myrinet fabric simulator (tools/myrisim: TOPO is a
 topology file, "default" or "one") and gives guest I the simulated LANai of
 host I, an ivshmem-doorbell device on socket hI.sock (docs/myrinet.md);
@@ -465,9 +470,12 @@ def tcg_accel(a):
     return f"tcg,thread={mode}"
 
 
-def myri_routes(topo, g, n):
+def myri_routes(topo, g, n, nics=1):
     """dpg.myri for guest g: "NID=ROUTE" (ROUTE "87:80") for every other
-    guest, from myrisim -r; host I of the topology is guest I, NID I+1."""
+    guest, from myrisim -r; host I of the topology is guest I, NID I+1.
+    A guest with several cards (nics > 1, one guest) has hosts 0..nics-1,
+    card K is NID K+1, and NID J+1's route is the one from card 0 to card J
+    (to card 0: from card 1), as each card's node sees the other."""
     out = subprocess.run([build_myrisim(), "-r", "-t", topo], check=True,
                          capture_output=True, text=True).stdout
     names = []
@@ -476,6 +484,12 @@ def myri_routes(topo, g, n):
         if r[0] not in names:
             names.append(r[0])
     routes = []
+    if nics > 1:
+        for r in rows:
+            src, dst = names.index(r[0]), names.index(r[1])
+            if dst < nics and src == (1 if dst == 0 else 0) and r[2] != "none":
+                routes.append(f"{dst + 1}={':'.join(r[2:])}")
+        return ",".join(routes)
     for r in rows:
         if r[0] == names[g] and names.index(r[1]) < n and r[2] != "none":
             routes.append(f"{names.index(r[1]) + 1}={':'.join(r[2:])}")
@@ -484,9 +498,11 @@ def myri_routes(topo, g, n):
 
 def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
     cmd = qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout)
-    if a.fabric:
-        cmd += ["-chardev", f"socket,id=myri,path={sockdir}/myri/h{g}.sock",
-                "-device", "ivshmem-doorbell,chardev=myri,vectors=3,addr=0x8"]
+    # guest g's cards are hosts g*K..g*K+K-1 (K cards: --nics with --nic myri)
+    cards = a.nics if a.nic == "myri" else 1
+    for k in range(cards if a.fabric else 0):
+        cmd += ["-chardev", f"socket,id=myri{k},path={sockdir}/myri/h{g * cards + k}.sock",
+                "-device", f"ivshmem-doorbell,chardev=myri{k},vectors=3,addr={0x8 + k:#x}"]
     return cmd
 
 
@@ -507,7 +523,7 @@ def qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
         "dpg.modprobe=" + ",".join(mods) if mods else "",
         "dpg.backend=tulip" if a.nic == "tulip" and a.nic_driver == "none" else "",
         "dpg.backend=myri" if a.nic == "myri" else "",
-        f"dpg.myri={myri_routes(a.fabric, g, a.guests)}" if a.nic == "myri" else "",
+        f"dpg.myri={myri_routes(a.fabric, g, a.guests, nics)}" if a.nic == "myri" else "",
         f"dpg.tap={TAP_MAC}" if a.tap else "",
         "dpg.nart=0" if a.no_nart else "",
         a.append or ""]).split()
@@ -574,9 +590,10 @@ def read(path):
 DOCS = {"cluster": ["run_cluster"], "tulip": ["run_local", "run_tulip"],
         "faults": ["faults"], "ping": ["ping"], "run": ["run"],
         "kselftest": ["kselftest"], "demo": ["demo"], "icount": ["icount"],
-        "myri": ["run_cluster", "run_myri"]}
+        "myri": ["run_cluster", "run_myri"], "myricore": ["run_local"]}
 # Modes whose documents must hold KTAP results (demo and icount print figures).
-KTAP_MODES = ("check", "cluster", "faults", "kselftest", "myri", "ping", "run", "tulip")
+KTAP_MODES = ("check", "cluster", "faults", "kselftest", "myri", "myricore", "ping", "run",
+              "tulip")
 ALLOW = os.path.join(HERE, "skips.txt")
 DOC_BEGIN = re.compile(r"^DPG-DOC-BEGIN (\S+)\s*$")
 DOC_END = re.compile(r"^DPG-DOC-END (\S+) rc=(\d+)\s*$")
@@ -766,10 +783,11 @@ def run(a):
                 sys.exit(f"cluster: dpswitch did not start: "
                          f"{read(relay.logpath).strip()[-300:]}")
         if a.fabric:
-            fabric = Fabric(sockdir, a.fabric, a.guests,
+            hosts = a.guests * (a.nics if a.nic == "myri" else 1)
+            fabric = Fabric(sockdir, a.fabric, hosts,
                             os.path.join(a.out, f"{a.mode}-myrisim.log"))
             if not fabric.started():
-                sys.exit(f"cluster: myrisim did not start {a.guests} hosts: "
+                sys.exit(f"cluster: myrisim did not start {hosts} hosts: "
                          f"{read(fabric.logpath).strip()[-300:]}")
         bar = Barriers(sockdir, a.guests, logf, fabric if a.nic == "myri" else relay)
         for g in range(a.guests):
@@ -863,7 +881,7 @@ def main():
     ap.add_argument("--guests", type=int, default=2)
     ap.add_argument("--mode", default="check",
                     choices=["check", "cluster", "demo", "faults", "icount", "kselftest",
-                             "myri", "ping", "run", "shell", "tulip"])
+                             "myri", "myricore", "ping", "run", "shell", "tulip"])
     ap.add_argument("--out", help="log directory (default build/results/KVER)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds for the whole run")
     ap.add_argument("--initramfs")
@@ -915,6 +933,9 @@ def main():
     a.kernel = a.kernel or default_kernel()
     if a.mode == "myri":
         a.nic = "myri"
+    if a.mode == "myricore":
+        a.guests, a.nics, a.nic = 1, 2, "myri"
+        a.fabric = a.fabric or "one"
     if a.nic == "myri":
         a.fabric = a.fabric or "default"
         a.nic_driver = "none"

@@ -345,6 +345,28 @@ def test_tcg_accel():
     check("tcg: an explicit choice wins", accel(cpus, 2, thread="multi") == "tcg,thread=multi")
 
 
+def test_myri_cards():
+    """Mode myricore: one guest, two LANai cards (hosts h0 and h1 of 'one'),
+    each card's node with the route to the other."""
+    import argparse
+    import cluster
+    check("myri: routes between the two cards of one guest",
+          cluster.myri_routes("one", 0, 1, 2) == "2=81,1=80",
+          cluster.myri_routes("one", 0, 1, 2))
+    check("myri: routes from guest 1 to the others (one card each)",
+          cluster.myri_routes("default", 1, 4) == "1=80,3=87:80,4=87:81",
+          cluster.myri_routes("default", 1, 4))
+    a = argparse.Namespace(fabric="one", nic="myri", nics=2, mode="myricore", guests=1,
+                           smp=1, tcg_thread="auto", cpu="max", mem=512, cmd=None,
+                           nic_driver="none", tap=False, no_nart=False, append=None,
+                           kernel="k", faults=None)
+    cmd = " ".join(cluster.qemu_cmd(a, 0, "vmlinuz", "initrd", "/s", "/o", 60))
+    check("myri: one ivshmem-doorbell per card, on its own host's socket",
+          "path=/s/myri/h0.sock" in cmd and "path=/s/myri/h1.sock" in cmd and
+          cmd.count("ivshmem-doorbell") == 2 and "addr=0x9" in cmd and
+          "dpg.myri=2=81,1=80" in cmd and "dpg.nics=2" in cmd, cmd)
+
+
 def frame(dst, src, tag):
     return bytes(dst) + bytes(src) + b"\x88\xb5" + tag.ljust(46, b"\0")
 
@@ -548,6 +570,7 @@ def main():
     test_ktap_h(sys.argv[2])
     test_kernel_bad()
     test_tcg_accel()
+    test_myri_cards()
     test_switch(sys.argv[1])
     test_relay(sys.argv[1])
     print("KTAP version 1")
