@@ -346,9 +346,11 @@ struct dp_edge {
  * @lock: serialises bind and edge changes.
  * @rd_lock: serialises readers so one message is consumed once.
  * @dpid: bound DPID, 0 until bind; read with smp_load_acquire().
- * @cred: the owner: credentials of the task that bound the endpoint; set
- *	before @dpid is published, put when the endpoint is freed.
- * @uid: @cred->euid, stamped on every message sent.
+ * @user_ns: the owner's user namespace (that of the task that bound the
+ *	endpoint), which tokens show sender uids in; set before @dpid is
+ *	published, put when the endpoint is freed.
+ * @uid: the euid of the task that bound the endpoint, stamped on every
+ *	message sent.
  * @wire_uid: @uid in the initial user namespace, as frames carry it
  *	(src_uid); mapped once, at bind.
  * @admit: DP_ADMIT_* restrictions on senders, fixed at bind.
@@ -379,7 +381,7 @@ struct dp_endpoint {
 	struct mutex lock;	/* bind, edges */
 	struct mutex rd_lock;	/* one consumer at a time */
 	u32 dpid;
-	const struct cred *cred;
+	struct user_namespace *user_ns;
 	kuid_t uid;
 	u32 wire_uid;
 	u32 admit;

@@ -48,8 +48,8 @@ static void dp_ep_free_rcu(struct rcu_head *head)
 	struct dp_endpoint *ep = container_of(head, struct dp_endpoint, rcu);
 
 	dp_pool_free(&ep->pool);
-	if (ep->cred)
-		put_cred(ep->cred);
+	if (ep->user_ns)
+		put_user_ns(ep->user_ns);
 	put_net(ep->net);
 	kfree(ep);
 }
@@ -102,8 +102,13 @@ static int dp_ep_bind(struct dp_endpoint *ep, const struct dp_bind *b)
 	err = dp_pool_init(&ep->pool, size, READ_ONCE(ep->node->nid), b->dpid);
 	if (err)
 		goto out_uncharge;
-	ep->cred = get_current_cred();
-	ep->uid = ep->cred->euid;
+	/*
+	 * No reference to the cred itself: get_cred()'s plain store to
+	 * cred->non_rcu races with every other task taking one on the same
+	 * cred (KCSAN); the endpoint needs only the euid and the namespace.
+	 */
+	ep->user_ns = get_user_ns(current_user_ns());
+	ep->uid = current_euid();
 	ep->wire_uid = from_kuid_munged(&init_user_ns, ep->uid);
 	ep->admit = b->flags & DP_ADMIT_MASK;
 	ep->raw = b->flags & DP_BIND_RAW;
@@ -124,8 +129,8 @@ static int dp_ep_bind(struct dp_endpoint *ep, const struct dp_bind *b)
 	return 0;
 
 out_pool:
-	put_cred(ep->cred);
-	ep->cred = NULL;
+	put_user_ns(ep->user_ns);
+	ep->user_ns = NULL;
 	dp_pool_free(&ep->pool);
 out_uncharge:
 	dp_limits_uncharge(&ep->charge);
@@ -419,7 +424,7 @@ static u64 dp_ep_unacked(struct dp_endpoint *ep)
  */
 u32 dp_ep_token_uid(struct dp_endpoint *ep, u32 wire_uid)
 {
-	return from_kuid_munged(ep->cred->user_ns,
+	return from_kuid_munged(ep->user_ns,
 				make_kuid(&init_user_ns, wire_uid));
 }
 
