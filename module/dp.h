@@ -269,6 +269,12 @@ struct dp_pool {
 	spinlock_t lock;	/* irq-safe: the MDR may run in hard irq */
 	struct dp_ring ring;
 	struct dp_pool_ctrl *ctrl;
+	/*
+	 * ring.queued as user space can see it: stored (release) after the
+	 * control page's prod, so a reader woken or polled on it finds the
+	 * token through the mapping.  Lockless readers use smp_load_acquire.
+	 */
+	u32 queued_pub;
 	void *mem;
 	size_t map_size;
 	wait_queue_head_t wq;

@@ -56,6 +56,7 @@ int dp_pool_init(struct dp_pool *pool, u32 data_size, u32 nid, u32 dpid)
 	pool->ctrl->nid = nid;
 	pool->ctrl->dpid = dpid;
 	dp_ring_init(&pool->ring, (u8 *)pool->mem + ctrl_size, data_size);
+	pool->queued_pub = 0;
 	return 0;
 }
 
@@ -73,6 +74,8 @@ static void dp_pool_publish(struct dp_pool *pool)
 	smp_store_release(&pool->ctrl->cons, pool->ring.cons);
 	/* Token and bytes are written before prod: pairs with libdp's acquire. */
 	smp_store_release(&pool->ctrl->prod, pool->ring.prod);
+	/* Last: readiness (poll, read, io_uring) is never ahead of the page. */
+	smp_store_release(&pool->queued_pub, pool->ring.queued);
 }
 
 /*
@@ -144,14 +147,22 @@ u32 dp_pool_release(struct dp_pool *pool, u32 n)
 	return done;
 }
 
+/*
+ * Readiness as the mapping shows it.  The ring's own count runs ahead of
+ * the control page inside dp_pool_deliver()'s critical section; poll()
+ * reading it there said "readable" while the page still showed an empty
+ * pool.
+ */
 bool dp_pool_empty(const struct dp_pool *pool)
 {
-	return READ_ONCE(pool->ring.queued) == 0;
+	/* Pairs with dp_pool_publish(): a token counted here is mapped. */
+	return smp_load_acquire(&pool->queued_pub) == 0;
 }
 
 u32 dp_pool_queued(const struct dp_pool *pool)
 {
-	return READ_ONCE(pool->ring.queued);
+	/* Pairs with dp_pool_publish(), as in dp_pool_empty(). */
+	return smp_load_acquire(&pool->queued_pub);
 }
 
 /*
