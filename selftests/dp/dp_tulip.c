@@ -50,22 +50,6 @@ static int knob_set(const char *ifname, const char *knob, const char *v)
 	return dpt_sh("echo %s > /sys/kernel/debug/dp/%s/%s", v, ifname, knob);
 }
 
-static long sysfs_stat(const char *dir, const char *name)
-{
-	char cmd[512];
-	long v = -1;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "sed -n 's/^%s //p' %s/dp_stats", name, dir);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	pclose(f);
-	return v;
-}
-
 /*
  * Read what B gets until message last has arrived, or until nothing came
  * for DPT_WAIT_MS (the rest was lost: an overrun); check each message's
@@ -188,7 +172,7 @@ static void t_flood(int a, int b, const char *sysb)
 		(unsigned long long)d0, (unsigned long long)d1, 300 - got);
 	ktap_diag("driver: rx_ring_drops %ld (QEMU raises RU once per overrun, so "
 		  "this is a lower bound; CSR8 counts every frame on real chips)",
-		  sysfs_stat(sysb, "rx_ring_drops"));
+		  dpt_sysfs_stat(sysb, "rx_ring_drops"));
 	for (i = 0, fail = 0; i < 100; i++)
 		if (send_seq(a, seq++))
 			fail++;
@@ -246,7 +230,7 @@ static void t_flood_rel(int a, int b)
 
 static void t_watchdog(int a, int b, const char *sysa)
 {
-	long r0 = sysfs_stat(sysa, "restarts"), r1;
+	long r0 = dpt_sysfs_stat(sysa, "restarts"), r1;
 	uint32_t seq = 1, next = 1;
 	long got, gaps = 0, bad = 0, fail = 0;
 	int i;
@@ -262,7 +246,7 @@ static void t_watchdog(int a, int b, const char *sysa)
 	got = 0;
 	for (i = 0; i < 100 && got < 20; i++)
 		got += drain(b, &next, &gaps, &bad, seq - 1);
-	r1 = sysfs_stat(sysa, "restarts");
+	r1 = dpt_sysfs_stat(sysa, "restarts");
 	ktap_ok(r1 > r0, "the TX watchdog restarted the chip (%ld -> %ld)", r0, r1);
 	ktap_ok(got == 20 && gaps == 0 && bad == 0,
 		"all 20 queued messages arrive after the restart, in order (%ld)", got);

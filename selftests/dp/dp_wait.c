@@ -247,26 +247,6 @@ static uint32_t stream_read(int b, uint32_t seed, uint32_t max, uint32_t *bad)
 	return i;
 }
 
-/* A counter of the tulip dp drives for B (sysfs dp_stats), or -1. */
-static long tulip_stat(const char *name)
-{
-	const char *dir = getenv("DPT_SYSB");
-	char cmd[512];
-	long v = -1;
-	FILE *f;
-
-	if (!dir || !*dir)
-		return -1;
-	snprintf(cmd, sizeof(cmd), "sed -n 's/^%s //p' %s/dp_stats", name, dir);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	pclose(f);
-	return v;
-}
-
 /* TcpExt BusyPollRxPackets of namespace ns: NAPI busy polling's count. */
 static long busy_poll_rx(const char *ns)
 {
@@ -366,7 +346,7 @@ static void streams(int a, int b)
 
 		ktap_ok(set_wait(b, 2000, busy ? DP_WAIT_BUSY_POLL : 0) == 0, "%s, 2000 us", how);
 		s0 = stats(b);
-		t0 = tulip_stat("rx_busy");
+		t0 = dpt_sysfs_stat(getenv("DPT_SYSB"), "rx_busy");
 		p0 = busy_poll_rx(dpt.nsb);
 		pid = stream_sender(a, b, 0x5eed0000U + (uint32_t)busy, max);
 		alarm(120);
@@ -375,7 +355,7 @@ static void streams(int a, int b)
 		status = dpt_wait_child(pid, DPT_WAIT_MS * 3);
 		s1 = stats(b);
 		sa = acked(a);
-		t1 = tulip_stat("rx_busy");
+		t1 = dpt_sysfs_stat(getenv("DPT_SYSB"), "rx_busy");
 		p1 = busy_poll_rx(dpt.nsb);
 		ktap_ok(status == 0, "%s: sender wrote %u messages", how, STREAM);
 		ktap_ok(got == STREAM && bad == 0,

@@ -445,6 +445,25 @@ int dpt_sh(const char *fmt, ...)
 	return WEXITSTATUS(r);
 }
 
+long dpt_sysfs_stat(const char *dir, const char *name)
+{
+	char path[512], key[128];
+	long v, r = -1;
+	FILE *f;
+
+	if (!dir || !*dir)
+		return -1;
+	snprintf(path, sizeof(path), "%s/dp_stats", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (r < 0 && fscanf(f, "%127s %ld", key, &v) == 2)
+		if (!strcmp(key, name))
+			r = v;
+	fclose(f);
+	return r;
+}
+
 const char *dpt_ctr_name(unsigned int ctr)
 {
 	const char *name = dp_counter_name(ctr);

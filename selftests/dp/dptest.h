@@ -108,6 +108,11 @@ int dpt_wait_child(pid_t pid, int ms);
 int dpt_wait_blocked(pid_t pid, const long *nrs, int n, int ms, char *what, size_t wlen);
 /* Run a shell command; returns its exit status. */
 int dpt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Counter @name of the NIC dp drives at sysfs directory @dir ("name value"
+ * lines of @dir/dp_stats, as dp's tulip writes them), or -1.
+ */
+long dpt_sysfs_stat(const char *dir, const char *name);
 /* Module parameter @name of dp: read into @old (if not NULL), then set @val. */
 int dpt_param(const char *name, const char *val, char *old, size_t len);
 /* Name of a counter, for diagnostics. */
