@@ -559,6 +559,9 @@ static const size_t dp_genl_ep_stat[] = {
 	offsetof(struct dp_ep_stats, tx_blocked),
 	offsetof(struct dp_ep_stats, rx_dup),
 	offsetof(struct dp_ep_stats, queued),
+	offsetof(struct dp_ep_stats, wait_poll),
+	offsetof(struct dp_ep_stats, wait_poll_hit),
+	offsetof(struct dp_ep_stats, wait_sleep),
 };
 
 /* The same numbers DP_IOC_STATS gives the endpoint's owner. */

@@ -449,6 +449,25 @@ static void nonblock(int b)
 	fcntl(b, F_SETFL, fl);
 }
 
+/*
+ * What an operator sees: dpctl ep shows B's wait counters as DP_IOC_STATS
+ * gives them to B's owner (nothing reads B meanwhile).
+ */
+static void dpctl_shows(int b)
+{
+	const char *ip = getenv("DPT_IP") ? getenv("DPT_IP") : "ip";
+	struct dp_ep_stats st = stats(b);
+
+	ktap_ok(st.wait_sleep > 0 &&
+		dpt_sh("%s netns exec %s dpctl ep | awk '/^dpid %u /{f=1; next} f {print; exit}' | grep -q ' wait_poll %llu wait_poll_hit %llu wait_sleep %llu$'",
+		       ip, dpt.nsb, DPID_B, (unsigned long long)st.wait_poll,
+		       (unsigned long long)st.wait_poll_hit,
+		       (unsigned long long)st.wait_sleep) == 0,
+		"dpctl ep shows wait_poll %llu wait_poll_hit %llu wait_sleep %llu",
+		(unsigned long long)st.wait_poll, (unsigned long long)st.wait_poll_hit,
+		(unsigned long long)st.wait_sleep);
+}
+
 int main(void)
 {
 	struct sigaction sa;
@@ -470,6 +489,7 @@ int main(void)
 	ktap_ok(set_wait(b, DP_WAIT_USECS_MAX, DP_WAIT_BUSY_POLL) == 0, "busy poll a second");
 	signal_polling(b, DP_WAIT_BUSY_POLL);
 	nonblock(b);
+	dpctl_shows(b);
 	close(a);
 	close(b);
 	ktap_finish();

@@ -871,7 +871,8 @@ static void ep_stats(FILE *f, const struct nlattr *a)
 	static const char *const names[] = {
 		NULL, "tx_msgs", "tx_bytes", "rx_msgs", "rx_bytes", "rx_drop_full",
 		"rx_drop_admit", "tx_unacked", "tx_undelivered", "tx_retrans",
-		"tx_blocked", "rx_dup",
+		"tx_blocked", "rx_dup", NULL, "wait_poll", "wait_poll_hit",
+		"wait_sleep",
 	};
 	const struct nlattr *tb[ATTR_MAX + 1];
 	struct rec r;
@@ -884,7 +885,7 @@ static void ep_stats(FILE *f, const struct nlattr *a)
 		fputs(",\"stats\":", f);
 	rec_begin(&r, f, "  ", " ");
 	for (i = 1; i < sizeof(names) / sizeof(names[0]); i++)
-		if (tb[i])	/* an older module lacks 7 on */
+		if (names[i] && tb[i])	/* an older module lacks 7 on */
 			rec_u64(&r, names[i], get_u64(tb[i]));
 	rec_end(&r, "\n");
 }

@@ -514,7 +514,7 @@ enum dp_attr {
 	 * nested u64, the values of struct dp_ep_stats: 1 tx_msgs, 2 tx_bytes,
 	 * 3 rx_msgs, 4 rx_bytes, 5 rx_drop_full, 6 rx_drop_admit,
 	 * 7 tx_unacked, 8 tx_undelivered, 9 tx_retrans, 10 tx_blocked,
-	 * 11 rx_dup, 12 queued
+	 * 11 rx_dup, 12 queued, 13 wait_poll, 14 wait_poll_hit, 15 wait_sleep
 	 */
 	DP_A_EP_STATS,
 	DP_A_EP_EDGES,		/* nested: DP_A_EDGE each */
