@@ -32,7 +32,10 @@
  *                              session's work (retransmission); NIC ->xmit
  *                              locks (a backend's tx mutex) nest inside
  *   dp_endpoint.rd_lock        readers: read(), release
- *   dp_rcv.lock (irq-safe)     rx peers, credit, pending RESETs
+ *   dp_rcv.lock (irq-safe)     rx peers, credit, pending RESETs; also
+ *                              each edge's pairing with the rx peer of
+ *                              its destination (dp_snd.pair), taken under
+ *                              the edge's tx_mutex when DATA is sent
  *   dp_pool.lock (irq-safe)    ring producer/consumer
  *   dp_uring.arm_lock (irq-safe)  then the pool's wait queue lock, then
  *                              dp_uring.lock (the wake-up runs under it)
