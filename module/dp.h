@@ -235,6 +235,12 @@ struct dp_node {
 	struct mutex cfg_lock;	/* see the lock order above */
 	char backend[DP_BACKEND_NAMSIZ];
 	struct dp_nic __rcu *nic;
+	/*
+	 * dp_max_msg(): dp_nic_max_msg() of @nic, or DP_MAX_MSG without one.
+	 * Written under cfg_lock whenever @nic is published or unpublished,
+	 * or its MTU changes (dp_node_mtu_changed()); read with READ_ONCE.
+	 */
+	u32 max_msg;
 	struct dp_nart_tbl __rcu *nart;
 	struct xarray cat;
 	struct dp_ctrs __percpu *ctr;
@@ -251,6 +257,7 @@ int dp_node_attach(struct dp_node *node, const char *backend,
 void dp_node_detach(struct dp_node *node);
 void dp_node_detach_hw(struct dp_node *node, void *hw);
 void dp_node_publish_nic(struct dp_node *node, struct dp_nic *nic);
+void dp_node_mtu_changed(struct dp_node *node, void *hw);
 extern u32 dp_attach_fail;	/* test knob: debugfs dp/attach_fail */
 int dp_nart_update(struct dp_node *node, const struct dp_nart_entry *set,
 		   u32 del_nid, bool flush);
