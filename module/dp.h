@@ -32,7 +32,10 @@
  *                              session's work (retransmission); NIC ->xmit
  *                              locks (a backend's tx mutex) nest inside
  *   dp_endpoint.rd_lock        readers: read(), release
- *   dp_rcv.lock (irq-safe)     rx peers, credit, pending RESETs
+ *   dp_rcv.lock (irq-safe)     rx peers, credit, pending RESETs; also
+ *                              each edge's pairing with the rx peer of
+ *                              its destination (dp_snd.pair), taken under
+ *                              the edge's tx_mutex when DATA is sent
  *   dp_pool.lock (irq-safe)    ring producer/consumer
  *   dp_uring.arm_lock (irq-safe)  then the pool's wait queue lock, then
  *                              dp_uring.lock (the wake-up runs under it)
@@ -232,6 +235,12 @@ struct dp_node {
 	struct mutex cfg_lock;	/* see the lock order above */
 	char backend[DP_BACKEND_NAMSIZ];
 	struct dp_nic __rcu *nic;
+	/*
+	 * dp_max_msg(): dp_nic_max_msg() of @nic, or DP_MAX_MSG without one.
+	 * Written under cfg_lock whenever @nic is published or unpublished,
+	 * or its MTU changes (dp_node_mtu_changed()); read with READ_ONCE.
+	 */
+	u32 max_msg;
 	struct dp_nart_tbl __rcu *nart;
 	struct xarray cat;
 	struct dp_ctrs __percpu *ctr;
@@ -248,6 +257,7 @@ int dp_node_attach(struct dp_node *node, const char *backend,
 void dp_node_detach(struct dp_node *node);
 void dp_node_detach_hw(struct dp_node *node, void *hw);
 void dp_node_publish_nic(struct dp_node *node, struct dp_nic *nic);
+void dp_node_mtu_changed(struct dp_node *node, void *hw);
 extern u32 dp_attach_fail;	/* test knob: debugfs dp/attach_fail */
 int dp_nart_update(struct dp_node *node, const struct dp_nart_entry *set,
 		   u32 del_nid, bool flush);

@@ -81,6 +81,31 @@ struct dp_nart_tbl *dp_node_nart_rcu(struct dp_node *node)
 }
 
 /*
+ * The largest message the node's NIC carries, kept in node->max_msg so
+ * that dp_max_msg() takes no NIC reference: set whenever node->nic
+ * changes, and when the NIC's MTU does.  A frame is still checked against
+ * the NIC it goes out on (dp_tx_frame()).
+ */
+static void dp_node_set_max_msg(struct dp_node *node, struct dp_nic *nic)
+{
+	lockdep_assert_held(&node->cfg_lock);
+	WRITE_ONCE(node->max_msg, nic ? dp_nic_max_msg(nic) : DP_MAX_MSG);
+}
+
+/* The MTU of device @hw changed: if it is the node's NIC, say so. */
+void dp_node_mtu_changed(struct dp_node *node, void *hw)
+{
+	struct dp_nic *nic;
+
+	mutex_lock(&node->cfg_lock);
+	nic = rcu_dereference_protected(node->nic,
+					lockdep_is_held(&node->cfg_lock));
+	if (nic && nic->hw == hw)
+		dp_node_set_max_msg(node, nic);
+	mutex_unlock(&node->cfg_lock);
+}
+
+/*
  * Publish a freshly attached NIC in place of the node's current one, if
  * any: dp_node_attach() retires that one once the backend's attach has
  * returned, so the node is never without a NIC on the way.
@@ -89,6 +114,7 @@ void dp_node_publish_nic(struct dp_node *node, struct dp_nic *nic)
 {
 	lockdep_assert_held(&node->cfg_lock);
 	rcu_assign_pointer(node->nic, nic);
+	dp_node_set_max_msg(node, nic);
 	trace_dp_nic_attach(node, nic);
 	dp_event_nic(node, DP_EV_NIC_ATTACH, nic);
 	dp_disc_kick(&node->disc);
@@ -120,6 +146,7 @@ static void dp_node_detach_locked(struct dp_node *node)
 	if (!nic)
 		return;
 	RCU_INIT_POINTER(node->nic, NULL);
+	dp_node_set_max_msg(node, NULL);
 	dp_node_retire_nic(node, nic);
 }
 
@@ -344,6 +371,7 @@ static __net_init int dp_net_init(struct net *net)
 	struct dp_node *node = dp_node_of(net);
 
 	node->net = net;
+	node->max_msg = DP_MAX_MSG;	/* no NIC yet */
 	mutex_init(&node->cfg_lock);
 	dp_disc_init(&node->disc, node);
 	xa_init(&node->cat);

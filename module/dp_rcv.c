@@ -41,6 +41,8 @@
  * @active: in dp_rcv.active while not @idle: the order of re-grants.
  * @ooo: struct dp_ooo, messages that arrived after a gap, by seq.
  * @n_ooo: entries in @ooo.
+ * @pair: the edge of this endpoint to the sender, if one is paired with
+ *	us (struct dp_rcv_pair), else NULL.
  */
 struct dp_rx_peer {
 	struct hlist_node hnode;
@@ -62,6 +64,7 @@ struct dp_rx_peer {
 	struct list_head active;
 	struct list_head ooo;
 	u32 n_ooo;
+	struct dp_rcv_pair *pair;
 	struct rcu_head rcu;
 };
 
@@ -117,10 +120,16 @@ static struct dp_addr dp_rcv_src(const struct dp_msg_hdr *h)
 	return (struct dp_addr){ .nid = h->src_nid, .dpid = h->src_dpid };
 }
 
-/* The largest message this endpoint accepts: its pool's, its NIC's limit. */
+/*
+ * The largest message this endpoint accepts: its pool's limit (r->ring_max,
+ * fixed at bind) and its NIC's, which the node keeps current as NICs come,
+ * go and change their MTU (dp_max_msg() reads it, no NIC reference): a
+ * change under a live session counts from the next frame on, and with no
+ * NIC the wire's limit stands, as ever.
+ */
 static u32 dp_rcv_max_msg(struct dp_rcv *r)
 {
-	return min(dp_ring_max_msg(r->ring), dp_max_msg(r->node));
+	return min(r->ring_max, dp_max_msg(r->node));
 }
 
 /* Space of the largest message: the wrap reserve of section 6. */
@@ -448,9 +457,25 @@ static void dp_rcv_uncount_src(struct dp_rcv *r, struct dp_rx_peer *rp)
 	rp->by_nid = NULL;
 }
 
+/*
+ * Break @rp's pairing with an edge, if any: the edge looks again at its
+ * next frame.  Before @rp is freed, and when its sender restarts.  Caller
+ * holds r->lock, which guards both ends of the pairing.
+ */
+static void dp_rcv_unlink(struct dp_rcv *r, struct dp_rx_peer *rp)
+{
+	lockdep_assert_held(&r->lock);
+	if (!rp->pair)
+		return;
+	rp->pair->rp = NULL;
+	rp->pair->looked = false;
+	rp->pair = NULL;
+}
+
 static void dp_rcv_drop_peer(struct dp_rcv *r, struct dp_rx_peer *rp)
 {
 	lockdep_assert_held(&r->lock);
+	dp_rcv_unlink(r, rp);
 	if (rp->ack_due)
 		r->n_due--;	/* it leaves owed nothing */
 	dp_rcv_uncount_src(r, rp);
@@ -588,6 +613,7 @@ static struct dp_rx_peer *dp_rcv_place(struct dp_rcv *r,
 	list_add_tail(&rp->lru, &r->lru);
 	hash_add_rcu(r->peers, &rp->hnode, dp_rcv_hash(r, &from));
 	r->n_peers++;
+	r->placed++;		/* pairs that found none look again */
 	return rp;
 }
 
@@ -605,8 +631,10 @@ void dp_rcv_hello(struct dp_rcv *r, const struct dp_msg_hdr *h)
 		dp_rcv_owe(r, rp, DP_ACK_NOW);		/* our answer was lost */
 		goto out;
 	}
-	if (rp && rp->peer_inc != h->src_inc)	/* the sender restarted */
+	if (rp && rp->peer_inc != h->src_inc) {	/* the sender restarted */
 		dp_event_peer(r->ep, &from);
+		dp_rcv_unlink(r, rp);
+	}
 	rp = dp_rcv_place(r, h, &drop);
 	if (!rp)
 		goto out;
@@ -922,26 +950,59 @@ void dp_rcv_raw(struct dp_rcv *r, const struct dp_msg_hdr *h,
 }
 
 /*
- * Fill the ack fields of a DATA frame to the sender @h->dst if we owe it
- * one in the same pair of incarnations (@peer_inc), and cancel the ACK:
- * the delayed ACK owed to that sender does not go out as well.  If it was
- * the last one owed, ack_work, already queued, finds nothing to do when
- * it runs and returns at once (dp_rcv_collect()).  Its timer is not
- * cancelled here: that would be a timer operation per message again, and
- * the next DATA would re-arm it; queued once per tick, it runs once per
- * tick at most however many acks ride on DATA meanwhile.
+ * The rx peer paired with @p, the edge to @to: paired once, by one lookup,
+ * and kept until either end goes (dp_rcv_unlink(), dp_rcv_unpair()).  An
+ * edge whose peer does not send to us looks again only once another rx
+ * peer was placed.  Caller holds r->lock.
  */
-void dp_rcv_piggyback(struct dp_rcv *r, struct dp_msg_hdr *h,
-		      u32 peer_inc)
+static struct dp_rx_peer *dp_rcv_paired(struct dp_rcv *r,
+					struct dp_rcv_pair *p,
+					const struct dp_addr *to)
 {
-	const struct dp_addr to = { .nid = h->dst_nid, .dpid = h->dst_dpid };
+	struct dp_rx_peer *rp;
+
+	lockdep_assert_held(&r->lock);
+	if (p->rp || (p->looked && p->placed == r->placed))
+		return p->rp;
+	p->looked = true;
+	p->placed = r->placed;
+	rp = dp_rcv_find(r, to);
+	if (!rp)
+		return NULL;
+	if (rp->pair)	/* another edge to the sender, on its way out */
+		dp_rcv_unlink(r, rp);
+	rp->pair = p;
+	p->rp = rp;
+	return rp;
+}
+
+static struct dp_addr dp_rcv_dst(const struct dp_msg_hdr *h)
+{
+	return (struct dp_addr){ .nid = h->dst_nid, .dpid = h->dst_dpid };
+}
+
+/*
+ * Fill the ack fields of a DATA frame to the sender @h->dst, on the edge
+ * paired by @p, if we owe it one in the same pair of incarnations
+ * (@peer_inc), and cancel the ACK: the delayed ACK owed to that sender
+ * does not go out as well.  If it was the last one owed, ack_work, already
+ * queued, finds nothing to do when it runs and returns at once
+ * (dp_rcv_collect()).  Its timer is not cancelled here: that would be a
+ * timer operation per message again, and the next DATA would re-arm it;
+ * queued once per tick, it runs once per tick at most however many acks
+ * ride on DATA meanwhile.
+ */
+void dp_rcv_piggyback(struct dp_rcv *r, struct dp_rcv_pair *p,
+		      struct dp_msg_hdr *h, u32 peer_inc)
+{
+	const struct dp_addr to = dp_rcv_dst(h);
 	struct dp_rx_peer *rp;
 	unsigned long flags;
 
 	if (!peer_inc)
 		return;
 	spin_lock_irqsave(&r->lock, flags);
-	rp = dp_rcv_find(r, &to);
+	rp = dp_rcv_paired(r, p, &to);
 	if (rp && rp->peer_inc == peer_inc) {
 		h->flags |= DP_WF_ACK | (rp->ack_due & DP_ACK_GAP ? DP_WF_GAP : 0);
 		h->ack = rp->rcv_nxt - 1;
@@ -952,18 +1013,32 @@ void dp_rcv_piggyback(struct dp_rcv *r, struct dp_msg_hdr *h,
 }
 
 /* A DATA frame that carried an ack did not leave: the ack is owed again. */
-void dp_rcv_unpiggyback(struct dp_rcv *r, const struct dp_msg_hdr *h)
+void dp_rcv_unpiggyback(struct dp_rcv *r, struct dp_rcv_pair *p,
+			const struct dp_msg_hdr *h)
 {
-	const struct dp_addr to = { .nid = h->dst_nid, .dpid = h->dst_dpid };
+	const struct dp_addr to = dp_rcv_dst(h);
 	struct dp_rx_peer *rp;
 	unsigned long flags;
 
 	spin_lock_irqsave(&r->lock, flags);
-	rp = dp_rcv_find(r, &to);
+	rp = dp_rcv_paired(r, p, &to);
 	if (rp && rp->peer_inc == h->dst_inc)
 		dp_rcv_owe(r, rp, DP_ACK_NOW |
 			   (h->flags & DP_WF_GAP ? DP_ACK_GAP : 0));
 	spin_unlock_irqrestore(&r->lock, flags);
+}
+
+/*
+ * The edge of @p is about to be freed, or starts a new session: no rx
+ * peer may point at it any more.  Process context.
+ */
+void dp_rcv_unpair(struct dp_rcv *r, struct dp_rcv_pair *p)
+{
+	spin_lock_irq(&r->lock);
+	if (p->rp)
+		dp_rcv_unlink(r, p->rp);
+	p->looked = false;
+	spin_unlock_irq(&r->lock);
 }
 
 /*
@@ -1154,6 +1229,7 @@ void dp_rcv_bind(struct dp_rcv *r, struct dp_pool *pool, struct dp_ring *ring,
 	r->owner_uid = owner_uid;
 	r->pool = pool;
 	r->ring = ring;
+	r->ring_max = dp_ring_max_msg(ring);
 	r->inc = inc;
 }
 

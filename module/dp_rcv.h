@@ -36,6 +36,27 @@ struct dp_reset {
 	u16 flags;
 };
 
+/**
+ * struct dp_rcv_pair - an edge's link to the receive state of its peer:
+ * the rx peer of the endpoint the edge sends to, if that endpoint sends
+ * to us too.  The acks owed to it ride on the edge's DATA
+ * (dp_rcv_piggyback()) with no lookup per frame: one lookup pairs them.
+ * Embedded in struct dp_snd; its fields are dp_rcv.c's, and all of them
+ * are under dp_rcv.lock of the edge's own endpoint.
+ * @rp: the rx peer, or NULL; it points back at this pair (only one edge
+ *	at a time is paired with an rx peer).  The rx peer clears it before
+ *	it is freed (eviction, FIN, a new owner of the DPID, close) and when
+ *	the sender restarts; the edge before it is freed (dp_rcv_unpair()).
+ * @placed: dp_rcv.placed when @rp was last looked for, if @looked: while
+ *	no rx peer was placed since, there is none to find.
+ * @looked: @placed is valid.
+ */
+struct dp_rcv_pair {
+	struct dp_rx_peer *rp;
+	u32 placed;
+	bool looked;
+};
+
 #define DP_ACK_BATCH	16u	/* frames ack_work builds per round */
 
 /*
@@ -53,6 +74,8 @@ struct dp_ack_batch {
  * @node: its node: frames go out there, counters are counted there.
  * @pool: its receive pool; set at bind.
  * @ring: the pool's ring; set at bind.
+ * @ring_max: dp_ring_max_msg() of @ring, the pool's largest message; set
+ *	at bind.
  * @inc: the endpoint's incarnation; set at bind.
  * @owner_uid: the endpoint owner's uid as the wire carries it; set at bind.
  *	Its own senders are not held to the per-source limits.
@@ -62,6 +85,8 @@ struct dp_ack_batch {
  *	peer; irq-safe.
  * @peers: struct dp_rx_peer by sender; RCU readers.
  * @n_peers: entries in @peers.
+ * @placed: rx peers placed so far (wraps): a pair that found none looks
+ *	again only once this changed (struct dp_rcv_pair).
  * @srcs: struct dp_rx_src, the places in @peers each user (any node) and
  *	each node (any user) holds, but the owner's own senders'.
  * @lru: the rx peers by the time they were last heard, oldest first.
@@ -92,12 +117,14 @@ struct dp_rcv {
 	struct dp_node *node;
 	struct dp_pool *pool;
 	struct dp_ring *ring;
+	u32 ring_max;
 	u32 inc;
 	u32 owner_uid;
 	u32 seed;
 	spinlock_t lock;	/* irq-safe: receiver sessions */
 	DECLARE_HASHTABLE(peers, 6);
 	u32 n_peers;
+	u32 placed;
 	DECLARE_HASHTABLE(srcs, 5);
 	struct list_head lru;
 	struct list_head active;
@@ -151,9 +178,16 @@ void dp_rcv_data(struct dp_rcv *r, const struct dp_msg_hdr *h,
 void dp_rcv_raw(struct dp_rcv *r, const struct dp_msg_hdr *h,
 		const void *payload);
 
-/* Acks riding on the endpoint's own DATA (dp_snd.c) */
-void dp_rcv_piggyback(struct dp_rcv *r, struct dp_msg_hdr *h, u32 peer_inc);
-void dp_rcv_unpiggyback(struct dp_rcv *r, const struct dp_msg_hdr *h);
+/*
+ * Acks riding on the endpoint's own DATA (dp_snd.c), on the edge whose
+ * pair @p is: the caller serialises the calls on one pair (the edge's
+ * tx_mutex) and calls dp_rcv_unpair() before the pair's memory goes.
+ */
+void dp_rcv_piggyback(struct dp_rcv *r, struct dp_rcv_pair *p,
+		      struct dp_msg_hdr *h, u32 peer_inc);
+void dp_rcv_unpiggyback(struct dp_rcv *r, struct dp_rcv_pair *p,
+			const struct dp_msg_hdr *h);
+void dp_rcv_unpair(struct dp_rcv *r, struct dp_rcv_pair *p);
 
 /* The reader released messages */
 void dp_rcv_released(struct dp_rcv *r);

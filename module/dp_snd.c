@@ -300,8 +300,9 @@ static int dp_snd_probe(struct dp_snd *s, u32 nxt, u32 isn, u32 peer_inc)
 }
 
 /*
- * One DATA frame from its copy, with a piggy-backed ack if one is owed.
- * If the frame does not leave, the ack it carried is owed again.  Its
+ * One DATA frame from its copy, with a piggy-backed ack if one is owed
+ * (found through s->pair, no lookup).  If the frame does not leave, the
+ * ack it carried is owed again.  Its
  * header is the session's template (s->tmpl, under tx_mutex) with the
  * message's own fields filled in.
  */
@@ -315,10 +316,10 @@ static int dp_snd_xmit(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 	h = s->tmpl.h;
 	h.len = m->len;
 	h.seq = m->seq;
-	dp_rcv_piggyback(s->se->rcv, &h, peer_inc);
+	dp_rcv_piggyback(s->se->rcv, &s->pair, &h, peer_inc);
 	err = dp_tx_frame_tmpl(s->se->node, &s->tmpl, &h, m->data);
 	if (err && (h.flags & DP_WF_ACK))
-		dp_rcv_unpiggyback(s->se->rcv, &h);
+		dp_rcv_unpiggyback(s->se->rcv, &s->pair, &h);
 	return err;
 }
 
@@ -565,6 +566,7 @@ static int dp_snd_open(struct dp_snd *s)
 
 	lockdep_assert_held(&s->tx_mutex);
 	dp_snd_reclaim(s, true);
+	dp_rcv_unpair(s->se->rcv, &s->pair);	/* the peer may be another */
 	spin_lock_irq(&s->lock);
 	s->isn = isn;
 	WRITE_ONCE(s->snd_nxt, isn);
@@ -1055,11 +1057,16 @@ u32 dp_snd_unacked(struct dp_snd *s)
 	return (u32)(READ_ONCE(s->snd_nxt) - READ_ONCE(s->snd_una));
 }
 
-/* Last reference: free the copies, counting those never acknowledged. */
+/*
+ * Last reference: free the copies, counting those never acknowledged, and
+ * unpair the edge from its peer's rx peer, which must not point at it
+ * once it is freed.
+ */
 void dp_snd_release(struct dp_snd *s)
 {
 	mutex_lock(&s->tx_mutex);
 	dp_snd_reclaim(s, true);
+	dp_rcv_unpair(s->se->rcv, &s->pair);
 	mutex_unlock(&s->tx_mutex);
 	dp_snd_trim(s);
 }

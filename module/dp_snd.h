@@ -15,10 +15,10 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "dp_rcv.h"
 #include "dp_rel.h"
 #include "dp_sess.h"
 
-struct dp_rcv;
 struct dp_ep_stats;
 
 #define DP_CWND_MIN	4u	/* congestion window bounds, in messages */
@@ -137,6 +137,9 @@ struct dp_snd_ep {
  * @work: sends in process context (a backend's xmit may sleep).
  * @tmpl: the header of the session's DATA frames (dp_tx_tmpl()); under
  *	@tx_mutex.
+ * @pair: the link to the receive state of the peer, for the acks that
+ *	ride on our DATA: under the endpoint's dp_rcv.lock, used under
+ *	@tx_mutex, dropped by a new session and before the edge is freed.
  */
 struct dp_snd {
 	struct dp_snd_ep *se;
@@ -175,6 +178,7 @@ struct dp_snd {
 	struct timer_list timer;
 	struct work_struct work;
 	struct dp_tx_tmpl tmpl;
+	struct dp_rcv_pair pair;
 };
 
 /**

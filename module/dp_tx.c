@@ -9,16 +9,14 @@
 
 #include "dp.h"
 
+/*
+ * The largest message the node's NIC carries (DP_MAX_MSG without one):
+ * cached by the node when its NIC or the NIC's MTU changes
+ * (dp_node_set_max_msg()), so no NIC reference per call.
+ */
 u32 dp_max_msg(struct dp_node *node)
 {
-	struct dp_nic *nic = dp_nic_get(node);
-	u32 max = DP_MAX_MSG;
-
-	if (nic) {
-		max = dp_nic_max_msg(nic);
-		dp_nic_put(nic);
-	}
-	return max;
+	return READ_ONCE(node->max_msg);
 }
 
 /* The node-level header fields of a frame from @ep to @to. */

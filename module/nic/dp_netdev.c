@@ -185,7 +185,10 @@ static int dp_netdev_attach(struct dp_node *node, const char *ifname)
 	return 0;
 }
 
-/* A device we use is being unregistered or moved to another namespace. */
+/*
+ * A device we use is being unregistered or moved to another namespace, or
+ * its MTU changed (the node's largest message with it).
+ */
 static int dp_netdev_event(struct notifier_block *nb, unsigned long event,
 			   void *ptr)
 {
@@ -193,6 +196,8 @@ static int dp_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	if (event == NETDEV_UNREGISTER)
 		dp_node_detach_hw(dp_node_of(dev_net(dev)), dev);
+	else if (event == NETDEV_CHANGEMTU)
+		dp_node_mtu_changed(dp_node_of(dev_net(dev)), dev);
 	return NOTIFY_DONE;
 }
 

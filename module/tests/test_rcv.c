@@ -218,6 +218,206 @@ static void test_rcv_delayed_ack_cancelled(void)
 	w_teardown();
 }
 
+/* Both ways open: A to B (ab) and B to A (ba). */
+static struct dp_snd *both_ways(void)
+{
+	struct dp_snd *ba;
+
+	two(65536);
+	ba = w_connect(B, 1, 10);
+	CHECK_EQ(w_send(ba, 1), -EAGAIN);
+	w_pump();
+	CHECK_EQ(w_info(ba).state, DP_SND_OPEN);
+	return ba;
+}
+
+/*
+ * A sends B a message (B owes an ack), then B sends A one: whether B's
+ * DATA carried the ack, and the hash lookups B's send made in *@lookups.
+ */
+static bool ack_rides(struct dp_snd *ba, long *lookups)
+{
+	const struct w_frame *f;
+	long n;
+
+	w_read(A, 1000, NULL);		/* room for what comes */
+	w_read(B, 1000, NULL);
+	w_pump();
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_pump();
+	n = kmock_jhash_calls;
+	CHECK_EQ(w_send(ba, 100), 0);
+	*lookups = kmock_jhash_calls - n;
+	f = &w.frames[w.n_frames - 1];
+	CHECK(f->h.type == DP_WT_DATA && f->h.src_nid == 2, "B's DATA is the last");
+	return (f->h.flags & DP_WF_ACK) && f->h.ack == w_info(ab).snd_nxt - 1;
+}
+
+/*
+ * The edge finds its peer's receive state once: the first DATA that
+ * carries an ack looks it up, the next ones (each carrying its ack) look
+ * up nothing.
+ */
+static void test_rcv_pair_once(void)
+{
+	struct dp_rx_peer *rp;
+	struct dp_snd *ba = both_ways();
+	long lookups;
+	int i;
+
+	CHECK(!ba->pair.rp, "not paired before B's first DATA");
+	CHECK(ack_rides(ba, &lookups), "the first DATA carries the ack");
+	CHECK_EQ(lookups, 1);
+	rp = ba->pair.rp;
+	CHECK(rp, "paired");
+	for (i = 0; i < 200; i++) {
+		CHECK(ack_rides(ba, &lookups), "DATA %d carries the ack", i);
+		CHECK_EQ(lookups, 0);
+	}
+	CHECK(ba->pair.rp == rp, "the same pairing all along");
+	w_run(5);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_info(ba).snd_una, w_info(ba).snd_nxt);
+	w_teardown();
+}
+
+/* An edge whose peer never sends to us looks once, not per frame. */
+static void test_rcv_pair_none(void)
+{
+	struct dp_snd *ba;
+	long n;
+	int i;
+
+	two(65536);
+	ba = w_connect(B, 1, 11);	/* no such sender at B */
+	CHECK_EQ(w_send(ba, 1), -EAGAIN);
+	w_pump();			/* A's endpoint 11 is not there */
+	n = 0;
+	for (i = 0; i < 50; i++) {	/* A has no rx peer for B */
+		long before = kmock_jhash_calls;
+
+		CHECK_EQ(w_send(ab, 100), 0);
+		n += kmock_jhash_calls - before;
+		w_read(B, 1000, NULL);
+		w_run(2);
+	}
+	CHECK(!ab->pair.rp, "nothing to pair with");
+	CHECK_EQ(n, 1);			/* the first send looked, once */
+	w_teardown();
+}
+
+/* ACKs (with an ack in them) B sent to A's endpoint 10 so far. */
+static unsigned int real_acks_b_to_a(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < w.n_frames; i++) {
+		const struct dp_msg_hdr *h = &w.frames[i].h;
+
+		n += h->type == DP_WT_ACK && h->src_nid == 2 &&
+		     h->dst_dpid == 10 && (h->flags & DP_WF_ACK);
+	}
+	return n;
+}
+
+/*
+ * B's sender table is full and A silent past unreach_ms: a newcomer
+ * evicts A's rx peer.  The pairing goes with it: B's next DATA carries
+ * no ack and touches no freed memory (ASan), and an unpiggyback of the
+ * ack a frame carried before is harmless.
+ */
+static void test_rcv_pair_evicted(void)
+{
+	struct dp_snd *ba = both_ways();
+	struct dp_msg_hdr h, carried;
+	unsigned int acks;
+	long lookups;
+	u32 i;
+
+	CHECK(ack_rides(ba, &lookups), "paired, the ack rides");
+	carried = w.frames[w.n_frames - 1].h;
+	w_pump();
+	for (i = 0; i + 1 < DP_MAX_RX_PEERS; i++) {
+		h = hdr(DP_WT_HELLO, 1000 + i, 1 + i, 7);
+		h.src_nid = 3 + i % 4;
+		h.src_uid = 1 + i;
+		dp_rcv_hello(&B->rcv, &h);
+	}
+	CHECK_EQ(w_rx_peers(B), DP_MAX_RX_PEERS);
+	w_drop_all();
+	kmock_advance(dp_unreach_ms + 1);
+	h = hdr(DP_WT_HELLO, 5000, 99999, 7);
+	h.src_uid = 99999;
+	dp_rcv_hello(&B->rcv, &h);
+	CHECK(!w_rinfo(B, 1, 10, NULL), "A's rx peer was evicted");
+	CHECK(!ba->pair.rp, "the pairing went with it");
+	acks = real_acks_b_to_a();
+	dp_rcv_unpiggyback(&B->rcv, &ba->pair, &carried);
+	CHECK(!w_rinfo(B, 1, 10, NULL), "no rx peer made for it");
+	/* no time for B's timers to run: its session with A is still open */
+	CHECK_EQ(w_send(ba, 100), 0);
+	CHECK(!(w.frames[w.n_frames - 1].h.flags & DP_WF_ACK), "no ack rides");
+	CHECK(!ba->pair.rp, "nothing to pair with");
+	w_pump();
+	CHECK_EQ(real_acks_b_to_a(), acks);	/* and none owed to A */
+	w_drop_all();
+	w_teardown();
+}
+
+/*
+ * A restarts (a new incarnation says HELLO to B): the pairing is dropped,
+ * B's DATA to the old A carries no ack of the new session, and the edge
+ * pairs again with one lookup.
+ */
+static void test_rcv_pair_new_inc(void)
+{
+	struct dp_snd *ba = both_ways();
+	struct dp_msg_hdr h = hdr(DP_WT_HELLO, 10, A_INC + 1, 900);
+	long lookups, n;
+
+	CHECK(ack_rides(ba, &lookups), "paired, the ack rides");
+	CHECK(ba->pair.rp, "paired");
+	h.src_uid = A->uid;
+	dp_rcv_hello(&B->rcv, &h);
+	CHECK(!ba->pair.rp, "a new incarnation drops the pairing");
+	w_drop_all();
+	n = kmock_jhash_calls;
+	CHECK_EQ(w_send(ba, 100), 0);	/* B's edge still knows the old A */
+	CHECK_EQ(kmock_jhash_calls - n, 1);
+	CHECK(!(w.frames[w.n_frames - 1].h.flags & DP_WF_ACK),
+	      "no ack for another incarnation");
+	CHECK(ba->pair.rp, "paired again");
+	w_drop_all();
+	w_teardown();
+}
+
+/*
+ * A frame that carried the ack does not leave: the ack is owed again and
+ * goes on its own; then the pairing still holds.
+ */
+static void test_rcv_pair_unpiggyback(void)
+{
+	struct dp_snd *ba = both_ways();
+	unsigned int acks;
+	long lookups;
+
+	CHECK(ack_rides(ba, &lookups), "paired, the ack rides");
+	w_pump();
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_pump();
+	acks = acks_b_to_a();
+	w.tx_err = -ENOBUFS;		/* passing: the timer resends */
+	CHECK_EQ(w_send(ba, 100), 0);
+	w.tx_err = 0;
+	w_run(1);
+	CHECK_EQ(acks_b_to_a(), acks + 1);	/* owed again, sent at once */
+	CHECK(ba->pair.rp, "still paired");
+	w_run(300);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_info(ba).snd_una, w_info(ba).snd_nxt);
+	w_teardown();
+}
+
 /* Frames of no session get a RESET naming them; 8 wait at most. */
 static void test_rcv_resets(void)
 {
@@ -429,6 +629,15 @@ const struct unit_test rcv_tests[] = {
 	{ "rcv: an owed ack rides on DATA", test_rcv_piggyback },
 	{ "rcv: an ack riding on DATA cancels the delayed ACK; else it goes",
 	  test_rcv_delayed_ack_cancelled },
+	{ "rcv: an edge pairs with its peer's rx state once, no lookup per frame",
+	  test_rcv_pair_once },
+	{ "rcv: an edge whose peer sends nothing does not look per frame",
+	  test_rcv_pair_none },
+	{ "rcv: eviction drops the pairing; later DATA and unpiggyback are safe",
+	  test_rcv_pair_evicted },
+	{ "rcv: a new incarnation of the sender drops the pairing",
+	  test_rcv_pair_new_inc },
+	{ "rcv: an ack on DATA that did not leave is owed again", test_rcv_pair_unpiggyback },
 	{ "rcv: RESETs for frames of no session, at most 8 queued", test_rcv_resets },
 	{ "rcv: a full table evicts a silent sender only", test_rcv_eviction },
 	{ "rcv: a repeated HELLO is answered again", test_rcv_hello_again },

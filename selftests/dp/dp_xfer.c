@@ -131,6 +131,26 @@ static uint64_t as_other_user(int rxb, const struct dpt_pool *pool)
 	return retrans;
 }
 
+/*
+ * A netdev whose MTU changes under a bound endpoint: the endpoint's
+ * max_msg follows at once (the node hears NETDEV_CHANGEMTU), and back.
+ */
+static void mtu_change(int a, int mtu, uint32_t want_max)
+{
+	struct dp_info i;
+
+	if (dpt_if_set_mtu(dpt.nsa, dpt.ifa, 1500))
+		ktap_bail("set the MTU (SIOCSIFMTU)");
+	dpt_info(a, &i);
+	ktap_ok(i.max_msg == 1500 - DP_WIRE_HDR_LEN, "max_msg %u after the MTU went to 1500",
+		i.max_msg);
+	if (dpt_if_set_mtu(dpt.nsa, dpt.ifa, mtu))
+		ktap_bail("set the MTU back (SIOCSIFMTU)");
+	dpt_info(a, &i);
+	ktap_ok(i.max_msg == want_max, "max_msg %u after the MTU went back to %d",
+		i.max_msg, mtu);
+}
+
 int main(void)
 {
 	static const size_t sizes[] = { 1, 64, 1024 };
@@ -166,6 +186,8 @@ int main(void)
 	if (want_max > 65535)
 		want_max = 65535;
 	ktap_ok(want_max && ia.max_msg == want_max, "max_msg %u for MTU %d", ia.max_msg, mtu);
+	if (strncmp(dpt.ifa, "tulip", 5) && strncmp(dpt.ifa, "myri", 4))
+		mtu_change(a, mtu, want_max);
 
 	for (i = 0; i < 3; i++) {
 		one(a, b, &pb, sizes[i], dpt.nida, DPID_A, getuid(), ++seq, "A->B");

@@ -177,6 +177,23 @@ int dpt_if_mtu(const char *ns, const char *ifname)
 	return r ? -1 : ifr.ifr_mtu;
 }
 
+int dpt_if_set_mtu(const char *ns, const char *ifname, int mtu)
+{
+	struct ifreq ifr;
+	int s, r;
+
+	if (dpt_ns(ns))
+		return -1;
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_mtu = mtu;
+	r = s >= 0 ? ioctl(s, SIOCSIFMTU, &ifr) : -1;
+	if (s >= 0)
+		close(s);
+	return r;
+}
+
 int dpt_info(int fd, struct dp_info *info)
 {
 	memset(info, 0, sizeof(*info));

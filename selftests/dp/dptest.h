@@ -67,6 +67,8 @@ void dpt_pair(int *a, uint32_t dpid_a, int *b, uint32_t dpid_b);
  */
 int dpt_if_mtu(const char *ns, const char *ifname);
 int dpt_info(int fd, struct dp_info *info);
+/* Set the MTU of a netdev in @ns (SIOCSIFMTU); 0 or -1. */
+int dpt_if_set_mtu(const char *ns, const char *ifname, int mtu);
 int dpt_stats(int fd, struct dp_ep_stats *st);
 /* Node counter of namespace ns (enters ns); UINT64_MAX on error. */
 uint64_t dpt_ctr(const char *ns, unsigned int ctr);

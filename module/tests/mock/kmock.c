@@ -15,6 +15,7 @@ long kmock_kmalloc_live;
 long kmock_kmalloc_snd;
 int kmock_uaccess_fail;
 long kmock_mod_timers;
+long kmock_jhash_calls;
 int kmock_warns;
 void (*kmock_wait_hook)(void);
 int kmock_wait_rounds = 1000;
@@ -271,6 +272,7 @@ void kmock_reset(void)
 	kmock_kmalloc_snd = 0;
 	kmock_uaccess_fail = 0;
 	kmock_mod_timers = 0;
+	kmock_jhash_calls = 0;
 	kmock_warns = 0;
 	kmock_wait_hook = NULL;
 	kmock_wait_rounds = 1000;

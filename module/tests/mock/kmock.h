@@ -251,7 +251,12 @@ static inline void hlist_del(struct hlist_node *n)
 	     (bkt)++)							\
 		hlist_for_each_entry_safe(obj, tmp, &(t)[bkt], member)
 
-/* The kernel's jhash_2words() (linux/jhash.h), so buckets spread alike. */
+/*
+ * The kernel's jhash_2words() (linux/jhash.h), so buckets spread alike;
+ * counted, so a test can tell a hash lookup happened.
+ */
+extern long kmock_jhash_calls;
+
 static inline u32 kmock_rol32(u32 w, unsigned int s)
 {
 	return (w << s) | (w >> (32 - s));
@@ -260,6 +265,8 @@ static inline u32 kmock_rol32(u32 w, unsigned int s)
 static inline u32 jhash_2words(u32 a, u32 b, u32 initval)
 {
 	u32 c = initval + 0xdeadbeefu + (2 << 2);
+
+	kmock_jhash_calls++;
 
 	a += c;
 	b += c;
