@@ -304,7 +304,9 @@ struct dp_uring_cmd {
  * the token and the bytes; readers load prod with acquire semantics.  cons
  * advances only when the owner releases messages (fsync, DP_IOC_RELEASE,
  * read()), so the head token stays valid until then.  The kernel never
- * leaves cons on a DP_TOK_WRAP token.
+ * leaves cons on a DP_TOK_WRAP or DP_TOK_SKIP token, and never publishes
+ * prod past a message it has not finished writing (a large message fills
+ * its token fragment by fragment; the messages behind it wait).
  *
  * When a pool is full, an arriving message is dropped and counted
  * (DP_CTR_RX_DROP_FULL, dp_ep_stats.rx_drop_full); messages already in
@@ -346,6 +348,14 @@ struct dp_token {
 
 #define DP_TOK_WRAP		0x0001	/* padding: the next token is at offset 0 */
 #define DP_TOK_RAW		0x0002	/* sent unreliably (DP_BIND_RAW sender) */
+/*
+ * No message: the token buffer of a large message whose sender failed
+ * before its last fragment (docs/reliability.md, "Large messages").
+ * Readers pass it: the next token is DP_TOKEN_SPACE(len) bytes on, at
+ * `next`.  The kernel never leaves cons on one.  Not yet written by this
+ * version.
+ */
+#define DP_TOK_SKIP		0x0004
 
 /* Bytes a message of len bytes takes in the data area. */
 #define DP_TOKEN_SPACE(len) \
