@@ -398,6 +398,18 @@ enum dp_wire_type {
 #define DP_WF_RETURN		0x0020	/* ACK from an idle sender: credit back down to `credit` */
 #define DP_WF_BUSY		0x0040	/* RESET to a HELLO: no room for its user or node */
 #define DP_WF_MASK		0x007f
+/*
+ * DATA of a message larger than one frame (docs/wire.md, "Fragments"): two
+ * bits, 0 for a message sent whole.  Each fragment has its own seq; the
+ * first one's message starts with the whole message's length (u32,
+ * big-endian, DP_FRAG_TOTAL_LEN bytes).  Never on raw DATA.  Not yet sent
+ * by this version, whose receivers drop such DATA (DP_CTR_RX_DROP_TYPE).
+ */
+#define DP_WF_FRAG_FIRST	0x0080	/* the first fragment */
+#define DP_WF_FRAG_MID		0x0100	/* neither the first nor the last */
+#define DP_WF_FRAG_LAST		0x0180	/* the last fragment */
+#define DP_WF_FRAG_MASK		0x0180
+#define DP_FRAG_TOTAL_LEN	4
 
 /*
  * Version 2 (docs/wire.md, docs/reliability.md): a message on a reliable
