@@ -207,9 +207,9 @@ int dp_sendv(int fd, const struct dp_send *msgs, unsigned int n)
  * Find the head token between cons and prod.  Returns 1 and *tok, 0 if
  * the pool is empty, -1 if the counters do not describe a valid token.
  *
- * The kernel keeps cons off wrap tokens, but if it moves cons past a wrap
- * while a message arrives, we may have loaded the old cons: skipping a wrap
- * token here gives the same head either way.
+ * The kernel keeps cons off wrap and skip tokens, but if it moves cons
+ * past one while a message arrives, we may have loaded the old cons:
+ * passing them here gives the same head either way.
  */
 static int dp_head(const struct dp_slot *s, uint64_t cons, uint64_t prod,
 		   const struct dp_token **tok)
@@ -224,12 +224,18 @@ static int dp_head(const struct dp_slot *s, uint64_t cons, uint64_t prod,
 	if (off % DP_TOKEN_ALIGN)
 		return -1;
 	t = (const struct dp_token *)(data + off);
-	if (t->flags & DP_TOK_WRAP) {
-		cons += s->data_size - off;
+	/* Wrap and skip tokens are no messages: pass them (cons only grows). */
+	while (t->flags & (DP_TOK_WRAP | DP_TOK_SKIP)) {
+		uint64_t step = t->flags & DP_TOK_WRAP ? s->data_size - off :
+			DP_TOKEN_SPACE(t->len);
+
+		if (t->len > s->data_size || step > prod - cons)
+			return -1;
+		cons += step;
 		if (cons == prod)
 			return 0;
-		off = 0;
-		t = (const struct dp_token *)data;
+		off = (uint32_t)(cons & (s->data_size - 1));
+		t = (const struct dp_token *)(data + off);
 	}
 	/* Only the kernel writes tokens; still never hand out bytes past prod. */
 	if (t->len > s->data_size - off - sizeof(*t) ||

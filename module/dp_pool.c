@@ -72,8 +72,11 @@ static void dp_pool_publish(struct dp_pool *pool)
 	lockdep_assert_held(&pool->lock);
 	/* cons first: a reader that sees the new prod sees the new cons. */
 	smp_store_release(&pool->ctrl->cons, pool->ring.cons);
-	/* Token and bytes are written before prod: pairs with libdp's acquire. */
-	smp_store_release(&pool->ctrl->prod, pool->ring.prod);
+	/*
+	 * Token and bytes are written before prod: pairs with libdp's acquire.
+	 * Never past a message open for fill (dp_ring_pub()).
+	 */
+	smp_store_release(&pool->ctrl->prod, dp_ring_pub(&pool->ring));
 	/* Last: readiness (poll, read, io_uring) is never ahead of the page. */
 	smp_store_release(&pool->queued_pub, pool->ring.queued);
 }

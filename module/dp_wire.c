@@ -95,6 +95,17 @@ static bool dp_wire_seq_ok(const struct dp_msg_hdr *h)
 	return h->type != DP_WT_DATA || !(h->flags & DP_WF_RAW) || h->seq;
 }
 
+/*
+ * Fragments of a large message (docs/wire.md) are DATA with DP_WF_FRAG_*
+ * bits; this version sends none and receives none yet (its HELLO answers
+ * never announce a message larger than a frame), so such DATA is a frame
+ * of a type it does not take.
+ */
+static bool dp_wire_frag_ok(const struct dp_msg_hdr *h)
+{
+	return h->type != DP_WT_DATA || !(h->flags & DP_WF_FRAG_MASK);
+}
+
 int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h)
 {
 	struct dp_wire_hdr w;
@@ -129,6 +140,8 @@ int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h)
 	h->dst_inc = be32_to_cpu(w.dst_inc);
 	if (!dp_wire_seq_ok(h))
 		return DP_CTR_RX_DROP_SEQ;
+	if (!dp_wire_frag_ok(h))
+		return DP_CTR_RX_DROP_TYPE;
 	return 0;
 }
 

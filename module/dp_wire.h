@@ -45,8 +45,9 @@ void dp_wire_seal(struct dp_wire_hdr *w, const void *msg, size_t len);
  * of docs/wire.md; after its step 5, raw DATA with seq 0 is dropped as
  * DP_CTR_RX_DROP_SEQ.  An ANNOUNCE has src_nid set and dst_nid, dst_dpid
  * and src_dpid 0 (else DP_CTR_RX_DROP_BAD_ADDR), and a message of at least
- * DP_WIRE_ANNOUNCE_LEN bytes (else DP_CTR_RX_DROP_LEN).  The message
- * bytes are at frame + DP_WIRE_HDR_LEN.
+ * DP_WIRE_ANNOUNCE_LEN bytes (else DP_CTR_RX_DROP_LEN).  Last, DATA with
+ * DP_WF_FRAG_* bits is DP_CTR_RX_DROP_TYPE: this version takes no
+ * fragments yet.  The message bytes are at frame + DP_WIRE_HDR_LEN.
  */
 int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h);
 

@@ -12,11 +12,15 @@
  *    in the ring as dp_pool_deliver() does, and fuzzer-chosen operations
  *    (release n, read-and-release as read() does, a full walk of the pool
  *    as a user-space reader sees it) are checked against ring_model.h,
- *    from free-running counters that start anywhere (near 2^32 too).
+ *    from free-running counters that start anywhere (near 2^32 too);
+ *  - the receiver of large messages (dp_frag.c) on a pool of its own:
+ *    fuzzer-chosen fragment sequences (flags, lengths, totals, raw bits,
+ *    aborts) must get the verdicts docs/wire.md gives, and every message
+ *    that closes must be whole, with its bytes, and nothing else visible.
  *
  * Input: byte 0 picks the ring size (128 B << (b % 12), up to 256 KiB),
  * byte 1 where the counters start (see start_of()); then operations, each
- * an opcode byte and its operands (see the OP_* handlers).  Missing bytes
+ * an opcode byte (mod 6) and its operands (see the op_* handlers).  Missing bytes
  * read as zero.
  *
  * Built two ways, like fuzz_wire.c: with -fsanitize=fuzzer (abort on a
@@ -28,6 +32,7 @@
 #include <stdlib.h>
 #include "../dp_wire.h"
 #include "../dp_ring.h"
+#include "../dp_frag.h"
 #include "ring_model.h"
 #include "wire_rules.h"
 
@@ -168,6 +173,8 @@ static int expected_reason(const uint8_t *f, size_t n, size_t flip)
 		return DP_CTR_RX_DROP_BAD_ADDR;
 	if (f[1] == DP_WT_DATA && (f[5] & DP_WF_RAW) && !be32(f + 28))
 		return DP_CTR_RX_DROP_SEQ;
+	if (frag_unexpected(f))
+		return DP_CTR_RX_DROP_TYPE;
 	return 0;
 }
 
@@ -424,6 +431,122 @@ static int op_burst(struct state *s, struct in *in)
 	return r;
 }
 
+/*
+ * The fragment receiver's world: one session's open message on a 64 KiB
+ * pool of its own, and the reference state written from docs/wire.md.
+ */
+static struct {
+	struct dp_ring r;
+	struct dp_ring_slot slot;
+	struct dp_frag_rx st;
+	bool open;
+	u32 total, got, id;
+	uint8_t area[65536] __attribute__((aligned(64)));
+} fw;
+
+/* What docs/wire.md says of a fragment: 0 or the drop counter. */
+static int frag_expected(u16 flags, u32 len, u32 total, u32 max)
+{
+	u16 kind = flags & DP_WF_FRAG_MASK;
+
+	if (kind && (flags & DP_WF_RAW))
+		return DP_CTR_RX_DROP_TYPE;
+	if (kind == 0 || kind == DP_WF_FRAG_FIRST) {
+		if (fw.open)
+			return DP_CTR_RX_DROP_SEQ;
+		if (!kind)
+			return 0;
+		if (len <= DP_FRAG_TOTAL_LEN || total <= len - DP_FRAG_TOTAL_LEN)
+			return DP_CTR_RX_DROP_LEN;
+		return total > max ? DP_CTR_RX_DROP_TOO_BIG : 0;
+	}
+	if (!fw.open)
+		return DP_CTR_RX_DROP_SEQ;
+	if (len > fw.total - fw.got || (kind == DP_WF_FRAG_MID) == (len == fw.total - fw.got))
+		return DP_CTR_RX_DROP_LEN;
+	return 0;
+}
+
+/* A closed message: whole at the head, then released; the pool empty. */
+static int frag_check_closed(void)
+{
+	const struct dp_token *t = dp_ring_head(&fw.r);
+
+	if (!t || t->len != fw.total || t->flags ||
+	    memcmp(t + 1, msg_bytes(fw.id), fw.total))
+		return fail("closed message %u (%u bytes) not whole at the head", fw.id,
+			    fw.total);
+	if (dp_ring_release(&fw.r, 1) != 1 || dp_ring_head(&fw.r) ||
+	    fw.r.cons != fw.r.prod)
+		return fail("pool not empty after the message");
+	return 0;
+}
+
+/* One fragment frame, parsed and put; operands: kind, len, total. */
+static int frag_one(struct in *in)
+{
+	uint8_t b = in8(in), *msg;
+	u16 flags = (u16)((b & 3) * DP_WF_FRAG_FIRST | (b & 4 ? DP_WF_RAW : 0));
+	u32 len = in16(in) % 2048 + (b & 8 ? 0 : 1), total = in32(in);
+	u32 max = dp_ring_max_msg(&fw.r), off = fw.open ? fw.got : 0;
+	struct dp_msg_hdr h = { .type = DP_WT_DATA, .len = (u16)len, .flags = flags };
+	struct dp_frag_in fi;
+	bool done = false;
+	int want, got, r = 0;
+
+	if (b & 16)	/* mostly totals the pool takes */
+		total %= max + 2;
+	if ((flags & DP_WF_FRAG_MASK) == DP_WF_FRAG_FIRST && !fw.open)
+		fw.id++;
+	msg = malloc(len ? len : 1);	/* exact size: ASan sees over-reads */
+	if ((flags & DP_WF_FRAG_MASK) == DP_WF_FRAG_FIRST && len >= DP_FRAG_TOTAL_LEN) {
+		dp_frag_put_total(msg, total);
+		memcpy(msg + DP_FRAG_TOTAL_LEN, msg_bytes(fw.id), len - DP_FRAG_TOTAL_LEN);
+	} else {
+		memcpy(msg, msg_bytes(fw.id) + (off < 32768 ? off : 0), len);
+	}
+	want = frag_expected(flags, len, total, max);
+	got = dp_frag_parse(&fw.st, &h, msg, max, &fi);
+	if (got != want)
+		r = fail("fragment flags %#x len %u total %u: %d, expected %d", flags, len,
+			 total, got, want);
+	else if (!got && fi.kind != DP_FRAG_WHOLE &&
+		 (got = dp_frag_rx_put(&fw.st, &fw.r, &fi, &done)) != 0)
+		r = fail("fragment flags %#x len %u refused by the pool: %d", flags, len, got);
+	else if (!got && fi.kind == DP_FRAG_FIRST) {
+		fw.open = true;
+		fw.total = total;
+		fw.got = len - DP_FRAG_TOTAL_LEN;
+	} else if (!got && fi.kind != DP_FRAG_WHOLE) {
+		fw.got += len;
+		fw.open = !done;
+		if (done)
+			r = frag_check_closed();
+	}
+	free(msg);
+	if (!r && fw.open && dp_ring_head(&fw.r))
+		r = fail("an open message is visible");
+	return r;
+}
+
+/* A run of fragments (operand: count), maybe ending in an abort. */
+static int op_frag(struct in *in)
+{
+	uint8_t n = in8(in), i;
+	int r = 0;
+
+	for (i = 0; i < n % 16 + 1 && !r; i++)
+		r = frag_one(in);
+	if (!r && (n & 0x80)) {	/* the session ends */
+		if (dp_frag_rx_abort(&fw.st, &fw.r) != fw.open)
+			r = fail("abort with open %d", fw.open);
+		fw.open = false;
+		if (!r && (dp_ring_head(&fw.r) || fw.r.cons != fw.r.prod))
+			r = fail("pool not empty after an abort");
+	}
+	return r;
+}
+
 /* After every operation: the ring's counters are the model's. */
 static int check_counters(const struct state *s)
 {
@@ -455,8 +578,13 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 	s.r.prod = s.r.cons = start;	/* as if traffic had gone before */
 	model_init(&s.m, rsize, start);
 	s.id = 0;
+	memset(&fw.st, 0, sizeof(fw.st));
+	fw.open = false;
+	fw.id = 0;
+	dp_ring_init(&fw.r, fw.area, sizeof(fw.area));
+	dp_ring_init_fill(&fw.r, &fw.slot, 1);
 	while (!r && in.pos < in.n) {
-		switch (in8(&in) % 5) {
+		switch (in8(&in) % 6) {
 		case 0:
 			r = op_send(&s, &in);
 			break;
@@ -468,6 +596,9 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 			break;
 		case 3:
 			r = op_read(&s);
+			break;
+		case 5:
+			r = op_frag(&in);
 			break;
 		default:
 			r = op_burst(&s, &in);

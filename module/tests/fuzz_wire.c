@@ -89,6 +89,8 @@ static int expected_reason(const uint8_t *f, size_t n)
 		return DP_CTR_RX_DROP_BAD_ADDR;
 	if (f[1] == DP_WT_DATA && (f[5] & DP_WF_RAW) && !be32(f + 28))
 		return DP_CTR_RX_DROP_SEQ;
+	if (frag_unexpected(f))
+		return DP_CTR_RX_DROP_TYPE;
 	return 0;
 }
 

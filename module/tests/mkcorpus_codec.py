@@ -3,13 +3,15 @@
 """Write the seed corpus of fuzz_codec (corpus_codec/): one file per case.
 
 The byte layout is the one fuzz_codec.c reads: ring size byte, counter
-start byte, then operations (0 send, 1 release, 2 walk, 3 read, 4 burst).
+start byte, then operations (0 send, 1 release, 2 walk, 3 read, 4 burst,
+5 a run of fragments to the large-message receiver).
 Run from module/tests after changing that layout; the files are in git.
 """
 import os
 import struct
 
-SEND, RELEASE, WALK, READ, BURST = range(5)
+SEND, RELEASE, WALK, READ, BURST, FRAG = range(6)
+FIRST, MID, LAST = 1, 2, 3
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -35,6 +37,17 @@ def release(n):
 
 def burst(n, length):
     return struct.pack(">BBH", BURST, n - 1, length)
+
+
+def frag(frs, abort=False):
+    """frs: (kind, wire length, total[, extra bits]); extra: 4 raw, 16
+    total taken modulo the pool's largest message + 2."""
+    b = bytes([FRAG, (len(frs) - 1) | (0x80 if abort else 0)])
+    for f in frs:
+        kind, length, total = f[:3]
+        extra = f[3] if len(f) > 3 else 0
+        b += struct.pack(">BHI", kind | extra, length - 1, total)
+    return b
 
 
 def ring(size_shift, start=0):
@@ -84,6 +97,17 @@ SEEDS = {
     # the largest wire message into the largest ring; too big for a small one
     "big": ring(11) + send(65535, fl=2) + WALK_B + READ_B,
     "too_big": ring(0) + send(33, fl=2) + send(32, fl=2) + WALK_B,
+    # a large message in four fragments on a 1500-byte link, then again
+    "frag_whole": ring(8) + frag([(FIRST, 1448, 5000), (MID, 1448, 0),
+                                  (MID, 1448, 0), (LAST, 660, 0)]) * 2,
+    # every bad fragment: none open, too short, too big, raw, first while
+    # open, a last too early and too long; then an abort of the open one
+    "frag_bad": ring(8) + frag([(MID, 100, 0), (LAST, 100, 0), (FIRST, 4, 9000),
+                                (FIRST, 1448, 0xffffffff), (FIRST, 1448, 9000, 4),
+                                (FIRST, 1448, 1444), (FIRST, 1448, 3000),
+                                (FIRST, 1448, 3000), (LAST, 1000, 0),
+                                (MID, 1556, 0), (LAST, 1557, 0)], abort=True) +
+    frag([(FIRST, 1448, 3000), (LAST, 1556, 0)]),
 }
 
 

@@ -61,6 +61,11 @@ static void check_msg(const struct dp_ring *r, u64 pos, u32 len, u32 id)
 		}
 }
 
+static const struct dp_token *dp_ring_at_test(const struct dp_ring *r, u64 pos)
+{
+	return (const void *)(r->data + (pos & (r->size - 1)));
+}
+
 /* Full comparison of ring and model state. */
 static void check_state(const struct dp_ring *r, const struct model *m, int deep)
 {
@@ -394,6 +399,465 @@ static void t_ring_random_high_counters(void)
 	run_random(DP_POOL_MIN, 0ULL - (1ULL << 30) - 5 * 64, 78, 20000);
 }
 
+/* ---- messages open for fill (large messages) --------------------------- */
+
+/* Open a message of len bytes from sender id (the sender fields set). */
+static int open_msg(struct dp_ring *r, u32 len, u32 id, struct dp_ring_fill *f)
+{
+	int err = dp_ring_open(r, len, f);
+
+	if (err)
+		return err;
+	CHECK((uint8_t *)f->tok >= r->data &&
+	      (uint8_t *)f->tok + DP_TOKEN_SPACE(len) <= r->data + r->size,
+	      "open token outside the data area");
+	f->tok->src_nid = id;
+	f->tok->src_dpid = ~id;
+	f->tok->seq = id;
+	return 0;
+}
+
+/* Fill [from, to) of message id's bytes into f. */
+static void fill_part(struct dp_ring *r, const struct dp_ring_fill *f, u32 id,
+		      u32 from, u32 to)
+{
+	uint8_t buf[4096];
+	u32 i, n;
+
+	while (from < to) {
+		n = to - from < sizeof(buf) ? to - from : (u32)sizeof(buf);
+		for (i = 0; i < n; i++)
+			buf[i] = pattern(id, from + i);
+		CHECK_EQ(dp_ring_fill(r, f, from, buf, n), 0);
+		from += n;
+	}
+}
+
+/* The head message is id of len bytes: check it whole, release it. */
+static void take(struct dp_ring *r, u32 len, u32 id)
+{
+	const struct dp_token *h = dp_ring_head(r);
+
+	CHECK(h != NULL, "no head, expected message %u", id);
+	if (!h)
+		return;
+	CHECK(!(h->flags & (DP_TOK_WRAP | DP_TOK_SKIP)), "head %u flags %#x", id, h->flags);
+	check_msg(r, r->cons, len, id);
+	CHECK_EQ(dp_ring_release(r, 1), 1);
+}
+
+static void t_fill_order(void)
+{
+	struct dp_ring_slot slots[4];
+	struct dp_ring_fill f;
+	struct dp_ring r;
+	uint8_t *d = new_area(DP_POOL_MIN);
+
+	dp_ring_init(&r, d, DP_POOL_MIN);
+	dp_ring_init_fill(&r, slots, 4);
+	CHECK_EQ(push(&r, 100, 1), 0);			/* [0, 192) */
+	CHECK_EQ(open_msg(&r, 5000, 2, &f), 0);		/* [192, 5248) */
+	CHECK_EQ(f.pos, 192);
+	CHECK_EQ(dp_ring_pub(&r), 192);
+	CHECK_EQ(r.queued, 1);
+	fill_part(&r, &f, 2, 0, 1448);
+	/* Other senders' messages land behind it, unseen. */
+	CHECK_EQ(push(&r, 300, 3), 0);
+	CHECK_EQ(push(&r, 1, 4), 0);
+	fill_part(&r, &f, 2, 1448, 4000);
+	CHECK_EQ(dp_ring_used(&r), 192 + DP_TOKEN_SPACE(5000) + 384 + 64);
+	CHECK_EQ(r.prod, 192 + DP_TOKEN_SPACE(5000) + 384 + 64);
+	CHECK_EQ(dp_ring_pub(&r), 192);
+	CHECK_EQ(r.queued, 1);
+	take(&r, 100, 1);
+	CHECK(dp_ring_head(&r) == NULL, "an open message is visible");
+	CHECK_EQ(dp_ring_release(&r, 10), 0);
+	CHECK_EQ(r.cons, 192);
+	fill_part(&r, &f, 2, 4000, 5000);
+	CHECK_EQ(dp_ring_close(&r, &f), 0);
+	CHECK_EQ(dp_ring_pub(&r), r.prod);
+	CHECK_EQ(r.queued, 3);
+	take(&r, 5000, 2);
+	take(&r, 300, 3);
+	take(&r, 1, 4);
+	CHECK(dp_ring_head(&r) == NULL, "not empty");
+	CHECK_EQ(r.cons, r.prod);
+	CHECK_EQ(r.nfill, 0);
+	free(d);
+}
+
+/* Two open messages: the later one closing first shows nothing. */
+static void t_fill_two(void)
+{
+	struct dp_ring_slot slots[2];
+	struct dp_ring_fill a, b;
+	struct dp_ring r;
+	uint8_t *d = new_area(DP_POOL_MIN);
+
+	dp_ring_init(&r, d, DP_POOL_MIN);
+	dp_ring_init_fill(&r, slots, 2);
+	CHECK_EQ(open_msg(&r, 2000, 1, &a), 0);
+	CHECK_EQ(push(&r, 10, 2), 0);
+	CHECK_EQ(open_msg(&r, 3000, 3, &b), 0);
+	CHECK_EQ(push(&r, 20, 4), 0);
+	fill_part(&r, &b, 3, 0, 3000);
+	CHECK_EQ(dp_ring_close(&r, &b), 0);
+	CHECK_EQ(r.queued, 0);
+	CHECK(dp_ring_head(&r) == NULL, "visible past the open message 1");
+	CHECK_EQ(push(&r, 30, 5), 0);
+	fill_part(&r, &a, 1, 0, 2000);
+	CHECK_EQ(dp_ring_close(&r, &a), 0);
+	CHECK_EQ(r.queued, 5);
+	CHECK_EQ(dp_ring_pub(&r), r.prod);
+	take(&r, 2000, 1);
+	take(&r, 10, 2);
+	take(&r, 3000, 3);
+	take(&r, 20, 4);
+	take(&r, 30, 5);
+	CHECK(dp_ring_head(&r) == NULL, "not empty");
+
+	/* The older closing first shows it and what is behind it, no more. */
+	CHECK_EQ(open_msg(&r, 2000, 6, &a), 0);
+	CHECK_EQ(push(&r, 10, 7), 0);
+	CHECK_EQ(open_msg(&r, 3000, 8, &b), 0);
+	CHECK_EQ(push(&r, 20, 9), 0);
+	fill_part(&r, &a, 6, 0, 2000);
+	CHECK_EQ(dp_ring_close(&r, &a), 0);
+	CHECK_EQ(r.queued, 2);
+	CHECK_EQ(dp_ring_pub(&r), b.pos);
+	take(&r, 2000, 6);
+	take(&r, 10, 7);
+	CHECK(dp_ring_head(&r) == NULL, "the open message 8 is visible");
+	fill_part(&r, &b, 8, 0, 3000);
+	CHECK_EQ(dp_ring_close(&r, &b), 0);
+	take(&r, 3000, 8);
+	take(&r, 20, 9);
+	CHECK_EQ(r.cons, r.prod);
+	free(d);
+}
+
+static void t_fill_abort(void)
+{
+	struct dp_ring_slot slots[2];
+	struct dp_ring_fill a, b;
+	const struct dp_token *t;
+	struct dp_ring r;
+	uint8_t *d = new_area(DP_POOL_MIN);
+
+	dp_ring_init(&r, d, DP_POOL_MIN);
+	dp_ring_init_fill(&r, slots, 2);
+	/* Aborted at the head, messages behind it: they show, it is skipped. */
+	CHECK_EQ(open_msg(&r, 4000, 1, &a), 0);
+	fill_part(&r, &a, 1, 0, 1000);
+	CHECK_EQ(push(&r, 10, 2), 0);
+	CHECK_EQ(dp_ring_abort(&r, &a), 0);
+	t = (const void *)d;
+	CHECK_EQ(t->flags, DP_TOK_SKIP);
+	CHECK_EQ(t->len, 4000);
+	CHECK_EQ(t->next, DP_TOKEN_SPACE(4000));
+	CHECK_EQ(r.queued, 1);
+	CHECK_EQ(r.cons, DP_TOKEN_SPACE(4000));	/* cons passed the skip token */
+	take(&r, 10, 2);
+	CHECK_EQ(r.cons, r.prod);
+	/* Aborted alone: the ring is empty again, its space free. */
+	CHECK_EQ(open_msg(&r, 4000, 3, &a), 0);
+	CHECK_EQ(dp_ring_abort(&r, &a), 0);
+	CHECK_EQ(r.cons, r.prod);
+	CHECK(dp_ring_head(&r) == NULL, "an aborted message is visible");
+	CHECK_EQ(r.queued, 0);
+	/* Aborted behind a message still open, then that one closes. */
+	CHECK_EQ(open_msg(&r, 2000, 4, &a), 0);
+	CHECK_EQ(open_msg(&r, 2000, 5, &b), 0);
+	CHECK_EQ(push(&r, 10, 6), 0);
+	CHECK_EQ(dp_ring_abort(&r, &b), 0);
+	CHECK_EQ(r.queued, 0);
+	fill_part(&r, &a, 4, 0, 2000);
+	CHECK_EQ(dp_ring_close(&r, &a), 0);
+	CHECK_EQ(r.queued, 2);
+	take(&r, 2000, 4);
+	/* Releasing message 4 passed the skip token: 6 is at the head. */
+	CHECK_EQ(r.cons, b.pos + DP_TOKEN_SPACE(2000));
+	take(&r, 10, 6);
+	CHECK_EQ(r.cons, r.prod);
+	/* Once given up, the handle is dead. */
+	CHECK_EQ(dp_ring_abort(&r, &b), -EINVAL);
+	CHECK_EQ(dp_ring_close(&r, &b), -EINVAL);
+	CHECK_EQ(dp_ring_fill(&r, &b, 0, "x", 1), -EINVAL);
+	free(d);
+}
+
+/* A large token at the ring's end wraps; cons never rests on the wrap. */
+static void t_fill_wrap(void)
+{
+	struct dp_ring_slot slots[1];
+	struct dp_ring_fill f;
+	const struct dp_token *w;
+	struct dp_ring r;
+	uint8_t *d = new_area(8192);
+
+	dp_ring_init(&r, d, 8192);
+	dp_ring_init_fill(&r, slots, 1);
+	CHECK_EQ(push(&r, 3000, 1), 0);			/* [0, 3072) */
+	CHECK_EQ(push(&r, 3000, 2), 0);			/* [3072, 6144) */
+	take(&r, 3000, 1);
+	take(&r, 3000, 2);
+	CHECK_EQ(r.cons, 6144);
+	/* Empty ring, 2048 bytes left at the end: wrap, token at 0. */
+	CHECK_EQ(open_msg(&r, 4000, 3, &f), 0);
+	CHECK(f.tok == (void *)d, "open token not at offset 0");
+	w = (const void *)(d + 6144);
+	CHECK(w->flags & DP_TOK_WRAP, "no wrap token");
+	CHECK_EQ(r.cons, 8192);			/* passed the published wrap */
+	CHECK_EQ(dp_ring_pub(&r), 8192);
+	CHECK(dp_ring_head(&r) == NULL, "open message visible");
+	CHECK_EQ(push(&r, 100, 4), 0);
+	fill_part(&r, &f, 3, 0, 4000);
+	CHECK_EQ(dp_ring_close(&r, &f), 0);
+	take(&r, 4000, 3);
+	take(&r, 100, 4);
+	CHECK_EQ(r.cons, r.prod);
+	/* A whole message that wraps behind an open one waits with it. */
+	CHECK_EQ(push(&r, 1900, 5), 0);		/* [8192+4160, +1984) */
+	CHECK_EQ(open_msg(&r, 1000, 6, &f), 0);
+	CHECK_EQ(push(&r, 1000, 7), 0);		/* wraps */
+	CHECK_EQ(dp_ring_pub(&r), f.pos);
+	take(&r, 1900, 5);
+	CHECK(dp_ring_head(&r) == NULL, "open message visible");
+	fill_part(&r, &f, 6, 0, 1000);
+	CHECK_EQ(dp_ring_close(&r, &f), 0);
+	take(&r, 1000, 6);
+	take(&r, 1000, 7);
+	CHECK_EQ(r.cons, r.prod);
+	CHECK_EQ(r.prod, 2 * 8192 + DP_TOKEN_SPACE(1000));
+	free(d);
+}
+
+static void t_fill_bound(void)
+{
+	struct dp_ring_slot slots[2];
+	struct dp_ring_fill a, b, c;
+	struct dp_ring r;
+	uint8_t *d = new_area(DP_POOL_MIN);
+	u64 prod;
+
+	dp_ring_init(&r, d, DP_POOL_MIN);
+	/* No slots: nothing opens. */
+	CHECK_EQ(dp_ring_open(&r, 100, &a), DP_CTR_RX_DROP_FULL);
+	CHECK_EQ(r.prod, 0);
+	dp_ring_init_fill(&r, slots, 2);
+	CHECK_EQ(dp_ring_open(&r, dp_ring_max_msg(&r) + 1, &a), DP_CTR_RX_DROP_TOO_BIG);
+	CHECK_EQ(dp_ring_open(&r, 0xffffffffu, &a), DP_CTR_RX_DROP_TOO_BIG);
+	CHECK_EQ(open_msg(&r, 2000, 1, &a), 0);
+	CHECK_EQ(open_msg(&r, 2000, 2, &b), 0);
+	prod = r.prod;
+	CHECK_EQ(dp_ring_open(&r, 2000, &c), DP_CTR_RX_DROP_FULL);
+	CHECK_EQ(r.prod, prod);
+	CHECK_EQ(push(&r, 10, 3), 0);	/* whole messages still land */
+	CHECK_EQ(push(&r, 6000, 5), 0);
+	/* No room: refused, nothing written. */
+	CHECK_EQ(dp_ring_close(&r, &b), 0);
+	CHECK_EQ(dp_ring_open(&r, dp_ring_max_msg(&r), &c), DP_CTR_RX_DROP_FULL);
+	CHECK_EQ(r.prod, prod + 64 + DP_TOKEN_SPACE(6000));
+	CHECK_EQ(open_msg(&r, 2000, 4, &c), 0);	/* b's slot again */
+	/* b's old handle does not reach c through the reused slot. */
+	CHECK_EQ(dp_ring_fill(&r, &b, 0, "x", 1), -EINVAL);
+	CHECK_EQ(dp_ring_abort(&r, &b), -EINVAL);
+	CHECK_EQ(dp_ring_abort(&r, &a), 0);
+	CHECK_EQ(dp_ring_abort(&r, &c), 0);
+	CHECK_EQ(r.nfill, 0);
+	CHECK_EQ(r.queued, 3);	/* b, 3 and 5 */
+	free(d);
+}
+
+/* Every write the filler asks for stays inside the token, or is refused. */
+static void t_fill_bad(void)
+{
+	struct dp_ring_slot slots[1];
+	struct dp_ring_fill f, g;
+	struct dp_ring r;
+	uint8_t *d = new_area(4096), src[256];
+	u32 i;
+
+	memset(src, 0x77, sizeof(src));
+	dp_ring_init(&r, d, 4096);
+	dp_ring_init_fill(&r, slots, 1);
+	CHECK_EQ(open_msg(&r, 100, 1, &f), 0);	/* [0, 192): bytes 32..131 */
+	CHECK_EQ(dp_ring_fill(&r, &f, 0, src, 100), 0);
+	CHECK_EQ(dp_ring_fill(&r, &f, 100, src, 0), 0);
+	CHECK_EQ(dp_ring_fill(&r, &f, 99, src, 2), -EINVAL);
+	CHECK_EQ(dp_ring_fill(&r, &f, 101, src, 0), -EINVAL);
+	CHECK_EQ(dp_ring_fill(&r, &f, 0, src, 101), -EINVAL);
+	CHECK_EQ(dp_ring_fill(&r, &f, 1, src, 0xffffffffu), -EINVAL);
+	CHECK_EQ(dp_ring_fill(&r, &f, 0xffffffffu, src, 2), -EINVAL);
+	g = f;
+	g.len = 4000;	/* a handle that lies about its length */
+	CHECK_EQ(dp_ring_fill(&r, &g, 100, src, 200), -EINVAL);
+	g = f;
+	g.pos += 64;
+	CHECK_EQ(dp_ring_fill(&r, &g, 0, src, 1), -EINVAL);
+	g = f;
+	g.pos += 4096;	/* the same offset, another lap */
+	CHECK_EQ(dp_ring_fill(&r, &g, 0, src, 1), -EINVAL);
+	CHECK_EQ(dp_ring_close(&r, &g), -EINVAL);
+	for (i = 32 + 100; i < 4096; i++)
+		if (d[i] != 0xcc) {
+			CHECK(0, "byte %u written outside the message", i);
+			break;
+		}
+	CHECK_EQ(dp_ring_close(&r, &f), 0);
+	CHECK_EQ(dp_ring_close(&r, &f), -EINVAL);
+	CHECK_EQ(r.queued, 1);
+	free(d);
+}
+
+/*
+ * Random whole messages, opens, fills, closes, aborts and releases against
+ * fmodel (ring_model.h); after every step a reader walks the pool from
+ * cons to the published end as user space does: wrap and skip tokens,
+ * then exactly the messages the model shows, each one whole.
+ */
+struct fill_run {
+	struct dp_ring r;
+	struct fmodel *m;
+	struct dp_ring_fill f[8];
+	u32 fid[8], nf;
+};
+
+static void fill_walk(const struct fill_run *s, int op)
+{
+	const struct dp_ring *r = &s->r;
+	u64 pos = r->cons, pub = dp_ring_pub(r);
+	u32 i = 0;
+
+	CHECK_EQ(pub, fmodel_pub(s->m));
+	CHECK_EQ(r->cons, s->m->cons);
+	CHECK_EQ(r->prod, s->m->tail);
+	CHECK_EQ(r->queued, fmodel_visible(s->m));
+	if (pos != pub)
+		CHECK(!(dp_ring_at_test(r, pos)->flags & (DP_TOK_WRAP | DP_TOK_SKIP)),
+		      "op %d: cons rests on a wrap or skip token", op);
+	while (pos != pub && !unit_failed) {
+		const struct dp_token *t = dp_ring_at_test(r, pos);
+
+		if (t->flags & DP_TOK_WRAP) {
+			pos += r->size - (pos & (r->size - 1));
+			continue;
+		}
+		while (i < s->m->n && FM_AT(s->m, i).pos < pos)
+			i++;
+		CHECK(i < s->m->n && FM_AT(s->m, i).pos == pos &&
+		      FM_AT(s->m, i).kind != FM_OPEN,
+		      "op %d: reader finds a token at %llu the model has not published",
+		      op, (unsigned long long)pos);
+		if (unit_failed)
+			return;
+		if (FM_AT(s->m, i).kind == FM_DEAD)
+			CHECK_EQ(t->flags, DP_TOK_SKIP);
+		else
+			check_msg(r, pos, FM_AT(s->m, i).len, FM_AT(s->m, i).id);
+		pos += DP_TOKEN_SPACE(t->len);
+		CHECK(pos - r->cons <= pub - r->cons, "op %d: token past pub", op);
+	}
+}
+
+static void fill_step(struct fill_run *s, uint64_t x, u32 *id, u32 max, int op)
+{
+	u32 len, k = (u32)(x >> 40) % 8;
+	u64 pos = 0;
+	int want, got;
+
+	switch (x % 10) {
+	case 0: case 1: case 2:	/* a whole message */
+		len = (u32)((x >> 8) % (max / 4 + 1));
+		want = fmodel_push(s->m, len, ++*id, FM_MSG, &pos);
+		got = want < 0 ? 0 : push(&s->r, len, *id);
+		CHECK(got == want || want < 0, "op %d push %u: %d, model %d", op, len, got, want);
+		break;
+	case 3:	/* open a message */
+		if (s->nf == 8)
+			break;
+		len = (u32)((x >> 8) % (max + 1));
+		want = fmodel_push(s->m, len, ++*id, FM_OPEN, &pos);
+		if (want < 0)
+			break;
+		got = open_msg(&s->r, len, *id, &s->f[s->nf]);
+		CHECK(got == want, "op %d open %u: %d, model %d", op, len, got, want);
+		if (!got) {
+			CHECK_EQ(s->f[s->nf].pos, pos);
+			s->fid[s->nf++] = *id;
+		}
+		break;
+	case 4: case 5: case 6:	/* fill some, close when whole */
+	case 7:			/* abort */
+		if (k >= s->nf)
+			break;
+		if (x % 10 == 7) {
+			CHECK_EQ(dp_ring_abort(&s->r, &s->f[k]), 0);
+			fmodel_end(s->m, s->fid[k], FM_DEAD);
+		} else {
+			u32 i, done = 0, n = (u32)((x >> 8) % 3000) + 1;
+
+			for (i = 0; i < s->m->n; i++)
+				if (FM_AT(s->m, i).id == s->fid[k])
+					done = FM_AT(s->m, i).filled;
+			n = n < s->f[k].len - done ? n : s->f[k].len - done;
+			fill_part(&s->r, &s->f[k], s->fid[k], done, done + n);
+			for (i = 0; i < s->m->n; i++)
+				if (FM_AT(s->m, i).id == s->fid[k])
+					FM_AT(s->m, i).filled = done + n;
+			if (done + n < s->f[k].len)
+				break;
+			CHECK_EQ(dp_ring_close(&s->r, &s->f[k]), 0);
+			fmodel_end(s->m, s->fid[k], FM_MSG);
+		}
+		s->f[k] = s->f[s->nf - 1];
+		s->fid[k] = s->fid[--s->nf];
+		break;
+	default: {	/* release */
+		u32 n = (u32)(x >> 8) % 4, w = fmodel_pop(s->m, n);
+
+		CHECK_EQ(dp_ring_release(&s->r, n), w);
+		break;
+	}
+	}
+}
+
+static void run_fill_random(u32 size, u64 start, u32 fill_max, uint64_t seed, int ops)
+{
+	struct dp_ring_slot slots[8];
+	struct fill_run *s = calloc(1, sizeof(*s));
+	uint8_t *d = new_area(size);
+	u32 id = 0, max = size / 2 - 32, closes = 0;
+	int i;
+
+	s->m = malloc(sizeof(*s->m));
+	dp_ring_init(&s->r, d, size);
+	dp_ring_init_fill(&s->r, slots, fill_max);
+	s->r.prod = s->r.cons = start;
+	fmodel_init(s->m, size, start, fill_max);
+	for (i = 0; i < ops && !unit_failed; i++) {
+		u32 before = s->nf;
+
+		fill_step(s, unit_rand(&seed), &id, max, i);
+		closes += s->nf < before;
+		fill_walk(s, i);
+	}
+	CHECK(closes > 10, "few messages closed or aborted (%u): weak test", closes);
+	free(s->m);
+	free(s);
+	free(d);
+}
+
+static void t_fill_random(void)
+{
+	static const u32 sizes[] = { 4096, 8192, DP_POOL_MIN, 65536 };
+	unsigned int i;
+
+	for (i = 0; i < 4 * 3 && !unit_failed; i++)
+		run_fill_random(sizes[i % 4], i % 3 == 2 ? (1ULL << 32) - 5 * 64 : i * 64,
+				(u32)i % 4 + 1, 0x5eed + i, 20000);
+}
+
 const struct unit_test ring_tests[] = {
 	{ "ring: init, max_msg, DP_TOKEN_SPACE", t_ring_init },
 	{ "ring: reserve/commit/release of 1, 64, 1500, 0 bytes", t_ring_basic },
@@ -406,5 +870,12 @@ const struct unit_test ring_tests[] = {
 	{ "ring: 40 random sequences (1 KiB) vs reference model", t_ring_random_small },
 	{ "ring: random sequences, sizes 128 B..64 KiB, vs reference model", t_ring_random_sizes },
 	{ "ring: random sequences with counters past 2^32", t_ring_random_high_counters },
+	{ "ring fill: large message filled with whole messages landing behind it", t_fill_order },
+	{ "ring fill: two open messages, closed in either order", t_fill_two },
+	{ "ring fill: abort makes a skip token readers and cons pass", t_fill_abort },
+	{ "ring fill: a large token wraps at the ring's end", t_fill_wrap },
+	{ "ring fill: at most fill_max open, slot reuse, room and size checks", t_fill_bound },
+	{ "ring fill: writes outside the token and stale handles refused", t_fill_bad },
+	{ "ring fill: random opens/fills/aborts vs the fill model, reader walk", t_fill_random },
 	{ NULL, NULL },
 };

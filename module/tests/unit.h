@@ -48,6 +48,7 @@ extern const struct unit_test nart_tests[];
 extern const struct unit_test fuzz_replay_tests[];
 extern const struct unit_test srom_tests[];
 extern const struct unit_test rel_tests[];
+extern const struct unit_test frag_tests[];
 extern const struct unit_test snd_tests[];
 extern const struct unit_test rcv_tests[];
 extern const struct unit_test table_tests[];

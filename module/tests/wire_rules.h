@@ -40,4 +40,13 @@ static inline int addr_ok(const uint8_t *f)
 	return be32(f + 8) && be32(f + 16) && be32(f + 20);
 }
 
+/*
+ * The last step: fragments of a large message (DATA with DP_WF_FRAG_*
+ * bits) are not received by this version.
+ */
+static inline int frag_unexpected(const uint8_t *f)
+{
+	return f[1] == DP_WT_DATA && (((uint16_t)f[4] << 8 | f[5]) & DP_WF_FRAG_MASK);
+}
+
 #endif /* _DP_WIRE_RULES_H */

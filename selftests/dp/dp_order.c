@@ -86,13 +86,15 @@ static int receive(int b)
 			const struct msg *m = (const void *)(t + 1);
 			uint32_t i;
 
-			if (t->flags & DP_TOK_WRAP) {
+			if (t->flags & (DP_TOK_WRAP | DP_TOK_SKIP)) {
 				if (pos == cons) {
-					ktap_diag("receiver: cons %llu rests on a wrap token",
+					ktap_diag("receiver: cons %llu rests on a wrap or skip token",
 						  (unsigned long long)cons);
 					return (int)next;
 				}
-				pos += size - (pos & (size - 1));
+				/* a skip token (an aborted large message) is no message */
+				pos += t->flags & DP_TOK_WRAP ? size - (pos & (size - 1)) :
+					DP_TOKEN_SPACE(t->len);
 				continue;
 			}
 			if (t->seq != next + 1 || t->len != msg_len(next) || m->seq != next ||

@@ -304,7 +304,9 @@ struct dp_uring_cmd {
  * the token and the bytes; readers load prod with acquire semantics.  cons
  * advances only when the owner releases messages (fsync, DP_IOC_RELEASE,
  * read()), so the head token stays valid until then.  The kernel never
- * leaves cons on a DP_TOK_WRAP token.
+ * leaves cons on a DP_TOK_WRAP or DP_TOK_SKIP token, and never publishes
+ * prod past a message it has not finished writing (a large message fills
+ * its token fragment by fragment; the messages behind it wait).
  *
  * When a pool is full, an arriving message is dropped and counted
  * (DP_CTR_RX_DROP_FULL, dp_ep_stats.rx_drop_full); messages already in
@@ -346,6 +348,14 @@ struct dp_token {
 
 #define DP_TOK_WRAP		0x0001	/* padding: the next token is at offset 0 */
 #define DP_TOK_RAW		0x0002	/* sent unreliably (DP_BIND_RAW sender) */
+/*
+ * No message: the token buffer of a large message whose sender failed
+ * before its last fragment (docs/reliability.md, "Large messages").
+ * Readers pass it: the next token is DP_TOKEN_SPACE(len) bytes on, at
+ * `next`.  The kernel never leaves cons on one.  Not yet written by this
+ * version.
+ */
+#define DP_TOK_SKIP		0x0004
 
 /* Bytes a message of len bytes takes in the data area. */
 #define DP_TOKEN_SPACE(len) \
@@ -388,6 +398,18 @@ enum dp_wire_type {
 #define DP_WF_RETURN		0x0020	/* ACK from an idle sender: credit back down to `credit` */
 #define DP_WF_BUSY		0x0040	/* RESET to a HELLO: no room for its user or node */
 #define DP_WF_MASK		0x007f
+/*
+ * DATA of a message larger than one frame (docs/wire.md, "Fragments"): two
+ * bits, 0 for a message sent whole.  Each fragment has its own seq; the
+ * first one's message starts with the whole message's length (u32,
+ * big-endian, DP_FRAG_TOTAL_LEN bytes).  Never on raw DATA.  Not yet sent
+ * by this version, whose receivers drop such DATA (DP_CTR_RX_DROP_TYPE).
+ */
+#define DP_WF_FRAG_FIRST	0x0080	/* the first fragment */
+#define DP_WF_FRAG_MID		0x0100	/* neither the first nor the last */
+#define DP_WF_FRAG_LAST		0x0180	/* the last fragment */
+#define DP_WF_FRAG_MASK		0x0180
+#define DP_FRAG_TOTAL_LEN	4
 
 /*
  * Version 2 (docs/wire.md, docs/reliability.md): a message on a reliable
