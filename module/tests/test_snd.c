@@ -640,6 +640,9 @@ static void test_snd_errors(void)
 	w.tx_err = -ENETDOWN;
 	CHECK_EQ(w_send(ab, 100), -ENETDOWN);	/* taken back */
 	CHECK_EQ(w_info(ab).snd_nxt, nxt);
+	w.tx_err = -ERESTARTSYS;	/* a signal cut the NIC's wait short */
+	CHECK_EQ(w_send(ab, 100), -ERESTARTSYS);	/* taken back: no hole */
+	CHECK_EQ(w_info(ab).snd_nxt, nxt);
 	w.tx_err = -ENOBUFS;			/* passing: the timer resends */
 	CHECK_EQ(w_send(ab, 100), 0);
 	CHECK_EQ(w_info(ab).snd_nxt, nxt + 1);
@@ -685,6 +688,7 @@ const struct unit_test snd_tests[] = {
 	  test_snd_reset_by_restart },
 	{ "snd: sender closes: FIN", test_snd_fin },
 	{ "snd: unacknowledged copies counted undelivered", test_snd_undelivered },
-	{ "snd: ENETDOWN, passing NIC errors, EFAULT, ENOMEM, EMSGSIZE", test_snd_errors },
+	{ "snd: ENETDOWN, a signal in the NIC's wait, passing NIC errors, EFAULT, ENOMEM, "
+	  "EMSGSIZE", test_snd_errors },
 	{ NULL, NULL },
 };
