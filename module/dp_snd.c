@@ -93,6 +93,7 @@ static void dp_snd_fail(struct dp_snd *s, int err)
 	dp_snd_set_state(s, DP_SND_FAILED, err);
 	WRITE_ONCE(s->err, err);
 	s->fast = false;
+	s->recovering = false;
 	WRITE_ONCE(s->probe, false);
 	dp_snd_kick(s);
 }
@@ -348,26 +349,32 @@ static void dp_snd_resend_first(struct dp_snd *s, u32 peer_inc)
 
 /*
  * Go back (timeout): send the unacknowledged messages again, in order, as
- * many as the congestion window allows; holes further on are reported by
- * the receiver and resent one by one, or go at the next timeout.
+ * many as the congestion window allows, and then, as acknowledgements
+ * open it (dp_snd_update() sets @refill), the next ones, up to what was
+ * sent before the timeout.  The timeout says those are lost or stuck
+ * behind a lost one: a receiver holds only DP_OOO_MAX messages past a
+ * hole, and drops the rest.  Without the refill the window's worth went
+ * once per timeout, a few messages per RTO however fast the path.
  */
 static void dp_snd_goback(struct dp_snd *s, u32 peer_inc)
 {
-	u32 una, n = 0, max = READ_ONCE(s->cwnd);
+	u32 una, from, n = 0, max = READ_ONCE(s->cwnd);
 	struct dp_txmsg *m;
 
 	lockdep_assert_held(&s->tx_mutex);
 	una = READ_ONCE(s->snd_una);
+	from = dp_seq_before(s->resend_nxt, una) ? una : s->resend_nxt;
 	/* The list only changes under tx_mutex, which we hold. */
 	list_for_each_entry(m, &s->unacked, node) {
-		if (dp_seq_before(m->seq, una))
-			continue;	/* acknowledged, not freed yet */
-		if (n >= max)
+		if (dp_seq_before(m->seq, from))
+			continue;	/* acknowledged, or resent already */
+		if (m->seq - una >= max || !dp_seq_before(m->seq, s->recover))
 			break;
 		WRITE_ONCE(m->resent, true);
 		if (dp_snd_xmit(s, m, peer_inc))
 			break;		/* the timer tries again */
 		trace_dp_retransmit(s, m->seq, false);
+		s->resend_nxt = m->seq + 1;
 		n++;
 	}
 	atomic64_add(n, &s->se->retrans);
@@ -447,6 +454,12 @@ static enum dp_snd_action dp_snd_due(struct dp_snd *s)
 		dp_snd_fail(s, -ETIMEDOUT);
 		return DP_SND_NONE;
 	}
+	if (s->recovering && (s->refill || s->fast)) {
+		/* going back already: the next messages, not the first again */
+		s->refill = false;
+		s->fast = false;
+		return DP_SND_GOBACK;
+	}
 	if (s->fast) {
 		/*
 		 * The receiver holds what came after the hole: resend only the
@@ -472,6 +485,10 @@ static enum dp_snd_action dp_snd_due(struct dp_snd *s)
 	if (s->snd_una == s->snd_nxt)
 		return DP_SND_PROBE;
 	dp_cwnd_loss(s, true);
+	s->recovering = true;
+	s->refill = false;
+	s->recover = s->snd_nxt;
+	s->resend_nxt = s->snd_una;
 	return DP_SND_GOBACK;
 }
 
@@ -577,6 +594,8 @@ static int dp_snd_open(struct dp_snd *s)
 	WRITE_ONCE(s->peer_max, 0);
 	s->fast = false;
 	s->fast_seq = isn - 1;
+	s->recovering = false;
+	s->refill = false;
 	WRITE_ONCE(s->cwnd, DP_CWND_INIT);
 	s->ssthresh = DP_CWND_MAX;
 	s->cwnd_acc = 0;
@@ -710,13 +729,20 @@ static void dp_snd_unqueue(struct dp_snd *s, struct dp_txmsg *m)
  * First transmission, tx_mutex held.  An error that says the message can
  * never leave (no NIC, no route, too big for the NIC) is returned with the
  * message taken back; a passing one (a full NIC queue) leaves it to the
- * retransmission timer and the send succeeds.
+ * retransmission timer and the send succeeds.  So does a signal that cut
+ * short the backend's wait for a free TX slot (-ERESTARTSYS): the message
+ * did not leave, and left to the timer it would be a hole in the stream
+ * that every message after it runs into, beyond what the receiver holds
+ * out of order (a writer with a periodic signal, on a NIC whose queue
+ * fills, lost one message per signal that way).  The write is restarted
+ * or reports EINTR instead.
  */
 static int dp_snd_first(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 {
 	int err = dp_snd_xmit(s, m, peer_inc);
 
-	if (err == -ENETDOWN || err == -EHOSTUNREACH || err == -EMSGSIZE) {
+	if (err == -ENETDOWN || err == -EHOSTUNREACH || err == -EMSGSIZE ||
+	    err == -ERESTARTSYS || err == -EINTR) {
 		dp_snd_unqueue(s, m);
 		return err;
 	}
@@ -908,6 +934,14 @@ static bool dp_snd_update(struct dp_snd *s, const struct dp_msg_hdr *h)
 		dp_snd_arm(s, jiffies + dp_snd_timeout(s));
 	else if ((acked || granted) && !pending)
 		dp_snd_arm(s, dp_snd_idle_at());
+	if (acked && s->recovering) {
+		if (dp_seq_before(s->snd_una, s->recover)) {
+			s->refill = true;	/* the window moved: the next ones */
+			dp_snd_kick(s);
+		} else {
+			s->recovering = false;	/* all sent before it are in */
+		}
+	}
 	if ((h->flags & DP_WF_GAP) && s->snd_una != s->snd_nxt) {
 		s->fast = true;
 		dp_snd_kick(s);

@@ -107,6 +107,13 @@ struct dp_snd_ep {
  * @err: ETIMEDOUT or ECONNRESET while FAILED.
  * @fast: a gap was reported: resend the first unacknowledged now.
  * @fast_seq: the seq last resent that way (once per hole).
+ * @recovering: going back after a timeout: the messages sent before it,
+ *	up to @recover, are resent as ACKs open the window.
+ * @refill: an ACK moved the window while @recovering: the
+ *	work resends the next messages.
+ * @recover: snd_nxt when the timeout struck; written holding @tx_mutex
+ *	and @lock, read under either.
+ * @resend_nxt: the next seq to resend while @recovering; under @tx_mutex.
  * @cwnd: messages allowed in flight (congestion window, on top of credit).
  * @ssthresh: slow start below, additive increase above.
  * @cwnd_acc: acknowledged messages towards the next additive step.
@@ -150,9 +157,13 @@ struct dp_snd {
 	u8 state;
 	int err;
 	bool fast;
+	bool recovering;
+	bool refill;
 	bool probe;
 	u32 want;
 	u32 fast_seq;
+	u32 recover;
+	u32 resend_nxt;
 	u32 cwnd;
 	u32 ssthresh;
 	u32 cwnd_acc;

@@ -396,6 +396,70 @@ static void test_snd_goback(void)
 	w_teardown();
 }
 
+/*
+ * After a timeout the acknowledgements of what went again clock out the
+ * rest (in slow start), up to what was sent before it: the whole lost
+ * window is in within a few round trips of the timeout, each message
+ * resent once, not DP_CWND_MIN messages per RTO.
+ */
+static void test_snd_goback_refill(void)
+{
+	u32 seq[40] = { 0 }, i;
+
+	two_open(262144);
+	w.drop = drop_data;
+	for (i = 0; i < DP_CWND_INIT; i++)
+		CHECK_EQ(w_send(ab, 100), 0);
+	w_pump();		/* all of them lost */
+	w.drop = NULL;
+	w_run(199);
+	CHECK_EQ(w_queued(B), 0);
+	w_run(5);		/* the timeout, then its round trips */
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_stats(A).tx_retrans, DP_CWND_INIT);	/* each once */
+	CHECK_EQ(w_read(B, 40, seq), DP_CWND_INIT);
+	for (i = 0; i < DP_CWND_INIT; i++)
+		CHECK_EQ(seq[i], i + 1);
+	CHECK_EQ(w_stats(B).rx_dup, 0);
+	w_teardown();
+}
+
+/*
+ * One message lost in a window larger than the receiver holds out of
+ * order (DP_OOO_MAX): the gap report resends it, the receiver drops what
+ * came beyond what it holds, and the timeout's go-back brings all of that
+ * in at once, not a few messages per RTO for seconds (dpperf's bandwidth
+ * window over the myri card stalled past its 2 s that way).
+ */
+static void test_snd_burst_loss(void)
+{
+	u32 burst = 2 * DP_OOO_MAX, base, k;
+
+	two_open(262144);
+	for (k = DP_CWND_INIT; k < 2 * DP_OOO_MAX; k *= 2) {	/* slow start */
+		for (u32 i = 0; i < k; i++)
+			CHECK_EQ(w_send(ab, 1), 0);
+		w_run(1);
+		w_read(B, k, NULL);
+	}
+	CHECK_EQ(w_info(ab).cwnd >= burst, true);
+	base = w_stats(A).tx_retrans;
+	first_seq = w_info(ab).snd_nxt;
+	w.drop = drop_first_once;
+	for (k = 0; k < burst; k++)
+		CHECK_EQ(w_send(ab, 1), 0);
+	w_pump();
+	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_SEQ], burst - 1 - DP_OOO_MAX);
+	CHECK_EQ(w_queued(B), DP_OOO_MAX + 1);
+	w_run(30);		/* the RTO (its floor, 20 ms), then round trips */
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_queued(B), burst);
+	/* the hole once, then each message the receiver dropped once */
+	CHECK_EQ(w_stats(A).tx_retrans - base, 1 + burst - 1 - DP_OOO_MAX);
+	CHECK_EQ(w_stats(B).rx_dup, 0);
+	w_teardown();
+}
+
 /* A reported hole: only the missing message goes again, at once. */
 static void test_snd_fast_resend(void)
 {
@@ -640,6 +704,9 @@ static void test_snd_errors(void)
 	w.tx_err = -ENETDOWN;
 	CHECK_EQ(w_send(ab, 100), -ENETDOWN);	/* taken back */
 	CHECK_EQ(w_info(ab).snd_nxt, nxt);
+	w.tx_err = -ERESTARTSYS;	/* a signal cut the NIC's wait short */
+	CHECK_EQ(w_send(ab, 100), -ERESTARTSYS);	/* taken back: no hole */
+	CHECK_EQ(w_info(ab).snd_nxt, nxt);
 	w.tx_err = -ENOBUFS;			/* passing: the timer resends */
 	CHECK_EQ(w_send(ab, 100), 0);
 	CHECK_EQ(w_info(ab).snd_nxt, nxt + 1);
@@ -674,6 +741,10 @@ const struct unit_test snd_tests[] = {
 	  test_snd_tmpl },
 	{ "snd: cwnd slow start", test_snd_cwnd_slow_start },
 	{ "snd: timeout: go back, cwnd to its floor, backoff", test_snd_goback },
+	{ "snd: timeout: acknowledgements clock out the rest of the window",
+	  test_snd_goback_refill },
+	{ "snd: a loss beyond what the receiver holds is recovered in round trips",
+	  test_snd_burst_loss },
 	{ "snd: gap report: the missing message resent once", test_snd_fast_resend },
 	{ "snd: RTT sample sets the RTO", test_snd_rtt_sample },
 	{ "snd: one lazily armed deadline, not a timer per message", test_snd_lazy_timer },
@@ -685,6 +756,7 @@ const struct unit_test snd_tests[] = {
 	  test_snd_reset_by_restart },
 	{ "snd: sender closes: FIN", test_snd_fin },
 	{ "snd: unacknowledged copies counted undelivered", test_snd_undelivered },
-	{ "snd: ENETDOWN, passing NIC errors, EFAULT, ENOMEM, EMSGSIZE", test_snd_errors },
+	{ "snd: ENETDOWN, a signal in the NIC's wait, passing NIC errors, EFAULT, ENOMEM, "
+	  "EMSGSIZE", test_snd_errors },
 	{ NULL, NULL },
 };

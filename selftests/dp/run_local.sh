@@ -61,16 +61,6 @@ no_forger() {
 	[ "$DPT_NIC" = myri ] && [ "$1" = raw_frames ]
 }
 
-# An open failure, not a path that does not apply: over dp's myri driver
-# dpperf_late's bandwidth window of 1-byte messages sent in batches of 32
-# makes no progress for dpperf's 2 s in about half the runs (the 1000-byte
-# window then crawls at under 2 MB/s).  Its cause is not found yet
-# (docs/myrinet.md, "Open"); the skip is listed in every run's closing line
-# and the test runs everywhere else.
-known_open() {
-	[ "$DPT_NIC" = myri ] && [ "$1" = dpperf_late ]
-}
-
 # DPT_ONLY="name|name": run only those (while developing one test)
 [ -n "${DPT_ONLY:-}" ] && TESTS=$(echo "$TESTS" | grep -E "^($DPT_ONLY) ")
 echo "KTAP version 1"
@@ -82,8 +72,6 @@ echo "$TESTS" | while read -r name tmo setup cmd; do
 		ktap_result ok "$name" "SKIP a netdev-backend path (not dp's own $DPT_NIC driver)"
 	elif no_forger "$name"; then
 		ktap_result ok "$name" "SKIP no netdev on the Myrinet fabric carries dp's packet type: nothing to forge frames from"
-	elif known_open "$name"; then
-		ktap_result ok "$name" "SKIP OPEN FAILURE over $DPT_NIC: the 1-byte bandwidth window stalls past dpperf's timeout (docs/myrinet.md)"
 	elif [ "$setup" = dpload ] && [ -z "${DP_NID:-}" ]; then
 		ktap_result ok "$name" "SKIP no /etc/dp/env (not in the harness)"
 	else

@@ -526,6 +526,7 @@ def qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
         f"dpg.myri={myri_routes(a.fabric, g, a.guests, nics)}" if a.nic == "myri" else "",
         f"dpg.tap={TAP_MAC}" if a.tap else "",
         "dpg.nart=0" if a.no_nart else "",
+        f"dpg.only={os.environ['DPT_ONLY']}" if os.environ.get("DPT_ONLY") else "",
         a.append or ""]).split()
     cmd = ["qemu-system-x86_64", "-machine", "pc", "-accel", tcg_accel(a),
            "-cpu", a.cpu, "-m", str(a.mem), "-smp", str(a.smp),
