@@ -729,13 +729,12 @@ static void dp_snd_unqueue(struct dp_snd *s, struct dp_txmsg *m)
  * First transmission, tx_mutex held.  An error that says the message can
  * never leave (no NIC, no route, too big for the NIC) is returned with the
  * message taken back; a passing one (a full NIC queue) leaves it to the
- * retransmission timer and the send succeeds.  So does a signal that cut
- * short the backend's wait for a free TX slot (-ERESTARTSYS): the message
- * did not leave, and left to the timer it would be a hole in the stream
- * that every message after it runs into, beyond what the receiver holds
- * out of order (a writer with a periodic signal, on a NIC whose queue
- * fills, lost one message per signal that way).  The write is restarted
- * or reports EINTR instead.
+ * retransmission timer and the send succeeds.  A signal that cut short
+ * the backend's wait for a free TX slot (-ERESTARTSYS, -EINTR) is of the
+ * first kind: the message is taken back and the write is restarted or
+ * reports EINTR.  Left to the timer, it would be a hole that every later
+ * message runs into (a writer with a periodic signal, on a NIC whose
+ * queue fills, made one hole per signal that way).
  */
 static int dp_snd_first(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 {
