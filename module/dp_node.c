@@ -92,15 +92,24 @@ static void dp_node_set_max_msg(struct dp_node *node, struct dp_nic *nic)
 	WRITE_ONCE(node->max_msg, nic ? dp_nic_max_msg(nic) : DP_MAX_MSG);
 }
 
+/* The node's NIC if it is device @hw, else NULL.  Caller holds cfg_lock. */
+static struct dp_nic *dp_node_nic_hw(struct dp_node *node, void *hw)
+{
+	struct dp_nic *nic;
+
+	nic = rcu_dereference_protected(node->nic,
+					lockdep_is_held(&node->cfg_lock));
+	return nic && nic->hw == hw ? nic : NULL;
+}
+
 /* The MTU of device @hw changed: if it is the node's NIC, say so. */
 void dp_node_mtu_changed(struct dp_node *node, void *hw)
 {
 	struct dp_nic *nic;
 
 	mutex_lock(&node->cfg_lock);
-	nic = rcu_dereference_protected(node->nic,
-					lockdep_is_held(&node->cfg_lock));
-	if (nic && nic->hw == hw)
+	nic = dp_node_nic_hw(node, hw);
+	if (nic)
 		dp_node_set_max_msg(node, nic);
 	mutex_unlock(&node->cfg_lock);
 }
@@ -163,9 +172,8 @@ void dp_node_detach_hw(struct dp_node *node, void *hw)
 	struct dp_nic *nic;
 
 	mutex_lock(&node->cfg_lock);
-	nic = rcu_dereference_protected(node->nic,
-					lockdep_is_held(&node->cfg_lock));
-	if (nic && nic->hw == hw) {
+	nic = dp_node_nic_hw(node, hw);
+	if (nic) {
 		pr_info("dp: node %u: %s went away, detached\n",
 			node->nid, nic->ifname);
 		dp_node_detach_locked(node);
