@@ -180,10 +180,8 @@ static void peers_change(void)
 
 static void dpctl_shows(void)
 {
-	const char *ip = getenv("DPT_IP");
-
 	ktap_ok(dpt_sh("%s netns exec %s dpctl ep | grep -q '^dpid 3303 .* admit peers+uid$'",
-		       ip && *ip ? ip : "ip", dpt.nsb) == 0,
+		       dpt_ip(), dpt.nsb) == 0,
 		"dpctl ep shows receiver 3303 as \"admit peers+uid\"");
 }
 

@@ -295,10 +295,9 @@ static void test_old_sizes(int a)
 /* A NART entry whose address is not a MAC is no route (and leaks nothing). */
 static void test_nart_alen(int a)
 {
-	const char *ip = getenv("DPT_IP");
+	const char *ip = dpt_ip();
 	uint64_t c0;
 
-	ip = ip && *ip ? ip : "ip";
 	if (!KTAP_SUCCESS(dpt_sh("%s netns exec %s dpctl nart add 77 02:00:01", ip, dpt.nsa) ? -1 : 0,
 			  "root adds NID 77 with a 3-byte link address"))
 		return;

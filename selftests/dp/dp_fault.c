@@ -84,7 +84,7 @@ static pid_t detach(const char *how)
 
 	if (pid == 0) {
 		if (!strcmp(how, "link"))
-			execlp(getenv("DPT_IP") ? getenv("DPT_IP") : "ip", "ip", "-n", dpt.nsa,
+			execlp(dpt_ip(), "ip", "-n", dpt.nsa,
 			       "link", "del", dpt.ifa, (char *)NULL);
 		else if (!dpt_ns(dpt.nsa))
 			execlp("dpctl", "dpctl", "node", "detach", (char *)NULL);
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 		const char *be = dpt.backend;
 
 		ktap_ok(dpt_sh("'%s' netns exec %s dpctl node set dev %s backend %s",
-			       getenv("DPT_IP") ? getenv("DPT_IP") : "ip", dpt.nsa, dpt.ifa,
+			       dpt_ip(), dpt.nsa, dpt.ifa,
 			       be) == 0 &&
 			write(a_fd, "again", 5) == 5 && dpt_wait_readable(b, DPT_WAIT_MS) == 1,
 			"after a re-attach a message goes through again");

@@ -2501,7 +2501,7 @@ static void check_counters(void)
 /* Endpoints dpctl lists in a namespace, or -1. */
 static int endpoints_in(const char *ns)
 {
-	const char *ip = getenv("DPT_IP") ? getenv("DPT_IP") : "ip";
+	const char *ip = dpt_ip();
 	char cmd[256], line[256];
 	FILE *f;
 	int n = 0;

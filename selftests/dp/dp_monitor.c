@@ -34,11 +34,6 @@ struct mon {
 
 static struct mon ma, mb;
 
-static const char *ip(void)
-{
-	return getenv("DPT_IP") ? getenv("DPT_IP") : "ip";
-}
-
 static void mon_start(struct mon *m, const char *ns, int json)
 {
 	int p[2];
@@ -49,7 +44,7 @@ static void mon_start(struct mon *m, const char *ns, int json)
 	if (m->pid == 0) {
 		dup2(p[1], 1);
 		close(p[0]);
-		execlp(ip(), ip(), "netns", "exec", ns, "dpctl", json ? "-j" : "monitor",
+		execlp(dpt_ip(), dpt_ip(), "netns", "exec", ns, "dpctl", json ? "-j" : "monitor",
 		       json ? "monitor" : NULL, NULL);
 		_exit(127);
 	}
@@ -104,9 +99,9 @@ static int nart(const char *ns, const char *op, uint32_t nid, const uint8_t *mac
 		const char *route)
 {
 	if (!mac)
-		return dpt_sh("%s netns exec %s dpctl nart %s %u", ip(), ns, op, nid);
+		return dpt_sh("%s netns exec %s dpctl nart %s %u", dpt_ip(), ns, op, nid);
 	return dpt_sh("%s netns exec %s dpctl nart %s %u %02x:%02x:%02x:%02x:%02x:%02x%s",
-		      ip(), ns, op, nid, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], route);
+		      dpt_ip(), ns, op, nid, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], route);
 }
 
 /* Both monitors listen: a NART entry set in each node shows in each. */
@@ -212,7 +207,7 @@ int main(void)
 		"A restarted: B's monitor shows peer restart %s%s", sb, pa);
 
 	ktap_ok(!dpt_sh("%s netns exec %s dpctl node detach && %s netns exec %s dpctl node set dev %s%s%s",
-			ip(), dpt.nsa, ip(), dpt.nsa, dpt.ifa,
+			dpt_ip(), dpt.nsa, dpt_ip(), dpt.nsa, dpt.ifa,
 			strcmp(dpt.backend, "netdev") ? " backend " : "",
 			strcmp(dpt.backend, "netdev") ? dpt.backend : ""),
 		"A's NIC detached and attached again");

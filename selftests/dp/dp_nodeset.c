@@ -28,11 +28,6 @@
 #define KNOB	"/sys/kernel/debug/dp/attach_fail"
 #define MOVES	6
 
-static const char *ip_cmd(void)
-{
-	return getenv("DPT_IP") ? getenv("DPT_IP") : "ip";
-}
-
 static const char *backend_a(void)
 {
 	return dpt.backend;
@@ -42,14 +37,14 @@ static const char *backend_a(void)
 static int set_dev(const char *dev, const char *be)
 {
 	return dpt_sh("%s netns exec %s dpctl node set dev %s backend %s 2>/dev/null",
-		      ip_cmd(), dpt.nsa, dev, be);
+		      dpt_ip(), dpt.nsa, dev, be);
 }
 
 /* Whether node A's NIC is @dev, as dpctl -j node says. */
 static int on_dev(const char *dev)
 {
 	return !dpt_sh("%s netns exec %s dpctl -j node | grep -q '\"ifname\":\"%s\"'",
-		       ip_cmd(), dpt.nsa, dev);
+		       dpt_ip(), dpt.nsa, dev);
 }
 
 static int knob_set(const char *v)
@@ -119,7 +114,7 @@ int main(void)
 	if (dpt_init())
 		ktap_bail("environment");
 	if (dpt_sh("%s -n %s link add %s type veth peer name %s && %s -n %s link set %s up",
-		   ip_cmd(), dpt.nsa, SPARE, SPARE_PEER, ip_cmd(), dpt.nsa, SPARE))
+		   dpt_ip(), dpt.nsa, SPARE, SPARE_PEER, dpt_ip(), dpt.nsa, SPARE))
 		ktap_bail("a spare veth in node A's namespace");
 	dpt_pair(&a, DPID_A, &b, DPID_B);
 	ktap_ok(write(a, m, 64) == 64 && dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
@@ -157,6 +152,6 @@ int main(void)
 
 	close(a);
 	close(b);
-	dpt_sh("%s -n %s link del %s", ip_cmd(), dpt.nsa, SPARE);
+	dpt_sh("%s -n %s link del %s", dpt_ip(), dpt.nsa, SPARE);
 	ktap_finish();
 }

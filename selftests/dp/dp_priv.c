@@ -174,13 +174,10 @@ static void admin(void)
 
 int main(void)
 {
-	const char *e = getenv("DPT_IP");
-
 	ktap_start();
 	if (dpt_init())
 		ktap_bail("environment");
-	if (e && *e)
-		ip = e;
+	ip = dpt_ip();
 	if (dpt_agent_start(&alice, "alice", dpt.nsa, UID_A, 0) ||
 	    dpt_agent_start(&carol, "carol", dpt.nsa, UID_A, 1ull << CAP_NET_BIND_SERVICE) ||
 	    dpt_agent_start(&netadm, "netadm", dpt.nsa, UID_A, 1ull << CAP_NET_ADMIN) ||

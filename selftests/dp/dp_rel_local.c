@@ -115,20 +115,15 @@ static void set_nonblock(int fd, int on)
 	fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
 }
 
-static const char *ip(void)
-{
-	return getenv("DPT_IP") ? getenv("DPT_IP") : "ip";
-}
-
 /* Node B stops (or starts again) answering node A: A out of B's NART. */
 static int b_hears_a(int on)
 {
 	const uint8_t *m = dpt.maca;
 
 	if (!on)
-		return dpt_sh("%s netns exec %s dpctl nart del %u", ip(), dpt.nsb, dpt.nida);
+		return dpt_sh("%s netns exec %s dpctl nart del %u", dpt_ip(), dpt.nsb, dpt.nida);
 	return dpt_sh("%s netns exec %s dpctl nart add %u %02x:%02x:%02x:%02x:%02x:%02x%s",
-		      ip(), dpt.nsb, dpt.nida, m[0], m[1], m[2], m[3], m[4], m[5], dpt.routea);
+		      dpt_ip(), dpt.nsb, dpt.nida, m[0], m[1], m[2], m[3], m[4], m[5], dpt.routea);
 }
 
 static int set_param(const char *name, unsigned int v)
@@ -498,7 +493,7 @@ static int dpctl_ep(const char *ns, char *buf, size_t len)
 	size_t n;
 	FILE *f;
 
-	snprintf(cmd, sizeof(cmd), "%s netns exec %s dpctl ep", ip(), ns);
+	snprintf(cmd, sizeof(cmd), "%s netns exec %s dpctl ep", dpt_ip(), ns);
 	f = popen(cmd, "r");
 	if (!f)
 		return -1;
@@ -886,7 +881,7 @@ static void t_many(void)
 	for (i = 0; i < MANY; i++)
 		if (dpt_connect(a, dpt.nidb, 20000 + i))
 			ktap_bail("many: connect");
-	snprintf(cmd, sizeof(cmd), "%s netns exec %s dpctl ep", ip(), dpt.nsa);
+	snprintf(cmd, sizeof(cmd), "%s netns exec %s dpctl ep", dpt_ip(), dpt.nsa);
 	f = popen(cmd, "r");
 	if (!f)
 		ktap_bail("many: dpctl ep");

@@ -209,7 +209,7 @@ static void stall(void)
 
 static int b_hears_a(int on)
 {
-	const char *ip = getenv("DPT_IP") ? getenv("DPT_IP") : "ip";
+	const char *ip = dpt_ip();
 	const uint8_t *m = dpt.maca;
 
 	if (!on)
@@ -265,7 +265,7 @@ static void retransmit(int a, int b)
 
 static void nic(void)
 {
-	const char *ip = getenv("DPT_IP") ? getenv("DPT_IP") : "ip";
+	const char *ip = dpt_ip();
 	const char *be = dpt.backend;
 	char nid[32], dev[64], bes[64];
 	const char *d, *at;

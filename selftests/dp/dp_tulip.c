@@ -257,7 +257,7 @@ static void t_watchdog(int a, int b, const char *sysa)
 /* dpctl ARGS in dpA; its exit status. */
 static int dpctl_a(const char *args)
 {
-	return dpt_sh("'%s' netns exec %s dpctl %s", getenv("DPT_IP") ? getenv("DPT_IP") : "ip",
+	return dpt_sh("'%s' netns exec %s dpctl %s", dpt_ip(),
 		      dpt.nsa, args);
 }
 

@@ -455,7 +455,7 @@ static void nonblock(int b)
  */
 static void dpctl_shows(int b)
 {
-	const char *ip = getenv("DPT_IP") ? getenv("DPT_IP") : "ip";
+	const char *ip = dpt_ip();
 	struct dp_ep_stats st = stats(b);
 
 	ktap_ok(st.wait_sleep > 0 &&

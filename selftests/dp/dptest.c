@@ -446,6 +446,13 @@ int dpt_param(const char *name, const char *val, char *old, size_t len)
 	return n == (ssize_t)strlen(val) ? 0 : -1;
 }
 
+const char *dpt_ip(void)
+{
+	const char *ip = getenv("DPT_IP");
+
+	return ip && *ip ? ip : "ip";
+}
+
 int dpt_sh(const char *fmt, ...)
 {
 	char cmd[1024];

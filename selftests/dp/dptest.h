@@ -108,6 +108,8 @@ int dpt_wait_child(pid_t pid, int ms);
  * its last state and system call either way.
  */
 int dpt_wait_blocked(pid_t pid, const long *nrs, int n, int ms, char *what, size_t wlen);
+/* The ip(8) the harness names (DPT_IP, if set and not empty), else "ip". */
+const char *dpt_ip(void);
 /* Run a shell command; returns its exit status. */
 int dpt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
