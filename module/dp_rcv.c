@@ -121,15 +121,15 @@ static struct dp_addr dp_rcv_src(const struct dp_msg_hdr *h)
 }
 
 /*
- * The largest message this endpoint accepts: its pool's limit (r->ring_max,
- * fixed at bind) and its NIC's, which the node keeps current as NICs come,
- * go and change their MTU (dp_max_msg() reads it, no NIC reference): a
- * change under a live session counts from the next frame on, and with no
- * NIC the wire's limit stands, as ever.
+ * The largest message this endpoint accepts: its pool's limit (half the
+ * ring, computed, nothing to keep) and its NIC's, which the node keeps
+ * current as NICs come, go and change their MTU (dp_max_msg() reads it,
+ * no NIC reference): a change under a live session counts from the next
+ * frame on, and with no NIC the wire's limit stands, as ever.
  */
 static u32 dp_rcv_max_msg(struct dp_rcv *r)
 {
-	return min(r->ring_max, dp_max_msg(r->node));
+	return min(dp_ring_max_msg(r->ring), dp_max_msg(r->node));
 }
 
 /* Space of the largest message: the wrap reserve of section 6. */
@@ -1229,7 +1229,6 @@ void dp_rcv_bind(struct dp_rcv *r, struct dp_pool *pool, struct dp_ring *ring,
 	r->owner_uid = owner_uid;
 	r->pool = pool;
 	r->ring = ring;
-	r->ring_max = dp_ring_max_msg(ring);
 	r->inc = inc;
 }
 

@@ -74,8 +74,6 @@ struct dp_ack_batch {
  * @node: its node: frames go out there, counters are counted there.
  * @pool: its receive pool; set at bind.
  * @ring: the pool's ring; set at bind.
- * @ring_max: dp_ring_max_msg() of @ring, the pool's largest message; set
- *	at bind.
  * @inc: the endpoint's incarnation; set at bind.
  * @owner_uid: the endpoint owner's uid as the wire carries it; set at bind.
  *	Its own senders are not held to the per-source limits.
@@ -117,7 +115,6 @@ struct dp_rcv {
 	struct dp_node *node;
 	struct dp_pool *pool;
 	struct dp_ring *ring;
-	u32 ring_max;
 	u32 inc;
 	u32 owner_uid;
 	u32 seed;
