@@ -86,7 +86,7 @@ static void dp_ring_skip_dead(struct dp_ring *r)
  * The tail for a token of @len bytes, after a wrap token if it would not
  * be contiguous; NULL with *err if it cannot be placed.
  */
-static struct dp_token *dp_ring_place(struct dp_ring *r, u32 len, int *err)
+struct dp_token *dp_ring_reserve(struct dp_ring *r, u32 len, int *err)
 {
 	u32 space, tail_room;
 	u64 need;
@@ -114,11 +114,6 @@ static struct dp_token *dp_ring_place(struct dp_ring *r, u32 len, int *err)
 		dp_ring_skip_dead(r);
 	}
 	return dp_ring_at(r, r->prod);
-}
-
-struct dp_token *dp_ring_reserve(struct dp_ring *r, u32 len, int *err)
-{
-	return dp_ring_place(r, len, err);
 }
 
 /* The token header of a message of @len bytes at prod, flags 0. */
@@ -156,7 +151,7 @@ int dp_ring_open(struct dp_ring *r, u32 len, struct dp_ring_fill *f)
 		return DP_CTR_RX_DROP_TOO_BIG;
 	if (r->nfill >= r->fill_max)
 		return DP_CTR_RX_DROP_FULL;
-	t = dp_ring_place(r, len, &err);
+	t = dp_ring_reserve(r, len, &err);
 	if (!t)
 		return err;
 	dp_ring_token(r, t, len);
