@@ -186,14 +186,25 @@ static int dp_netdev_attach(struct dp_node *node, const char *ifname)
 }
 
 /*
+ * Set once dp_netdev_exit() starts: unregister_netdevice_notifier() then
+ * replays NETDEV_UNREGISTER for every device that stays, which must not
+ * detach nodes as if their devices went away (dp_pernet_exit() detaches
+ * them next, without claiming that).
+ */
+static bool dp_netdev_exiting;
+
+/*
  * A device we use is being unregistered or moved to another namespace, or
- * its MTU changed (the node's largest message with it).
+ * its MTU changed (the node's largest message with it).  Under rtnl.
  */
 static int dp_netdev_event(struct notifier_block *nb, unsigned long event,
 			   void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 
+	ASSERT_RTNL();
+	if (dp_netdev_exiting)
+		return NOTIFY_DONE;
 	if (event == NETDEV_UNREGISTER)
 		dp_node_detach_hw(dp_node_of(dev_net(dev)), dev);
 	else if (event == NETDEV_CHANGEMTU)
@@ -232,6 +243,9 @@ int dp_netdev_init(void)
 /* Nodes still on a netdev are detached by dp_pernet_exit(). */
 void dp_netdev_exit(void)
 {
+	rtnl_lock();
+	dp_netdev_exiting = true;
+	rtnl_unlock();
 	dp_backend_unregister(&dp_netdev_backend);
 	unregister_netdevice_notifier(&dp_netdev_nb);
 }

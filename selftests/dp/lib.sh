@@ -116,9 +116,31 @@ mod_load() {
 	timeout 30 insmod "$DP_KO" "$@"
 }
 
+# dev_exists DEV: DEV is a device of the initial namespace or of a named one.
+dev_exists() {
+	"$DPT_IP" link show dev "$1" >/dev/null 2>&1 && return 0
+	for ns in $(ls /run/netns 2>/dev/null); do
+		"$DPT_IP" -n "$ns" link show dev "$1" >/dev/null 2>&1 && return 0
+	done
+	return 1
+}
+
+# After rmmod: the kernel log lines past the first $1 that say a node's
+# device "went away" name only devices that are really gone (the netdev
+# notifier's replay at unload used to claim every device; dp_netdev.c).
+unload_claims_ok() {
+	bad=$(dmesg | grep 'went away, detached' | tail -n +"$(($1 + 1))" |
+		awk '{ for (i = 2; i <= NF; i++) if ($i == "went") print $(i - 1) }' |
+		while read -r d; do dev_exists "$d" && echo "$d"; done)
+	[ -z "$bad" ] && return 0
+	diag "rmmod dp said these devices went away, and they are still here: $bad"
+	return 1
+}
+
 # Unload; a few tries (a closing fd may still be on its way out).
 mod_unload() {
 	mod_loaded || return 0
+	gone0=$(dmesg | grep -c 'went away, detached')
 	i=0
 	while ! timeout 30 rmmod dp 2>"$T/rmmod.err"; do
 		i=$((i + 1))
@@ -129,7 +151,7 @@ mod_unload() {
 		sleep 0.1
 	done
 	[ $i -gt 0 ] && diag "rmmod dp needed $((i + 1)) tries"
-	! mod_loaded
+	! mod_loaded && unload_claims_ok "$gone0"
 }
 
 # disc_wait N SECONDS: until neighbour discovery has N entries in the NART
