@@ -1266,7 +1266,7 @@ static bool dp_rcv_collect(struct dp_rcv *r, struct dp_ack_batch *b)
 		dp_rcv_regrant(r, dp_rcv_smax(r));
 	}
 	if (r->n_due) {
-		max_msg = dp_rcv_max_msg(r);
+		max_msg = dp_rcv_frag_max(r);	/* what we take, fragmented */
 		hash_for_each(r->peers, bkt, rp, hnode) {
 			if (rp->ack_due && b->n < DP_ACK_BATCH)
 				dp_rcv_take_ack(r, rp, b, max_msg);

@@ -633,6 +633,21 @@ static bool dp_snd_ready(struct dp_snd *s, u32 space)
 }
 
 /*
+ * The largest message this edge sends: a frame until its session is open,
+ * then what the receiver announced (dp_frag_max_msg() of its pool, more
+ * than a frame if it takes fragments), within what this sender cuts.
+ * Lockless.
+ */
+u32 dp_snd_max_msg(struct dp_snd *s)
+{
+	u32 frame = dp_max_msg(s->se->node), max = READ_ONCE(s->peer_max);
+
+	if (READ_ONCE(s->state) != DP_SND_OPEN)
+		return frame;
+	return min(max, frame);
+}
+
+/*
  * For poll: EPOLLOUT when a send of the largest message would not wait,
  * or when the session gave its credit back while idle (a write asks for a
  * window at once; until it comes, the probe pending makes this false).
@@ -676,7 +691,7 @@ static enum dp_snd_step dp_snd_admit(struct dp_snd *s, struct dp_txmsg *m,
 	case DP_SND_HELLO:
 		return DP_STEP_WAIT;
 	}
-	if (m->len > s->peer_max) {
+	if (m->len > min(s->peer_max, dp_max_msg(s->se->node))) {
 		*err = -EMSGSIZE;
 		return DP_STEP_ERR;
 	}

@@ -241,6 +241,7 @@ void dp_snd_stop(struct dp_snd *s, bool goodbye);
 void dp_snd_release(struct dp_snd *s);
 bool dp_snd_writable(struct dp_snd *s, int *err);
 u32 dp_snd_unacked(struct dp_snd *s);
+u32 dp_snd_max_msg(struct dp_snd *s);
 void dp_snd_info(struct dp_snd *s, struct dp_snd_info *si);
 
 #endif /* _DP_SND_H */
