@@ -47,6 +47,9 @@
  * @frag: the session's large message open in the pool, if any
  *	(docs/reliability.md, "Large messages"); written under the pool's
  *	lock too.
+ * @want: the cost of the message its writer waits for, as its last window
+ *	probe said (0: none): the target of its grants is raised to it, at
+ *	most the pool less the wrap reserve, until that message arrives.
  * @frag_extra: fragments after the first so far in the session: a token's
  *	seq counts messages, not frames (seq - isn + 1 - @frag_extra).
  */
@@ -72,6 +75,7 @@ struct dp_rx_peer {
 	u32 n_ooo;
 	struct dp_rcv_pair *pair;
 	struct dp_frag_rx frag;
+	u32 want;
 	u32 frag_extra;
 	struct rcu_head rcu;
 };
@@ -260,6 +264,8 @@ static bool dp_rcv_grant(struct dp_rcv *r, struct dp_rx_peer *rp,
 		return false;
 	room = dp_credit_room(size, smax, dp_rcv_used(r), r->outstanding);
 	target = dp_credit_target(size, smax, r->n_active);
+	if (rp->want > target)		/* a large message waits: its cost */
+		target = min(rp->want, size > smax ? size - smax : 0);
 	add = dp_credit_grant(rp->credit, rp->arrived, target, room);
 	rp->credit += add;
 	r->outstanding += add;
@@ -673,6 +679,7 @@ void dp_rcv_hello(struct dp_rcv *r, const struct dp_msg_hdr *h)
 	dp_rcv_ooo_free(r, rp);
 	dp_rcv_frag_abort(r, rp);
 	rp->frag_extra = 0;
+	rp->want = 0;
 	rp->peer_inc = h->src_inc;
 	rp->isn = h->seq;
 	rp->rcv_nxt = h->seq;
@@ -713,6 +720,8 @@ void dp_rcv_probe(struct dp_rcv *r, const struct dp_msg_hdr *h)
 	rp = dp_rcv_find(r, &from);
 	if (dp_rcv_names(r, rp, h)) {
 		dp_rcv_heard(r, rp);
+		/* untrusted: only ever within the pool (dp_rcv_grant()) */
+		rp->want = h->credit & ~(DP_TOKEN_ALIGN - 1);
 		dp_rcv_set_idle(r, rp, false);
 		dp_rcv_grant(r, rp, dp_rcv_smax(r));
 		dp_rcv_owe(r, rp, DP_ACK_NOW);
@@ -902,6 +911,8 @@ static int dp_rcv_one(struct dp_rcv *r, struct dp_rx_peer *rp,
 	rp->rcv_nxt++;
 	rp->arrived += cost;
 	r->outstanding -= cost;
+	if (cost >= rp->want)
+		rp->want = 0;	/* what it waited for came */
 	return 0;
 }
 

@@ -249,7 +249,7 @@ void w_teardown(void)
 	CHECK(kmock_pending() == 0, "%d timers or works left", kmock_pending());
 }
 
-static u8 w_payload[W_MSG_MAX];
+u8 w_payload[W_PAYLOAD];
 
 int w_send(struct dp_snd *s, u32 len)
 {
