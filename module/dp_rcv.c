@@ -843,7 +843,7 @@ static bool dp_rcv_within(const struct dp_rx_peer *rp, u32 cost)
 
 /*
  * Place in-order fragment @in of @h in the pool (the sender fields go in
- * at the first one); a message whose last fragment it is is counted.
+ * at the first one); the message is counted when its last one comes.
  * Returns a drop counter.  Caller holds r->lock.
  */
 static int dp_rcv_frag(struct dp_rcv *r, struct dp_rx_peer *rp,
