@@ -539,7 +539,7 @@ static void dp_snd_work_fn(struct work_struct *work)
 	 * writable for poll() (the next write asks for a window at once).
 	 */
 	if (failed || act == DP_SND_RETURN)
-		wake_up_interruptible_all(&s->se->wq);
+		wake_up_all(&s->se->wq);
 }
 
 void dp_snd_ep_init(struct dp_snd_ep *se, struct dp_endpoint *ep,
@@ -556,7 +556,7 @@ void dp_snd_ep_init(struct dp_snd_ep *se, struct dp_endpoint *ep,
 /* Writers and pollers look again (the current edge changed). */
 void dp_snd_wake(struct dp_snd_ep *se)
 {
-	wake_up_interruptible_all(&se->wq);
+	wake_up_all(&se->wq);
 }
 
 void dp_snd_ep_stats(struct dp_snd_ep *se, struct dp_ep_stats *st)
@@ -960,7 +960,7 @@ static int dp_snd_next(struct dp_snd *s, struct dp_txmsg *m, u32 isn)
 			return -EINTR;
 	}
 	if (step == DP_STEP_SEND && m->flags == DP_WF_FRAG_LAST)
-		wake_up_interruptible_all(&s->se->wq);	/* others' turn */
+		wake_up_all(&s->se->wq);	/* others' turn */
 	return err;
 }
 
@@ -994,7 +994,7 @@ static void dp_snd_abort_msg(struct dp_snd *s, u32 isn)
 		dp_snd_ctrl(s, DP_WT_RESET, DP_WF_FIN, isn, peer_inc);
 	}
 	mutex_unlock(&s->tx_mutex);
-	wake_up_interruptible_all(&s->se->wq);
+	wake_up_all(&s->se->wq);
 }
 
 /*
@@ -1176,7 +1176,7 @@ void dp_snd_ack(struct dp_snd *s, const struct dp_msg_hdr *h)
 out:
 	spin_unlock_irqrestore(&s->lock, flags);
 	if (wake && wq_has_sleeper(&s->se->wq))
-		wake_up_interruptible_all(&s->se->wq);
+		wake_up_all(&s->se->wq);
 }
 
 /*
@@ -1233,7 +1233,7 @@ void dp_snd_reset(struct dp_snd *s, const struct dp_msg_hdr *h)
 	}
 	spin_unlock_irqrestore(&s->lock, flags);
 	if (wake)
-		wake_up_interruptible_all(&s->se->wq);
+		wake_up_all(&s->se->wq);
 }
 
 /*
@@ -1254,7 +1254,7 @@ void dp_snd_stop(struct dp_snd *s, bool goodbye)
 	spin_unlock_irq(&s->lock);
 	del_timer_sync(&s->timer);
 	cancel_work_sync(&s->work);
-	wake_up_interruptible_all(&s->se->wq);
+	wake_up_all(&s->se->wq);
 	if (goodbye && peer_inc)
 		dp_snd_ctrl(s, DP_WT_RESET, DP_WF_FIN, isn, peer_inc);
 }
