@@ -330,6 +330,7 @@ extern int kmock_warns;		/* pr_warn_ratelimited() lines so far */
 typedef struct { int sleepers; int wakeups; } wait_queue_head_t;
 #define init_waitqueue_head(q) ((q)->sleepers = 0, (q)->wakeups = 0)
 #define wake_up_interruptible_all(q) ((q)->wakeups++)
+#define wake_up_all(q) ((q)->wakeups++)
 #define wq_has_sleeper(q) ((q)->sleepers > 0)
 /*
  * A waiter asleep: kmock_wait_hook (if set) plays the rest of the world
@@ -349,5 +350,9 @@ extern int kmock_wait_rounds;
 			_r = -ERESTARTSYS;				\
 		_r;							\
 	})
+
+/* No fatal signals here: a killable wait is an interruptible one. */
+#define wait_event_killable(q, cond) wait_event_interruptible(q, cond)
+#define mutex_lock_killable(m) kmock_mutex_lock_interruptible(m)
 
 #endif /* _DP_KMOCK_H */
