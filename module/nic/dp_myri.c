@@ -19,12 +19,8 @@
  * Locks: dp_myri_lock (global; device list and attachment) nests inside
  * dp_node.cfg_lock; mp->tx_mutex serialises senders and restarts and nests
  * inside dp_snd.tx_mutex and dp_myri_lock; mp->lock (irq-safe) guards the
- * event ring, the receive statistics, the mapper's run, the ANSWERs to send,
- * the netdev pointer and the count of busy pollers, and nests inside
- * mp->tx_mutex.  The event queue is served under mp->lock only: by the
- * event interrupt, and by a reader that busy polls (DP_WAIT_BUSY_POLL),
- * which holds no dp lock when it takes mp->lock (bottom halves off first,
- * for myri0's netif_rx()).
+ * event ring, the receive statistics, the mapper's run, the ANSWERs to send
+ * and the netdev pointer.
  *
  * Each card is also a Linux netdev of the same name, which carries Ethernet
  * frames in packets of type MYRI_TYPE_ETH along the routes of the attached
@@ -181,11 +177,6 @@ static int myri_start(struct dp_myri *mp)
 	return 0;
 }
 
-/*
- * Stop the NIC, then wait for the event interrupt and a busy poller's pass
- * in flight: the next ones see !running under mp->lock and leave the
- * queue alone until myri_start() has set it up again.
- */
 static void myri_stop(struct dp_myri *mp)
 {
 	lockdep_assert_held(&mp->tx_mutex);
@@ -193,8 +184,6 @@ static void myri_stop(struct dp_myri *mp)
 	if (myri_reset(mp))
 		dev_warn(&mp->pdev->dev, "%s: NIC did not stop\n", mp->name);
 	synchronize_irq(pci_irq_vector(mp->pdev, MYRI_IRQ_EVENT));
-	spin_lock_irq(&mp->lock);
-	spin_unlock_irq(&mp->lock);
 }
 
 /* ---- Transmit ---- */
@@ -579,9 +568,7 @@ static void myri_events(struct dp_myri *mp, struct dp_node *node)
 
 /*
  * Take what the NIC posted and arm its interrupt again; from the event
- * interrupt, or process context (bottom halves off) when the rx_stall knob
- * is cleared or the last busy poller stops.  While readers busy poll the
- * queue the interrupt is not armed again: they take the events.
+ * interrupt, or process context when the rx_stall knob is cleared.
  */
 static void myri_service(struct dp_myri *mp)
 {
@@ -592,7 +579,7 @@ static void myri_service(struct dp_myri *mp)
 	spin_lock_irqsave(&mp->lock, flags);
 	for (round = 0; round < 8 && !READ_ONCE(mp->rx_stall); round++) {
 		myri_events(mp, node);
-		if (!READ_ONCE(mp->running) || mp->busy_pollers)
+		if (!READ_ONCE(mp->running))
 			break;
 		/* armed again, then a last look: no event is missed */
 		myri_wr(mp, MYRI_CTL(irq_armed), 1);
@@ -610,87 +597,6 @@ static irqreturn_t dp_myri_irq_event(int irq, void *data)
 {
 	myri_service(data);
 	return IRQ_HANDLED;
-}
-
-/* myri_service() from process context: myri0's netif_rx() only raises. */
-static void myri_service_bh(struct dp_myri *mp)
-{
-	local_bh_disable();
-	myri_service(mp);
-	local_bh_enable();
-}
-
-/*
- * A reader starts (@d 1) or stops (@d -1) busy polling the event queue.
- * While any does, myri_service() does not arm the event interrupt again,
- * as a device's interrupt is off while NAPI polls: the NIC raises it only
- * when armed.  An arming from before (or by a sender waiting for a slot,
- * myri_tx_room()) may still raise one; its handler serves the queue under
- * mp->lock as a poller would.  The last poller to stop runs
- * myri_service(), which arms the interrupt and looks at the queue once
- * more: an event posted after its last pass gets its interrupt or is taken
- * there, never left behind.
- */
-static void myri_busy_pollers(struct dp_myri *mp, int d)
-{
-	bool last;
-
-	spin_lock_irq(&mp->lock);
-	mp->busy_pollers += d;
-	last = !mp->busy_pollers;
-	spin_unlock_irq(&mp->lock);
-	if (last)
-		myri_service_bh(mp);
-}
-
-/*
- * One pass over the event queue from a reader's process context: the
- * events myri_service() would take, counted in rx_busy; the NIC is told of
- * the slots posted again.  Nothing while the NIC is stopped or restarting
- * (myri_stop() waits for a pass in flight) or the rx_stall knob is on.
- */
-static void myri_busy_rx(struct dp_myri *mp)
-{
-	u32 cons;
-	u64 up;
-
-	local_bh_disable();
-	spin_lock_irq(&mp->lock);
-	cons = mp->eventq_cons;
-	up = mp->rx_packets;
-	if (READ_ONCE(mp->running) && !READ_ONCE(mp->rx_stall))
-		myri_events(mp, READ_ONCE(mp->node));
-	mp->rx_busy += mp->rx_packets - up;
-	cons = mp->eventq_cons - cons;
-	spin_unlock_irq(&mp->lock);
-	local_bh_enable();
-	if (cons && READ_ONCE(mp->running))
-		myri_ring(mp, MYRI_DB_RECV);
-}
-
-/*
- * Busy polling (struct dp_backend): serve the event queue from the waiting
- * reader's process context until @end says stop, yielding when asked.  A
- * NIC that is not running has nothing to poll: false, the reader polls its
- * pool alone.  The caller's sender reference keeps the card attached.
- */
-static bool dp_myri_busy_poll(struct dp_nic *nic, bool (*end)(void *arg),
-			      void *arg)
-{
-	struct dp_myri *mp = dp_myri_of(nic);
-
-	if (!READ_ONCE(mp->running))
-		return false;
-	myri_busy_pollers(mp, 1);
-	for (;;) {
-		myri_busy_rx(mp);
-		if (end(arg))
-			break;
-		cond_resched();
-		cpu_relax();
-	}
-	myri_busy_pollers(mp, -1);
-	return true;
 }
 
 /* nic_state or the link changed: a NIC out of RUN is restarted. */
@@ -954,8 +860,7 @@ static ssize_t dp_stats_show(struct device *dev,
 	struct dp_myri *mp = dp_myri_dev(dev);
 
 	return sysfs_emit(buf,
-			  "rx_packets %llu\nrx_busy %llu\ntx_packets %llu\n"
-			  "rx_errors %llu\n"
+			  "rx_packets %llu\ntx_packets %llu\nrx_errors %llu\n"
 			  "rx_other %llu\nlink_events %llu\nrestarts %llu\n"
 			  "link %u\nnic_tx_packets %llu\nnic_tx_bad %llu\n"
 			  "nic_tx_link_down %llu\nnic_rx_packets %llu\n"
@@ -966,8 +871,7 @@ static ssize_t dp_stats_show(struct device *dev,
 			  "scout_bad %llu\nscout_drops %llu\n"
 			  "eth_noroute %llu\neth_bcast_cut %llu\n"
 			  "eth_rx_spoof %llu\n",
-			  mp->rx_packets, mp->rx_busy, mp->tx_packets,
-			  mp->rx_errors,
+			  mp->rx_packets, mp->tx_packets, mp->rx_errors,
 			  mp->rx_other, mp->link_events, mp->restarts,
 			  myri_rd(mp, MYRI_CTL(link)),
 			  MYRI_NIC_CTR(tx_packets), MYRI_NIC_CTR(tx_bad),
@@ -998,7 +902,7 @@ static int dp_myri_rx_stall_set(void *data, u64 val)
 
 	WRITE_ONCE(mp->rx_stall, !!val);
 	if (!val)
-		myri_service_bh(mp);	/* the NIC posts nothing new meanwhile */
+		myri_service(mp);	/* the NIC posts nothing new meanwhile */
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(dp_myri_rx_stall_fops, dp_myri_rx_stall_get,
@@ -1204,7 +1108,6 @@ static const struct dp_backend dp_myri_backend = {
 	.mtu = dp_myri_mtu,
 	.lladdr = dp_myri_lladdr,
 	.scout = dp_myri_scout,
-	.busy_poll = dp_myri_busy_poll,
 };
 
 /* Cards nobody else has bound are taken (if they are the simulator's). */

@@ -62,7 +62,6 @@ struct dp_myri {
 	u32 eventq_cons;
 	u32 recvq_prod;
 	u8 *rx_buf;			/* a packet is read out of SRAM here */
-	unsigned int busy_pollers;	/* under @lock: readers on the queue */
 
 	/* test knob (debugfs: dp/myriN/rx_stall) */
 	struct dentry *dbg;
@@ -82,7 +81,6 @@ struct dp_myri {
 
 	/* statistics; the eth_ ones under @lock */
 	u64 rx_packets, tx_packets, rx_errors, rx_other, link_events;
-	u64 rx_busy;			/* of rx_packets: taken by busy polling */
 	u64 restarts;
 	u64 scout_sent, scout_got, scout_answered, scout_stray, scout_bad;
 	u64 scout_drops;
