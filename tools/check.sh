@@ -21,11 +21,13 @@
 #           guests through the fault relay), then on the newest kernel the 4-guest exchange and the fault
 #           relay's self-test (2 guests through dpswitch)
 #   myri    dp's myri backend on the simulated Myrinet fabric (tools/myrisim):
-#           per kernel the core suite in one guest with two LANai cards on
-#           one switch (cluster.py --mode myricore: run_local.sh over dp's
-#           myri driver), then on the newest kernel the exchange and
-#           run_myri.sh (cluster.py --mode myri), 2 guests on one switch and
-#           4 across two
+#           per kernel the core suite in one guest with two LANai cards
+#           (cluster.py --mode myricore: run_local.sh over dp's myri
+#           driver), on the newest kernel both cards on one switch, on the
+#           others on two (--myri-hosts 0,2: every packet crosses the link
+#           between the switches); then on the newest kernel the exchange
+#           and run_myri.sh (cluster.py --mode myri), 2 guests on one switch
+#           and 4 across two
 # Not in the default list, run by make check-debug (docs/debug-kernel.md):
 #   debug_deps      tools/deps.sh --debug-kernel (kernel source, build tools)
 #   debug_kernel    the debug kernel (tools/debug-kernel/build.sh; cached)
@@ -447,17 +449,30 @@ stage_soak_debug() {
 }
 
 # The core suite over dp's myri driver per kernel (as over the tulips): one
-# guest, two simulated LANai cards on one switch, node dpA on myri0 and dpB
-# on myri1.  The fabric's faults, the mapper and the streams between guests
-# on one kernel: the driver's code is the same on both (both build it
-# warning- and sparse-free); 2 guests on one switch, then 4 across two.
+# guest, two simulated LANai cards, node dpA on myri0 and dpB on myri1.  On
+# the newest kernel the cards share one switch; on the others the second
+# card is on the other switch of the default topology (--myri-hosts 0,2),
+# so every packet crosses two switches and the link between them
+# (cluster.py checks the simulator's hop count).  One run per kernel, not
+# two, to keep the stage's time: the newest kernel also runs the streams
+# below on both topologies, so each kernel meets two switches.  The
+# fabric's faults, the mapper and the streams between guests on one kernel:
+# the driver's code is the same on both (both build it warning- and
+# sparse-free); 2 guests on one switch, then 4 across two.
 stage_myri() {
-	local k
+	local k newest
+	for k in $KVERS; do newest=$k; done
 	for k in $KVERS; do
-		guest "guest myri core $k (two cards, one switch)" "guest-myricore-$k" \
-			"$k-myricore" myricore --kernel "$k" --smp 2
+		if [ "$k" = "$newest" ]; then
+			guest "guest myri core $k (two cards, one switch)" "guest-myricore-$k" \
+				"$k-myricore" myricore --kernel "$k" --smp 2
+		else
+			guest "guest myri core $k (two cards, two switches)" \
+				"guest-myricore2-$k" "$k-myricore2" myricore --kernel "$k" --smp 2 \
+				--myri-hosts 0,2
+		fi
 	done
-	for k in $KVERS; do :; done	# the newest kernel
+	k=$newest
 	guest "guest myri x2 $k (one switch)" "guest-myri-$k" "$k-myri" myri --kernel "$k" \
 		--guests 2 --smp 1
 	guest "guest myri x4 $k (two switches)" "guest-myri4-$k" "$k-myri4" myri --kernel "$k" \

@@ -207,8 +207,8 @@ myri_route() {
 	awk -v a="$1" '$2 == a && NF >= 3 { print $3; exit }' /etc/dp/cluster 2>/dev/null | grep .
 }
 
-# Two nodes on two LANai cards of one switch, each with the other's NIC
-# address and route in its NART.
+# Two nodes on two LANai cards (on one switch, or on two: cluster.py
+# --myri-hosts), each with the other's NIC address and route in its NART.
 pair_up_myri() {
 	mod_load || return 1
 	x "$DPT_IP" netns add dpA && x "$DPT_IP" netns add dpB && x "$DPT_IP" netns add dpL && x "$DPT_IP" netns add dpN &&

@@ -237,6 +237,7 @@ static void tail_done(struct fabric *f, struct fab_worm *w, uint64_t t)
 {
 	f->ops->deliver(f->ctx, w->dst, w->buf + w->off, w->len - w->off);
 	f->st.delivered++;
+	f->st.hops += (uint64_t)w->nheld;	/* one output port per switch */
 	release(f, w, t);
 }
 
@@ -533,11 +534,12 @@ void fab_describe(const struct fabric *f, char *buf, size_t len)
 	const struct fab_stats *s = &f->st;
 
 	snprintf(buf, len,
-		 "sent=%" PRIu64 " delivered=%" PRIu64 " bad_route=%" PRIu64
+		 "sent=%" PRIu64 " delivered=%" PRIu64 " hops=%" PRIu64
+		 " bad_route=%" PRIu64
 		 " dead_port=%" PRIu64 " crc_hop=%" PRIu64 " truncated=%" PRIu64
 		 " stalls=%" PRIu64 " link_down=%" PRIu64 " f_drop=%" PRIu64
 		 " f_corrupt=%" PRIu64 " f_badroute=%" PRIu64,
-		 s->sent, s->delivered, s->bad_route, s->dead_port, s->crc_hop,
+		 s->sent, s->delivered, s->hops, s->bad_route, s->dead_port, s->crc_hop,
 		 s->truncated, s->stalls, s->link_down, s->f_drop, s->f_corrupt,
 		 s->f_badroute);
 }

@@ -75,6 +75,7 @@ struct fab_cfg {
 struct fab_stats {
 	uint64_t sent;		/* packets a NIC started */
 	uint64_t delivered;	/* handed to the destination NIC */
+	uint64_t hops;		/* switches the delivered packets crossed */
 	uint64_t bad_route;	/* dropped at a switch: no route byte, no port */
 	uint64_t dead_port;	/* dropped at a switch: the cable is out */
 	uint64_t crc_hop;	/* bad CRC seen by a switch (forwarded, marked) */

@@ -3,7 +3,7 @@
 #ifndef MYRISIM_TEST_H
 #define MYRISIM_TEST_H
 
-#define FABRIC_PLAN	41
+#define FABRIC_PLAN	43
 #define LANAI_PLAN	23
 
 extern int ntest, nfail;

@@ -193,6 +193,12 @@ static void t_route_consumed(void)
 	   "its CRC was recomputed at each hop and is good");
 	ok(f->st.delivered == 1 && f->st.crc_hop == 0 && fab_tx_idle(f, 0),
 	   "counted delivered, h0 idle again");
+	ok(f->st.hops == 2, "it crossed two switches (hops %" PRIu64 ")", f->st.hops);
+	n = mkpkt(&t, 0, 1, 100, 2, p);
+	fab_send(f, 0, p, n, 0);
+	run_until(f, 0, UINT64_MAX);
+	ok(f->st.delivered == 2 && f->st.hops == 3,
+	   "h0 to h1, on its own switch: one hop more (hops %" PRIu64 ")", f->st.hops);
 	fab_del(f);
 }
 

@@ -7,7 +7,7 @@
                     shell|tulip
              --out DIR [--timeout S] [--initramfs FILE] [--nic MODEL] [--cmd SH]
              [--nics K] [--nic-driver none] [--faults SPEC] [--vmlinuz FILE]
-             [--mem MIB] [--fabric TOPO] [--no-nart]
+             [--mem MIB] [--fabric TOPO] [--myri-hosts H,H] [--no-nart]
 
 Every guest boots /boot/vmlinuz-KVER (or --vmlinuz, e.g. the debug kernel of
 make check-debug) with build/KVER/initramfs.cpio (tools/qemu/mkinitramfs.py)
@@ -43,7 +43,11 @@ simulated fabric with its faults) in every guest.  Mode myricore boots one
 guest with two simulated LANai cards (hosts h0 and h1 of the topology 'one',
 a single switch) and runs run_local.sh over them (DPT_NIC=myri: dp's myri
 backend drives both, node dpA on myri0 and dpB on myri1), as mode tulip does
-over two tulips.
+over two tulips.  --myri-hosts 0,2 puts the second card on host h2 of the
+topology 'default' instead, on the other switch: every packet between the
+cards then crosses the link between the switches, and the run fails unless
+the simulator's final counters show each delivered packet crossed as many
+switches as the route has bytes (hops = delivered x route length).
 --fabric TOPO starts the Myrinet fabric simulator (tools/myrisim: TOPO is a
 topology file, "default" or "one") and gives guest I the simulated LANai of
 host I, an ivshmem-doorbell device on socket hI.sock (docs/myrinet.md);
@@ -470,12 +474,9 @@ def tcg_accel(a):
     return f"tcg,thread={mode}"
 
 
-def myri_routes(topo, g, n, nics=1):
-    """dpg.myri for guest g: "NID=ROUTE" (ROUTE "87:80") for every other
-    guest, from myrisim -r; host I of the topology is guest I, NID I+1.
-    A guest with several cards (nics > 1, one guest) has hosts 0..nics-1,
-    card K is NID K+1, and NID J+1's route is the one from card 0 to card J
-    (to card 0: from card 1), as each card's node sees the other."""
+def topo_routes(topo):
+    """myrisim -r: {(src host, dst host): [route bytes as hex]} (None: no
+    route); hosts numbered in the topology's order."""
     out = subprocess.run([build_myrisim(), "-r", "-t", topo], check=True,
                          capture_output=True, text=True).stdout
     names = []
@@ -483,25 +484,45 @@ def myri_routes(topo, g, n, nics=1):
     for r in rows:
         if r[0] not in names:
             names.append(r[0])
+    return {(names.index(r[0]), names.index(r[1])): None if r[2] == "none" else r[2:]
+            for r in rows}
+
+
+def card_hosts(a, g):
+    """The fabric hosts of guest g's cards: --myri-hosts, else g*K..g*K+K-1
+    (K cards: --nics with --nic myri, else 1)."""
+    cards = a.nics if a.nic == "myri" else 1
+    hosts = getattr(a, "myri_hosts", None)
+    return hosts if hosts else [g * cards + k for k in range(cards)]
+
+
+def myri_routes(topo, g, n, nics=1, hosts=None):
+    """dpg.myri for guest g: "NID=ROUTE" (ROUTE "87:80") for every other
+    guest, from myrisim -r; host I of the topology is guest I, NID I+1.
+    A guest with several cards (nics > 1, one guest) has hosts @hosts
+    (default 0..nics-1), card K is NID K+1, and NID J+1's route is the one
+    from card 0 to card J (to card 0: from card 1), as each card's node sees
+    the other."""
+    table = topo_routes(topo)
     routes = []
     if nics > 1:
-        for r in rows:
-            src, dst = names.index(r[0]), names.index(r[1])
-            if dst < nics and src == (1 if dst == 0 else 0) and r[2] != "none":
-                routes.append(f"{dst + 1}={':'.join(r[2:])}")
+        hosts = hosts or list(range(nics))
+        for (src, dst), r in table.items():  # myrisim's order
+            k = hosts.index(dst) if dst in hosts else nics
+            if k < nics and src == hosts[1 if k == 0 else 0] and r:
+                routes.append(f"{k + 1}={':'.join(r)}")
         return ",".join(routes)
-    for r in rows:
-        if r[0] == names[g] and names.index(r[1]) < n and r[2] != "none":
-            routes.append(f"{names.index(r[1]) + 1}={':'.join(r[2:])}")
+    for dst in range(n):
+        r = table.get((g, dst)) if dst != g else None
+        if r:
+            routes.append(f"{dst + 1}={':'.join(r)}")
     return ",".join(routes)
 
 
 def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
     cmd = qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout)
-    # guest g's cards are hosts g*K..g*K+K-1 (K cards: --nics with --nic myri)
-    cards = a.nics if a.nic == "myri" else 1
-    for k in range(cards if a.fabric else 0):
-        cmd += ["-chardev", f"socket,id=myri{k},path={sockdir}/myri/h{g * cards + k}.sock",
+    for k, h in enumerate(card_hosts(a, g) if a.fabric else []):
+        cmd += ["-chardev", f"socket,id=myri{k},path={sockdir}/myri/h{h}.sock",
                 "-device", f"ivshmem-doorbell,chardev=myri{k},vectors=3,addr={0x8 + k:#x}"]
     return cmd
 
@@ -523,7 +544,10 @@ def qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
         "dpg.modprobe=" + ",".join(mods) if mods else "",
         "dpg.backend=tulip" if a.nic == "tulip" and a.nic_driver == "none" else "",
         "dpg.backend=myri" if a.nic == "myri" else "",
-        f"dpg.myri={myri_routes(a.fabric, g, a.guests, nics)}" if a.nic == "myri" else "",
+        f"dpg.myri={myri_routes(a.fabric, g, a.guests, nics, card_hosts(a, g))}"
+        if a.nic == "myri" else "",
+        "dpg.myrihosts=" + ",".join(map(str, card_hosts(a, g)))
+        if a.nic == "myri" and getattr(a, "myri_hosts", None) else "",
         f"dpg.tap={TAP_MAC}" if a.tap else "",
         "dpg.nart=0" if a.no_nart else "",
         f"dpg.only={os.environ['DPT_ONLY']}" if os.environ.get("DPT_ONLY") else "",
@@ -784,7 +808,7 @@ def run(a):
                 sys.exit(f"cluster: dpswitch did not start: "
                          f"{read(relay.logpath).strip()[-300:]}")
         if a.fabric:
-            hosts = a.guests * (a.nics if a.nic == "myri" else 1)
+            hosts = 1 + max(h for g in range(a.guests) for h in card_hosts(a, g))
             fabric = Fabric(sockdir, a.fabric, hosts,
                             os.path.join(a.out, f"{a.mode}-myrisim.log"))
             if not fabric.started():
@@ -867,6 +891,8 @@ def run(a):
                    "elapsed_s": round(elapsed, 1), "host_timeout": timed_out}, f, indent=1)
     if link and a.faults is not None:
         print(f"cluster: link: {link}")
+    if fabric and a.mode == "myricore":
+        fabric_hops(a, total, read(fabric.logpath))
     for problem in (relay_problem, fabric_problem):
         if problem:
             total.fail(problem)
@@ -874,6 +900,32 @@ def run(a):
     print(f"cluster: {a.kernel} {a.mode} x{a.guests} took {elapsed:.0f}s; logs in {a.out}")
     print(f"cluster: {total.line()}")
     return 1 if total.failed else 0
+
+
+def fabric_hops(a, total, log):
+    """Mode myricore: every packet the fabric delivered crossed as many
+    switches as the route between the two cards has bytes (the routes both
+    ways are as long), from myrisim's final counters; one result."""
+    hosts = card_hosts(a, 0)
+    table = topo_routes(a.fabric)
+    lens = {len(table.get((hosts[0], hosts[1])) or []),
+            len(table.get((hosts[1], hosts[0])) or [])}
+    m = re.findall(r"^myrisim: sent=\d+ delivered=(\d+) hops=(\d+)", log, re.M)
+    name = "fabric/hops"
+    if len(lens) != 1 or 0 in lens or not m:
+        ok, why = False, f"routes of {sorted(lens)} bytes, counters {'found' if m else 'missing'}"
+    else:
+        hop = lens.pop()
+        delivered, hops = int(m[-1][0]), int(m[-1][1])
+        ok = delivered > 0 and hops == delivered * hop
+        why = (f"{delivered} packets delivered crossed {hops} switches "
+               f"(routes of {hop} bytes: {delivered * hop} expected)")
+    total.leaves.append((name, "pass" if ok else "fail", ""))
+    if ok:
+        total.passed += 1
+    else:
+        total.fail(f"{name}: {why}")
+    print(f"cluster: {'ok  ' if ok else 'FAIL'} {name}: {why}")
 
 
 def main():
@@ -922,6 +974,10 @@ def main():
     ap.add_argument("--fabric", metavar="TOPO",
                     help="attach guest I to host I of the Myrinet fabric simulator "
                          "(a topology file, default or one)")
+    ap.add_argument("--myri-hosts", metavar="H,H",
+                    help="mode myricore: the fabric hosts of the guest's two cards "
+                         "(default 0,1 on the topology 'one'); 0,2 on 'default' (the "
+                         "default then) puts them on different switches")
     ap.add_argument("--skips", default=ALLOW,
                     help="the skip allow-list (default tools/qemu/skips.txt): a skip not "
                          "listed for 'MODE KVER' fails the run; 'none': skips only counted")
@@ -934,9 +990,18 @@ def main():
     a.kernel = a.kernel or default_kernel()
     if a.mode == "myri":
         a.nic = "myri"
+    if a.myri_hosts:
+        if a.mode != "myricore":
+            sys.exit("cluster: --myri-hosts is for mode myricore")
+        try:
+            a.myri_hosts = [int(h) for h in a.myri_hosts.split(",")]
+        except ValueError:
+            sys.exit("cluster: --myri-hosts H,H: two host numbers")
+        if len(a.myri_hosts) != 2 or len(set(a.myri_hosts)) != 2 or min(a.myri_hosts) < 0:
+            sys.exit("cluster: --myri-hosts H,H: two different host numbers")
     if a.mode == "myricore":
         a.guests, a.nics, a.nic = 1, 2, "myri"
-        a.fabric = a.fabric or "one"
+        a.fabric = a.fabric or ("default" if a.myri_hosts else "one")
     if a.nic == "myri":
         a.fabric = a.fabric or "default"
         a.nic_driver = "none"

@@ -364,7 +364,27 @@ def test_myri_cards():
     check("myri: one ivshmem-doorbell per card, on its own host's socket",
           "path=/s/myri/h0.sock" in cmd and "path=/s/myri/h1.sock" in cmd and
           cmd.count("ivshmem-doorbell") == 2 and "addr=0x9" in cmd and
-          "dpg.myri=2=81,1=80" in cmd and "dpg.nics=2" in cmd, cmd)
+          "dpg.myri=2=81,1=80" in cmd and "dpg.nics=2" in cmd and
+          "dpg.myrihosts" not in cmd, cmd)
+    check("myri: the second card on the other switch: two-byte routes both ways",
+          cluster.myri_routes("default", 0, 1, 2, [0, 2]) == "2=87:80,1=87:80",
+          cluster.myri_routes("default", 0, 1, 2, [0, 2]))
+    a.fabric, a.myri_hosts = "default", [0, 2]
+    cmd = " ".join(cluster.qemu_cmd(a, 0, "vmlinuz", "initrd", "/s", "/o", 60))
+    check("myri: --myri-hosts 0,2 gives the cards hosts h0 and h2",
+          "path=/s/myri/h0.sock" in cmd and "path=/s/myri/h2.sock" in cmd and
+          "h1.sock" not in cmd and "dpg.myrihosts=0,2" in cmd and
+          "dpg.myri=2=87:80,1=87:80" in cmd, cmd)
+    log = "myrisim: 2 hosts\nmyrisim: sent=10 delivered=9 hops=%d bad_route=1\n"
+    for hops, good in ((18, True), (17, False), (9, False)):
+        rep = ktap.Report()
+        cluster.fabric_hops(a, rep, log % hops)
+        check(f"myri: fabric/hops with {hops} switches for 9 packets of 2-byte routes: "
+              f"{'pass' if good else 'fail'}",
+              (rep.passed, rep.failed) == ((1, 0) if good else (0, 1)), rep.line())
+    rep = ktap.Report()
+    cluster.fabric_hops(a, rep, "myrisim: died\n")
+    check("myri: fabric/hops without the final counters fails", rep.failed == 1, rep.line())
 
 
 def frame(dst, src, tag):
