@@ -260,21 +260,23 @@ static uint64_t budget_bytes(void)
 
 /*
  * A stream of seeded sizes on fd's current edge.  Message 0 is 12 bytes,
- * the frame limit of the link (max_msg before the session opened) and the
+ * the frame limit of the link (@frame, or if 0 max_msg now, before the
+ * session opens: a new endpoint's first message) and the
  * seed, from which the receiver derives the same sizes; then gen_sizes()'s
  * messages.
  * 0 if all were written, else 1 with a diagnostic.
  */
-static int stream_send(int fd, uint32_t tag, uint64_t seed, uint64_t budget)
+static int stream_send(int fd, uint32_t tag, uint64_t seed, uint64_t budget, uint32_t frame)
 {
 	static struct gen g;
 	struct dp_info info;
-	uint32_t frame, i;
+	uint32_t i;
 	int e;
 
-	if (dpt_info(fd, &info))
+	if (!frame && dpt_info(fd, &info))
 		return 1;
-	frame = info.max_msg;
+	if (!frame)
+		frame = info.max_msg;
 	memcpy(out, &frame, 4);
 	memcpy(out + 4, &seed, 8);
 	if (write(fd, out, 12) != 12) {
@@ -392,7 +394,7 @@ static void t_small(uint32_t frame)
 	dp_close(b);
 }
 
-static uint64_t t_random(int a, int b)
+static uint64_t t_random(int a, int b, uint32_t frame)
 {
 	const char *env = getenv("DPT_LARGE_SEED");
 	uint64_t seed = env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL) ^ getpid();
@@ -407,7 +409,7 @@ static uint64_t t_random(int a, int b)
 		  (unsigned long long)(budget / 1024));
 	pid = dpt_fork();
 	if (pid == 0)
-		_exit(stream_send(a, 3, seed, budget));
+		_exit(stream_send(a, 3, seed, budget, frame));
 	sender = pid;
 	got = stream_recv(b, 3, budget, &n);
 	sender = 0;
@@ -444,7 +446,7 @@ static int netem(int on)
  * 5% loss, 2% duplication, 5% reordering (held back 1 ms while the rest
  * go at once), 1% corruption, both ways (data and acknowledgements).
  */
-static void t_faults(int a, int b, uint64_t seed)
+static void t_faults(int a, int b, uint64_t seed, uint32_t frame)
 {
 	const char *kb = getenv("DPT_LARGE_FAULT_KB");
 	uint64_t budget = (kb && *kb ? strtoull(kb, NULL, 0) : 2048) * 1024;
@@ -463,7 +465,7 @@ static void t_faults(int a, int b, uint64_t seed)
 	wait_ms = 120000;
 	pid = dpt_fork();
 	if (pid == 0)
-		_exit(stream_send(a, 10, seed, budget));
+		_exit(stream_send(a, 10, seed, budget, frame));
 	sender = pid;
 	got = stream_recv(b, 10, budget, &n);
 	sender = 0;
@@ -746,7 +748,7 @@ static int peer(int argc, char **argv)
 			printf("# endpoint: %s\n", strerror(errno));
 			return 1;
 		}
-		r = stream_send(fd, 9, seed, budget);
+		r = stream_send(fd, 9, seed, budget, 0);
 		printf("sent (%d) in %.1f s\n", r, now_s() - t0);
 		/* close only once all is acknowledged: a close would abort */
 		for (n = 0; n < 3000; n++) {
@@ -792,10 +794,10 @@ int main(int argc, char **argv)
 	t_small(frame);
 	ktap_diag("small: %.1f s", now_s() - t);
 	t = now_s();
-	seed = t_random(a, b);
+	seed = t_random(a, b, frame);
 	ktap_diag("random: %.1f s", now_s() - t);
 	t = now_s();
-	t_faults(a, b, seed + 1);
+	t_faults(a, b, seed + 1, frame);
 	ktap_diag("faults: %.1f s", now_s() - t);
 	t = now_s();
 	t_stall();
