@@ -36,7 +36,7 @@
  *                              each edge's pairing with the rx peer of
  *                              its destination (dp_snd.pair), taken under
  *                              the edge's tx_mutex when DATA is sent
- *   dp_pool.lock (irq-safe)    ring producer/consumer
+ *   dp_pool.lock (irq-safe)    ring producer/consumer, its fill slots
  *   dp_uring.arm_lock (irq-safe)  then the pool's wait queue lock, then
  *                              dp_uring.lock (the wake-up runs under it)
  * dp_snd.lock (irq-safe) guards an edge's sender state and is never held

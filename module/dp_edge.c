@@ -178,8 +178,14 @@ ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 	nid = READ_ONCE(node->nid);
 	if (!len)
 		goto out;
+	/*
+	 * A raw message is one frame (the NIC's); a reliable one larger than
+	 * a frame is cut (dp_snd.c), up to what its receiver announced, never
+	 * more than half the largest pool.
+	 */
 	err = -EMSGSIZE;
-	if (len > DP_MAX_MSG || len > dp_max_msg(node))	/* the NIC's */
+	if (ep->raw ? len > DP_MAX_MSG || len > dp_max_msg(node) :
+	    len > DP_POOL_MAX / 2)
 		goto out;
 	err = -EADDRNOTAVAIL;
 	if (nid == DP_NID_NONE)

@@ -397,8 +397,12 @@ static void dp_ep_info(struct dp_endpoint *ep, struct dp_info *info)
 	mutex_lock(&ep->lock);
 	info->n_edges = ep->n_edges;
 	cur = rcu_dereference_protected(ep->cur, lockdep_is_held(&ep->lock));
-	if (cur)
+	if (cur) {
 		info->cur = cur->to;
+		/* its session's limit once open (a frame before), not raw's */
+		if (!ep->raw)
+			info->max_msg = dp_snd_max_msg(&cur->snd);
+	}
 	mutex_unlock(&ep->lock);
 }
 

@@ -7,7 +7,8 @@
  * are copied in at their offsets, the last closes it.  Kernel-agnostic:
  * no locking (the receiver's caller holds the pool's lock around
  * dp_frag_rx_put() and dp_frag_rx_abort()); built and tested on the host
- * (module/tests/test_frag.c).  Not yet used by the session layer.
+ * (module/tests/test_frag.c).  The receiver is dp_rcv.c through
+ * dp_pool_frag() (dp_pool.c).
  */
 #ifndef _DP_FRAG_H
 #define _DP_FRAG_H

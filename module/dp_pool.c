@@ -10,6 +10,7 @@
 #include <linux/vmalloc.h>
 
 #include "dp.h"
+#include "dp_frag.h"
 
 bool dp_pool_size_valid(u32 size)
 {
@@ -62,6 +63,8 @@ int dp_pool_init(struct dp_pool *pool, u32 data_size, u32 nid, u32 dpid)
 
 void dp_pool_free(struct dp_pool *pool)
 {
+	kfree(pool->ring.fill);
+	dp_ring_init_fill(&pool->ring, NULL, 0);
 	vfree(pool->mem);
 	pool->mem = NULL;
 }
@@ -79,6 +82,16 @@ static void dp_pool_publish(struct dp_pool *pool)
 	smp_store_release(&pool->ctrl->prod, dp_ring_pub(&pool->ring));
 	/* Last: readiness (poll, read, io_uring) is never ahead of the page. */
 	smp_store_release(&pool->queued_pub, pool->ring.queued);
+}
+
+/* The sender fields of a token: who sent it, its number in the session. */
+static void dp_pool_stamp(struct dp_token *t, const struct dp_msg_hdr *h,
+			  u32 src_uid, u32 tok_seq)
+{
+	t->src_nid = h->src_nid;
+	t->src_dpid = h->src_dpid;
+	t->src_uid = src_uid;
+	t->seq = tok_seq;
 }
 
 /*
@@ -101,10 +114,7 @@ int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
 		return err;
 	}
 	memcpy(t + 1, payload, h->len);
-	t->src_nid = h->src_nid;
-	t->src_dpid = h->src_dpid;
-	t->src_uid = src_uid;
-	t->seq = tok_seq;
+	dp_pool_stamp(t, h, src_uid, tok_seq);
 	dp_ring_commit(&pool->ring, t, h->len);
 	if (h->flags & DP_WF_RAW)
 		t->flags |= DP_TOK_RAW;
@@ -115,6 +125,85 @@ int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
 	if (wq_has_sleeper(&pool->wq))
 		wake_up_interruptible_poll(&pool->wq, EPOLLIN | EPOLLRDNORM);
 	return 0;
+}
+
+/*
+ * The ring's fill slots, one per sender the endpoint may keep
+ * (DP_MAX_RX_PEERS), so that a first fragment within credit is never
+ * refused for want of one; allocated with the first large message.  false
+ * if out of memory (the fragment is dropped and comes again).
+ */
+static bool dp_pool_fill_slots(struct dp_pool *pool)
+{
+	struct dp_ring_slot *slots;
+
+	lockdep_assert_held(&pool->lock);
+	if (pool->ring.fill)
+		return true;
+	slots = kcalloc(DP_MAX_RX_PEERS, sizeof(*slots),
+			GFP_ATOMIC | __GFP_NOWARN);
+	if (!slots)
+		return false;
+	dp_ring_init_fill(&pool->ring, slots, DP_MAX_RX_PEERS);
+	return true;
+}
+
+/* Wake readers if the visible messages grew from @before.  No lock held. */
+static void dp_pool_wake(struct dp_pool *pool, u32 before)
+{
+	if (READ_ONCE(pool->queued_pub) != before && wq_has_sleeper(&pool->wq))
+		wake_up_interruptible_poll(&pool->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+int dp_pool_frag(struct dp_pool *pool, struct dp_frag_rx *st,
+		 const struct dp_msg_hdr *h, const struct dp_frag_in *in,
+		 u32 src_uid, u32 tok_seq)
+{
+	unsigned long flags;
+	bool done = false;
+	u32 before;
+	int err;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	before = pool->queued_pub;
+	if (in->kind == DP_FRAG_FIRST && !dp_pool_fill_slots(pool)) {
+		err = DP_CTR_RX_DROP_NOMEM;
+		goto out;
+	}
+	err = dp_frag_rx_put(st, &pool->ring, in, &done);
+	if (err < 0)		/* dp_frag_parse() passed it: never */
+		err = DP_CTR_RX_DROP_LEN;
+	if (err == DP_CTR_RX_DROP_FULL)
+		pool->rx_drop_full++;
+	if (err)
+		goto out;
+	if (in->kind == DP_FRAG_FIRST)
+		dp_pool_stamp(st->fill.tok, h, src_uid, tok_seq);
+	if (done) {
+		pool->rx_msgs++;
+		pool->rx_bytes += in->total;
+	}
+	dp_pool_publish(pool);
+out:
+	spin_unlock_irqrestore(&pool->lock, flags);
+	dp_pool_wake(pool, before);
+	return err;
+}
+
+bool dp_pool_frag_abort(struct dp_pool *pool, struct dp_frag_rx *st)
+{
+	unsigned long flags;
+	bool had;
+	u32 before;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	before = pool->queued_pub;
+	had = dp_frag_rx_abort(st, &pool->ring);
+	if (had)
+		dp_pool_publish(pool);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	dp_pool_wake(pool, before);
+	return had;
 }
 
 /* A message refused for lack of room it may use: counted as full. */

@@ -16,6 +16,7 @@
 #include <linux/jhash.h>
 #include <linux/slab.h>
 
+#include "dp_frag.h"
 #include "dp_rcv.h"
 #include "dp_trace.h"
 
@@ -43,6 +44,14 @@
  * @n_ooo: entries in @ooo.
  * @pair: the edge of this endpoint to the sender, if one is paired with
  *	us (struct dp_rcv_pair), else NULL.
+ * @frag: the session's large message open in the pool, if any
+ *	(docs/reliability.md, "Large messages"); written under the pool's
+ *	lock too.
+ * @want: the cost of the message its writer waits for, as its last window
+ *	probe said (0: none): the target of its grants is raised to it, at
+ *	most the pool less the wrap reserve, until that message arrives.
+ * @frag_extra: fragments after the first so far in the session: a token's
+ *	seq counts messages, not frames (seq - isn + 1 - @frag_extra).
  */
 struct dp_rx_peer {
 	struct hlist_node hnode;
@@ -65,6 +74,9 @@ struct dp_rx_peer {
 	struct list_head ooo;
 	u32 n_ooo;
 	struct dp_rcv_pair *pair;
+	struct dp_frag_rx frag;
+	u32 want;
+	u32 frag_extra;
 	struct rcu_head rcu;
 };
 
@@ -252,6 +264,8 @@ static bool dp_rcv_grant(struct dp_rcv *r, struct dp_rx_peer *rp,
 		return false;
 	room = dp_credit_room(size, smax, dp_rcv_used(r), r->outstanding);
 	target = dp_credit_target(size, smax, r->n_active);
+	if (rp->want > target)		/* a large message waits: its cost */
+		target = min(rp->want, size > smax ? size - smax : 0);
 	add = dp_credit_grant(rp->credit, rp->arrived, target, room);
 	rp->credit += add;
 	r->outstanding += add;
@@ -352,6 +366,18 @@ static void dp_rcv_ooo_free(struct dp_rcv *r, struct dp_rx_peer *rp)
 		dp_count_add(r->node, DP_CTR_RX_DROP_SEQ, rp->n_ooo);
 	list_for_each_entry_safe(o, tmp, &rp->ooo, node)
 		dp_rcv_ooo_del(r, rp, o);
+}
+
+/*
+ * The session ended with a large message open: readers skip its token and
+ * never see a part of it; counted once, as a held message whose session
+ * ended is.  Caller holds r->lock.
+ */
+static void dp_rcv_frag_abort(struct dp_rcv *r, struct dp_rx_peer *rp)
+{
+	lockdep_assert_held(&r->lock);
+	if (rp->frag.open && dp_pool_frag_abort(r->pool, &rp->frag))
+		dp_count(r->node, DP_CTR_RX_DROP_SEQ);
 }
 
 /* Return a peer's unused credit to the pool.  Caller holds r->lock. */
@@ -481,6 +507,7 @@ static void dp_rcv_drop_peer(struct dp_rcv *r, struct dp_rx_peer *rp)
 	dp_rcv_uncount_src(r, rp);
 	dp_rcv_forget_credit(r, rp);
 	dp_rcv_ooo_free(r, rp);
+	dp_rcv_frag_abort(r, rp);
 	dp_rcv_set_idle(r, rp, true);
 	list_del(&rp->lru);
 	hash_del_rcu(&rp->hnode);
@@ -537,17 +564,27 @@ static bool dp_rcv_evict_share(struct dp_rcv *r, const struct dp_msg_hdr *h)
  * Senders silent past unreach_ms keep no credit: one that died, or whose
  * RETURN or FIN was lost, would otherwise hold its share of the pool for
  * good.  If it speaks again, DATA beyond its credit makes a new grant
- * (dp_rcv_next()).  Caller holds r->lock.
+ * (dp_rcv_next()).  One silent in the middle of a large message is
+ * forgotten (its message aborted, as at eviction), or it would hold back
+ * every message behind it for good: if it speaks again it gets a RESET.
+ * Caller holds r->lock.
  */
 static void dp_rcv_reclaim(struct dp_rcv *r)
 {
 	unsigned long now = jiffies;
+	struct hlist_node *tmp;
 	struct dp_rx_peer *rp;
 	int bkt;
 
 	lockdep_assert_held(&r->lock);
-	hash_for_each(r->peers, bkt, rp, hnode) {
-		if (rp->idle || !dp_rcv_silent(rp, now))
+	hash_for_each_safe(r->peers, bkt, tmp, rp, hnode) {
+		if (!dp_rcv_silent(rp, now))
+			continue;
+		if (rp->frag.open) {
+			dp_rcv_drop_peer(r, rp);
+			continue;
+		}
+		if (rp->idle)
 			continue;
 		dp_rcv_forget_credit(r, rp);
 		dp_rcv_ooo_free(r, rp);
@@ -640,6 +677,9 @@ void dp_rcv_hello(struct dp_rcv *r, const struct dp_msg_hdr *h)
 		goto out;
 	dp_rcv_forget_credit(r, rp);
 	dp_rcv_ooo_free(r, rp);
+	dp_rcv_frag_abort(r, rp);
+	rp->frag_extra = 0;
+	rp->want = 0;
 	rp->peer_inc = h->src_inc;
 	rp->isn = h->seq;
 	rp->rcv_nxt = h->seq;
@@ -680,6 +720,8 @@ void dp_rcv_probe(struct dp_rcv *r, const struct dp_msg_hdr *h)
 	rp = dp_rcv_find(r, &from);
 	if (dp_rcv_names(r, rp, h)) {
 		dp_rcv_heard(r, rp);
+		/* untrusted: only ever within the pool (dp_rcv_grant()) */
+		rp->want = h->credit & ~(DP_TOKEN_ALIGN - 1);
 		dp_rcv_set_idle(r, rp, false);
 		dp_rcv_grant(r, rp, dp_rcv_smax(r));
 		dp_rcv_owe(r, rp, DP_ACK_NOW);
@@ -766,30 +808,111 @@ static int dp_rcv_deliver(struct dp_rcv *r, const struct dp_msg_hdr *h,
 	return 0;
 }
 
-/* Whether in-order DATA @h is within the credit granted to its sender. */
-static bool dp_rcv_within(const struct dp_rx_peer *rp, const struct dp_msg_hdr *h)
+/*
+ * The largest message this endpoint takes in fragments: its pool's, less
+ * the wrap reserve of one frame of its NIC (dp_frag_max_msg()).
+ */
+static u32 dp_rcv_frag_max(struct dp_rcv *r)
 {
-	return dp_credit_allows(rp->arrived + DP_TOKEN_SPACE(h->len), rp->credit);
+	return dp_frag_max_msg(r->ring->size, dp_max_msg(r->node));
 }
 
 /*
- * In-order DATA into the pool, or refused (counted full on the endpoint
- * once) when it is beyond its sender's credit.  Returns a drop counter.
+ * The credit in-order DATA costs: a whole message its token's space, a
+ * fragmented one its whole cost at its first fragment (whose message is
+ * longer than the fragment, so dp_frag_credit() charges it as cut), the
+ * later fragments nothing (docs/reliability.md, "Large messages").
  */
-static int dp_rcv_one(struct dp_rcv *r, struct dp_rx_peer *rp,
-		      const struct dp_msg_hdr *h, const void *payload)
+static u32 dp_rcv_cost(const struct dp_frag_in *in)
 {
-	u32 space = DP_TOKEN_SPACE(h->len);
+	switch (in->kind) {
+	case DP_FRAG_WHOLE:
+		return DP_TOKEN_SPACE(in->len);
+	case DP_FRAG_FIRST:
+		return dp_frag_credit(in->total, in->len);
+	default:
+		return 0;
+	}
+}
+
+/* Whether @cost more is within the credit granted to @rp's sender. */
+static bool dp_rcv_within(const struct dp_rx_peer *rp, u32 cost)
+{
+	return dp_credit_allows(rp->arrived + cost, rp->credit);
+}
+
+/*
+ * Place in-order fragment @in of @h in the pool (the sender fields go in
+ * at the first one); the message is counted when its last one comes.
+ * Returns a drop counter.  Caller holds r->lock.
+ */
+static int dp_rcv_frag(struct dp_rcv *r, struct dp_rx_peer *rp,
+		       const struct dp_msg_hdr *h, const struct dp_frag_in *in,
+		       u32 tok_seq)
+{
 	int drop;
 
-	if (!dp_rcv_within(rp, h))
+	lockdep_assert_held(&r->lock);
+	drop = dp_pool_frag(r->pool, &rp->frag, h, in,
+			    dp_ep_token_uid(r->ep, h->src_uid), tok_seq);
+	if (drop)
+		return drop;
+	if (in->kind != DP_FRAG_FIRST)
+		rp->frag_extra++;
+	if (in->kind == DP_FRAG_LAST) {
+		dp_count(r->node, DP_CTR_RX_MSGS);
+		dp_count_add(r->node, DP_CTR_RX_BYTES, in->total);
+		trace_dp_rx(r->node, h, tok_seq);
+	}
+	return 0;
+}
+
+/*
+ * In-order DATA into the pool, a whole message or a fragment, or refused
+ * (counted full on the endpoint once) when it is beyond its sender's
+ * credit.  @ask: the frame just came (not a held one): a sender beyond
+ * its credit is granted first (dp_rcv_next()).  Returns a drop counter.
+ */
+static int dp_rcv_one(struct dp_rcv *r, struct dp_rx_peer *rp,
+		      const struct dp_msg_hdr *h, const void *payload, bool ask)
+{
+	u32 tok_seq = h->seq - rp->isn + 1 - rp->frag_extra;
+	struct dp_frag_in in;
+	u32 cost;
+	int drop;
+
+	lockdep_assert_held(&r->lock);
+	drop = dp_frag_parse(&rp->frag, h, payload, dp_rcv_frag_max(r), &in);
+	if (drop)
+		return drop;
+	cost = dp_rcv_cost(&in);
+	if (!dp_rcv_within(rp, cost) && ask) {
+		/*
+		 * Beyond its credit: the sender gave credit back (RETURN), and
+		 * an ACK we sent before the RETURN arrived reached it after and
+		 * gave it that credit again.  Its window probe may have been
+		 * answered in between (so it is no longer idle here), and the
+		 * sender then believes in more credit than we hold for it.  It
+		 * is sending: grant, within its fair share of the unpromised
+		 * room.  Without the room it is dropped and comes again
+		 * (retransmitted) once a reader frees some.
+		 */
+		dp_rcv_set_idle(r, rp, false);
+		dp_rcv_grant(r, rp, dp_rcv_smax(r));
+	}
+	if (!dp_rcv_within(rp, cost))
 		return dp_pool_refuse(r->pool);
-	drop = dp_rcv_deliver(r, h, h->seq - rp->isn + 1, payload);
+	if (in.kind == DP_FRAG_WHOLE)
+		drop = dp_rcv_deliver(r, h, tok_seq, payload);
+	else
+		drop = dp_rcv_frag(r, rp, h, &in, tok_seq);
 	if (drop)
 		return drop;	/* only if the MTU grew: it comes again */
 	rp->rcv_nxt++;
-	rp->arrived += space;
-	r->outstanding -= space;
+	rp->arrived += cost;
+	r->outstanding -= cost;
+	if (cost >= rp->want)
+		rp->want = 0;	/* what it waited for came */
 	return 0;
 }
 
@@ -806,7 +929,7 @@ static void dp_rcv_drain(struct dp_rcv *r, struct dp_rx_peer *rp)
 	list_for_each_entry_safe(o, tmp, &rp->ooo, node) {
 		if (o->h.seq != rp->rcv_nxt)
 			break;
-		drop = dp_rcv_one(r, rp, &o->h, o->data);
+		drop = dp_rcv_one(r, rp, &o->h, o->data, false);
 		dp_rcv_ooo_del(r, rp, o);
 		if (drop) {
 			dp_count(r->node, drop);
@@ -821,21 +944,7 @@ static int dp_rcv_next(struct dp_rcv *r, struct dp_rx_peer *rp,
 	int drop;
 	u8 owe;
 
-	if (!dp_rcv_within(rp, h)) {
-		/*
-		 * Beyond its credit: the sender gave credit back (RETURN), and
-		 * an ACK we sent before the RETURN arrived reached it after and
-		 * gave it that credit again.  Its window probe may have been
-		 * answered in between (so it is no longer idle here), and the
-		 * sender then believes in more credit than we hold for it.  It
-		 * is sending: grant, within its fair share of the unpromised
-		 * room.  Without the room it is dropped and comes again
-		 * (retransmitted) once a reader frees some.
-		 */
-		dp_rcv_set_idle(r, rp, false);
-		dp_rcv_grant(r, rp, dp_rcv_smax(r));
-	}
-	drop = dp_rcv_one(r, rp, h, payload);
+	drop = dp_rcv_one(r, rp, h, payload, true);
 	if (drop) {
 		dp_rcv_owe(r, rp, DP_ACK_NOW);	/* it hears where it stands */
 		return drop;
@@ -1168,7 +1277,7 @@ static bool dp_rcv_collect(struct dp_rcv *r, struct dp_ack_batch *b)
 		dp_rcv_regrant(r, dp_rcv_smax(r));
 	}
 	if (r->n_due) {
-		max_msg = dp_rcv_max_msg(r);
+		max_msg = dp_rcv_frag_max(r);	/* what we take, fragmented */
 		hash_for_each(r->peers, bkt, rp, hnode) {
 			if (rp->ack_due && b->n < DP_ACK_BATCH)
 				dp_rcv_take_ack(r, rp, b, max_msg);

@@ -15,6 +15,8 @@
 #include "dp_wire.h"
 
 struct dp_endpoint;
+struct dp_frag_in;
+struct dp_frag_rx;
 struct dp_node;
 struct dp_pool;
 struct workqueue_struct;
@@ -64,6 +66,19 @@ void dp_count_add(struct dp_node *node, enum dp_counter c, u64 v);
 int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
 		    u32 src_uid, u32 tok_seq, const void *payload);
 int dp_pool_refuse(struct dp_pool *pool);
+/*
+ * Large messages (docs/reliability.md): place fragment @in of @h, checked
+ * by dp_frag_parse() against the session's open message @st, under the
+ * pool's lock.  A first one opens the token (the ring's fill slots are
+ * allocated then, at the first ever) and stamps it with the sender, @uid
+ * and message number @tok_seq; the last one publishes the message and
+ * wakes readers.  Returns 0, or the drop counter (nothing changed).
+ */
+int dp_pool_frag(struct dp_pool *pool, struct dp_frag_rx *st,
+		 const struct dp_msg_hdr *h, const struct dp_frag_in *in,
+		 u32 src_uid, u32 tok_seq);
+/* The session ended: its open message becomes a skip token.  Had one? */
+bool dp_pool_frag_abort(struct dp_pool *pool, struct dp_frag_rx *st);
 
 /* Endpoint (dp_endpoint.c): a wire uid as the endpoint's owner sees it. */
 u32 dp_ep_token_uid(struct dp_endpoint *ep, u32 wire_uid);

@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "dp_frag.h"
 #include "dp_snd.h"
 #include "dp_rcv.h"
 #include "dp_trace.h"
@@ -287,8 +288,14 @@ static int dp_snd_return(struct dp_snd *s, u32 space, u32 isn, u32 peer_inc)
 	return dp_tx_frame(s->se->node, &h, NULL);
 }
 
-/* A window probe: seq is snd_nxt; ack names the session (its ISN). */
-static int dp_snd_probe(struct dp_snd *s, u32 nxt, u32 isn, u32 peer_inc)
+/*
+ * A window probe: seq is snd_nxt; ack names the session (its ISN); credit
+ * is the cost of the message a writer waits for (@want, 0 if none), which
+ * may be more than the window the receiver gives us unasked (a large
+ * message, docs/reliability.md).
+ */
+static int dp_snd_probe(struct dp_snd *s, u32 nxt, u32 isn, u32 peer_inc,
+			u32 want)
 {
 	struct dp_msg_hdr h;
 
@@ -296,6 +303,7 @@ static int dp_snd_probe(struct dp_snd *s, u32 nxt, u32 isn, u32 peer_inc)
 	h.flags = DP_WF_PROBE;
 	h.seq = nxt;
 	h.ack = isn;
+	h.credit = want;
 	h.dst_inc = peer_inc;
 	return dp_tx_frame(s->se->node, &h, NULL);
 }
@@ -316,6 +324,7 @@ static int dp_snd_xmit(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 	dp_tx_tmpl(s->se->ep, &s->tmpl, DP_WT_DATA, &s->to, peer_inc);
 	h = s->tmpl.h;
 	h.len = m->len;
+	h.flags = m->flags;
 	h.seq = m->seq;
 	dp_rcv_piggyback(s->se->rcv, &s->pair, &h, peer_inc);
 	err = dp_tx_frame_tmpl(s->se->node, &s->tmpl, &h, m->data);
@@ -496,7 +505,7 @@ static void dp_snd_work_fn(struct work_struct *work)
 {
 	struct dp_snd *s = container_of(work, struct dp_snd, work);
 	enum dp_snd_action act;
-	u32 peer_inc, isn, nxt, space;
+	u32 peer_inc, isn, nxt, space, want;
 	bool failed;
 
 	mutex_lock(&s->tx_mutex);
@@ -507,6 +516,7 @@ static void dp_snd_work_fn(struct work_struct *work)
 	isn = s->isn;
 	nxt = s->snd_nxt;
 	space = s->snd_space;
+	want = s->want;
 	failed = s->state == DP_SND_FAILED;
 	spin_unlock_irq(&s->lock);
 	if (failed)
@@ -520,7 +530,7 @@ static void dp_snd_work_fn(struct work_struct *work)
 	else if (act == DP_SND_RESEND)
 		dp_snd_resend_first(s, peer_inc);
 	else if (act == DP_SND_PROBE)
-		dp_snd_probe(s, nxt, isn, peer_inc);
+		dp_snd_probe(s, nxt, isn, peer_inc, want);
 	else if (act == DP_SND_RETURN)
 		dp_snd_return(s, space, isn, peer_inc);
 	mutex_unlock(&s->tx_mutex);
@@ -628,8 +638,20 @@ static bool dp_snd_ready(struct dp_snd *s, u32 space)
 
 	if (READ_ONCE(s->dead) || state == DP_SND_FAILED || state == DP_SND_IDLE)
 		return true;
-	return state == DP_SND_OPEN && dp_cwnd_open(s) &&
+	return state == DP_SND_OPEN && !READ_ONCE(s->in_msg) && dp_cwnd_open(s) &&
 	       dp_credit_allows(READ_ONCE(s->snd_space) + space, READ_ONCE(s->credit));
+}
+
+/*
+ * The largest message this edge sends: a frame until its session is open,
+ * then what the receiver announced (dp_frag_max_msg() of its pool, more
+ * than a frame if it takes fragments).  Lockless.
+ */
+u32 dp_snd_max_msg(struct dp_snd *s)
+{
+	if (READ_ONCE(s->state) != DP_SND_OPEN)
+		return dp_max_msg(s->se->node);
+	return READ_ONCE(s->peer_max);
 }
 
 /*
@@ -654,12 +676,26 @@ enum dp_snd_step {
 	DP_STEP_SEND, DP_STEP_OPEN, DP_STEP_PROBE, DP_STEP_WAIT, DP_STEP_ERR,
 };
 
+/* @m takes the next seq and its cost; it is in flight.  Holds s->lock. */
+static void dp_snd_queue(struct dp_snd *s, struct dp_txmsg *m)
+{
+	lockdep_assert_held(&s->lock);
+	m->seq = s->snd_nxt;
+	WRITE_ONCE(s->snd_nxt, s->snd_nxt + 1);
+	m->sent_ns = ktime_get_ns();
+	WRITE_ONCE(s->snd_space, s->snd_space + m->space);
+	list_add_tail(&m->node, &s->unacked);
+	s->n_unacked++;
+	if (m->seq == s->snd_una)	/* the window was empty: start the clock */
+		dp_snd_arm(s, jiffies + dp_snd_timeout(s));
+}
+
 /*
  * Under s->lock: queue @m with the next seq if the credit allows, else say
  * what to do.  @err gets the errno of DP_STEP_ERR.
  */
 static enum dp_snd_step dp_snd_admit(struct dp_snd *s, struct dp_txmsg *m,
-				     int *err)
+				     u32 total, int *err)
 {
 	lockdep_assert_held(&s->lock);
 	if (s->dead) {
@@ -676,10 +712,13 @@ static enum dp_snd_step dp_snd_admit(struct dp_snd *s, struct dp_txmsg *m,
 	case DP_SND_HELLO:
 		return DP_STEP_WAIT;
 	}
-	if (m->len > s->peer_max) {
+	/* A receiver that announced more than a frame takes fragments. */
+	if (total > s->peer_max) {
 		*err = -EMSGSIZE;
 		return DP_STEP_ERR;
 	}
+	if (s->in_msg)
+		return DP_STEP_WAIT;	/* another writer's fragments first */
 	/* What follows makes the peer owe an answer: its silence counts now. */
 	if (!dp_snd_pending(s))
 		s->wait_since = jiffies;
@@ -696,15 +735,10 @@ static enum dp_snd_step dp_snd_admit(struct dp_snd *s, struct dp_txmsg *m,
 		dp_snd_arm(s, jiffies + dp_snd_timeout(s));
 		return DP_STEP_PROBE;	/* idle (credit given back): ask now */
 	}
-	m->seq = s->snd_nxt;
-	WRITE_ONCE(s->snd_nxt, s->snd_nxt + 1);
 	WRITE_ONCE(s->want, 0);
-	m->sent_ns = ktime_get_ns();
-	WRITE_ONCE(s->snd_space, s->snd_space + m->space);
-	list_add_tail(&m->node, &s->unacked);
-	s->n_unacked++;
-	if (m->seq == s->snd_una)	/* the window was empty: start the clock */
-		dp_snd_arm(s, jiffies + dp_snd_timeout(s));
+	if (m->flags == DP_WF_FRAG_FIRST)
+		WRITE_ONCE(s->in_msg, true);
+	dp_snd_queue(s, m);
 	return DP_STEP_SEND;
 }
 
@@ -748,19 +782,36 @@ static int dp_snd_first(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 	return 0;
 }
 
+/*
+ * The copy of fragment @i of the message of @len bytes at @buf, cut for
+ * frames of @frame bytes (a message that fits one frame is its only
+ * fragment, sent whole): the first one carries the message's length and
+ * its whole cost (dp_frag_credit()), the others cost nothing.
+ */
 static struct dp_txmsg *dp_snd_copy(struct dp_snd *s, const void __user *buf,
-				    size_t len)
+				    u32 len, u32 frame, u32 i)
 {
-	struct dp_txmsg *m = dp_snd_get(s, len);
+	struct dp_txmsg *m;
+	struct dp_frag f;
+	u8 *p;
 
+	if (dp_frag_get(len, frame, i, &f))
+		return ERR_PTR(-EMSGSIZE);	/* no frame to cut it for */
+	m = dp_snd_get(s, f.wire_len);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
-	if (copy_from_user(m->data, buf, len)) {
+	p = m->data;
+	if (f.flags == DP_WF_FRAG_FIRST) {
+		dp_frag_put_total(p, len);
+		p += DP_FRAG_TOTAL_LEN;
+	}
+	if (copy_from_user(p, (const u8 __user *)buf + f.off, f.len)) {
 		dp_snd_put(s, m);
 		return ERR_PTR(-EFAULT);
 	}
-	m->len = len;
-	m->space = DP_TOKEN_SPACE(len);
+	m->len = f.wire_len;
+	m->flags = f.flags;
+	m->space = i ? 0 : dp_frag_credit(len, frame);
 	WRITE_ONCE(m->resent, false);
 	return m;
 }
@@ -805,53 +856,202 @@ static int dp_snd_wait(struct dp_snd *s, u32 space, u8 state, bool nonblock,
 	return err;
 }
 
-/* A reliable send on @s; the caller holds a reference to its edge. */
-int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
-		bool nonblock)
+/*
+ * Admit and send @m, a whole message or the first fragment of one of
+ * @total bytes: open the session, wait for credit (or say EAGAIN), probe.
+ * 0: the copy is the edge's now; else an error and it is still ours.
+ */
+static int dp_snd_start(struct dp_snd *s, struct dp_txmsg *m, u32 total,
+			bool nonblock)
 {
-	struct dp_txmsg *m = dp_snd_copy(s, buf, len);
+	u32 peer_inc, nxt, isn, want;
 	enum dp_snd_step step;
 	bool counted = false;
-	u32 peer_inc, nxt, isn;
 	int err = 0;
 	u8 state;
 
-	if (IS_ERR(m))
-		return PTR_ERR(m);
 	for (;;) {
-		if (mutex_lock_interruptible(&s->tx_mutex)) {
-			err = -ERESTARTSYS;
-			break;
-		}
+		if (mutex_lock_interruptible(&s->tx_mutex))
+			return -ERESTARTSYS;
 		dp_snd_reclaim(s, false);
 		spin_lock_irq(&s->lock);
-		step = dp_snd_admit(s, m, &err);
+		step = dp_snd_admit(s, m, total, &err);
 		peer_inc = s->peer_inc;
 		nxt = s->snd_nxt;
 		isn = s->isn;
+		want = s->want;
 		state = s->state;
 		spin_unlock_irq(&s->lock);
 		if (step == DP_STEP_SEND) {
 			err = dp_snd_first(s, m, peer_inc);
 			mutex_unlock(&s->tx_mutex);
-			if (!err)
-				return 0;	/* the copy is the edge's now */
-			break;
+			return err;
 		}
 		if (step == DP_STEP_OPEN)
 			err = dp_snd_open(s);
 		if (step == DP_STEP_PROBE)
-			dp_snd_probe(s, nxt, isn, peer_inc);
+			dp_snd_probe(s, nxt, isn, peer_inc, want);
 		mutex_unlock(&s->tx_mutex);
 		if (step == DP_STEP_ERR || err)
-			break;
+			return err;
 		if (step == DP_STEP_WAIT || step == DP_STEP_PROBE) {
 			err = dp_snd_wait(s, m->space, state, nonblock, &counted);
 			if (err)
-				break;
+				return err;
 		}
 	}
-	dp_snd_put(s, m);
+}
+
+/*
+ * Under s->lock: queue the next fragment @m of the large message begun in
+ * session @isn, if the congestion window allows; its credit was charged
+ * at the first.  The last one lets other writers in again.
+ */
+static enum dp_snd_step dp_snd_admit_next(struct dp_snd *s,
+					  struct dp_txmsg *m, u32 isn, int *err)
+{
+	lockdep_assert_held(&s->lock);
+	if (s->dead || s->state != DP_SND_OPEN || s->isn != isn) {
+		*err = s->dead ? -ENOTCONN : s->err ? s->err : -ECONNRESET;
+		return DP_STEP_ERR;
+	}
+	if (!dp_cwnd_open(s))
+		return DP_STEP_WAIT;
+	if (m->flags == DP_WF_FRAG_LAST)
+		WRITE_ONCE(s->in_msg, false);
+	dp_snd_queue(s, m);
+	return DP_STEP_SEND;
+}
+
+/* The large message's writer may go on: room in the window, or an end. */
+static bool dp_snd_next_ready(struct dp_snd *s)
+{
+	return READ_ONCE(s->dead) || READ_ONCE(s->state) != DP_SND_OPEN ||
+	       dp_cwnd_open(s);
+}
+
+/*
+ * Send fragment @m of the large message of session @isn as soon as the
+ * window allows (pipelined: the next one is copied meanwhile).  A frame
+ * that does not leave is the retransmission timer's, as any in flight:
+ * the message cannot be taken back in the middle.  Only a fatal signal
+ * cuts the wait short.  0, or an error and @m is still ours.
+ */
+static int dp_snd_next(struct dp_snd *s, struct dp_txmsg *m, u32 isn)
+{
+	enum dp_snd_step step;
+	u32 peer_inc;
+	int err = 0;
+
+	for (;;) {
+		if (mutex_lock_killable(&s->tx_mutex))
+			return -EINTR;
+		dp_snd_reclaim(s, false);
+		spin_lock_irq(&s->lock);
+		step = dp_snd_admit_next(s, m, isn, &err);
+		peer_inc = s->peer_inc;
+		spin_unlock_irq(&s->lock);
+		if (step == DP_STEP_SEND)
+			dp_snd_xmit(s, m, peer_inc);
+		mutex_unlock(&s->tx_mutex);
+		if (step != DP_STEP_WAIT)
+			break;
+		if (wait_event_killable(s->se->wq, dp_snd_next_ready(s)))
+			return -EINTR;
+	}
+	if (step == DP_STEP_SEND && m->flags == DP_WF_FRAG_LAST)
+		wake_up_interruptible_all(&s->se->wq);	/* others' turn */
+	return err;
+}
+
+/*
+ * A large message could not be sent whole (EFAULT, no memory, a fatal
+ * signal, the session failed or the edge went): its first fragments are
+ * out and cannot be taken back, so its session ends (FIN), and the
+ * receiver gives the message up; it never sees a part of it.  The
+ * session's messages not acknowledged yet are counted undelivered, as
+ * when a session fails; the next send opens a new one.
+ */
+static void dp_snd_abort_msg(struct dp_snd *s, u32 isn)
+{
+	bool ended = false;
+	u32 peer_inc = 0;
+
+	mutex_lock(&s->tx_mutex);
+	spin_lock_irq(&s->lock);
+	WRITE_ONCE(s->in_msg, false);
+	if (!s->dead && s->state == DP_SND_OPEN && s->isn == isn) {
+		peer_inc = s->peer_inc;
+		dp_snd_set_state(s, DP_SND_IDLE, 0);
+		s->fast = false;
+		s->recovering = false;
+		WRITE_ONCE(s->probe, false);
+		ended = true;
+	}
+	spin_unlock_irq(&s->lock);
+	if (ended) {
+		dp_snd_reclaim(s, true);
+		dp_snd_ctrl(s, DP_WT_RESET, DP_WF_FIN, isn, peer_inc);
+	}
+	mutex_unlock(&s->tx_mutex);
+	wake_up_interruptible_all(&s->se->wq);
+}
+
+/*
+ * A message larger than a frame (docs/reliability.md, "Large messages"):
+ * the first fragment waits for the session and the whole message's
+ * credit as a whole message would (O_NONBLOCK: EAGAIN); each next one is
+ * copied and sent as the window allows.
+ */
+static int dp_snd_send_large(struct dp_snd *s, const void __user *buf,
+			     u32 len, u32 frame, bool nonblock)
+{
+	u32 i, n = dp_frag_count(len, frame), isn;
+	struct dp_txmsg *m;
+	int err;
+
+	m = dp_snd_copy(s, buf, len, frame, 0);
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	err = dp_snd_start(s, m, len, nonblock);
+	if (err) {
+		dp_snd_put(s, m);
+		return err;
+	}
+	isn = READ_ONCE(s->isn);	/* ours while in_msg: no new session */
+	for (i = 1; i < n; i++) {
+		m = dp_snd_copy(s, buf, len, frame, i);
+		if (IS_ERR(m)) {
+			err = PTR_ERR(m);
+			break;
+		}
+		err = dp_snd_next(s, m, isn);
+		if (err) {
+			dp_snd_put(s, m);
+			break;
+		}
+	}
+	if (err)
+		dp_snd_abort_msg(s, isn);
+	return err;
+}
+
+/* A reliable send on @s; the caller holds a reference to its edge. */
+int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
+		bool nonblock)
+{
+	u32 frame = dp_max_msg(s->se->node);
+	struct dp_txmsg *m;
+	int err;
+
+	if (len > frame)
+		return dp_snd_send_large(s, buf, len, frame, nonblock);
+	m = dp_snd_copy(s, buf, len, frame, 0);
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	err = dp_snd_start(s, m, len, nonblock);
+	if (err)
+		dp_snd_put(s, m);
 	return err;
 }
 

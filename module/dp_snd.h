@@ -39,8 +39,10 @@ struct dp_ep_stats;
  * struct dp_txmsg - the kernel copy of one message not yet acknowledged.
  * @node: in dp_snd.unacked, in seq order; or in dp_snd.spare.
  * @seq: its sequence number.
- * @space: DP_TOKEN_SPACE(@len): what it costs in the receiver's pool.
- * @len: message bytes in @data.
+ * @space: what it costs in the receiver's pool (dp_frag_credit()): a
+ *	large message's whole cost is its first fragment's, the others' 0.
+ * @len: message bytes in @data (a fragment's wire len).
+ * @flags: its DP_WF_FRAG_* bits, 0 for a message sent whole.
  * @resent: sent more than once: no RTT sample from it (Karn's rule).
  * @slot: a DP_SND_SLOT-sized allocation, kept for reuse.
  * @sent_ns: ktime of the first transmission.
@@ -51,6 +53,7 @@ struct dp_txmsg {
 	u32 seq;
 	u32 space;
 	u16 len;
+	u16 flags;
 	bool resent;
 	bool slot;
 	u64 sent_ns;
@@ -99,7 +102,7 @@ struct dp_snd_ep {
  *	retransmission, so frames leave in seq order.
  * @lock: guards everything below; irq-safe (the MDR may run in hard irq).
  *	Writers' wait conditions and dp_snd_unacked() read @dead, @state,
- *	@err, @cwnd, @probe, @want, @returned, @snd_nxt, @snd_una,
+ *	@err, @cwnd, @probe, @want, @returned, @in_msg, @snd_nxt, @snd_una,
  *	@snd_space, @credit and @peer_max without it (READ_ONCE), so every
  *	store to those is a WRITE_ONCE under @lock.
  * @dead: removed from the endpoint: timer and work are not re-armed.
@@ -122,6 +125,8 @@ struct dp_snd_ep {
  *	one is sent): the probing goes on until it fits.
  * @waiters: writers asleep waiting for credit: no credit return meanwhile.
  * @returned: the credit was given back while idle (none asked for since).
+ * @in_msg: a writer is sending a large message: its fragments take the
+ *	next seqs, and every other send waits until its last one is queued.
  * @peer_inc: the receiver's incarnation, learnt from the HELLO's answer.
  * @isn: the session's initial sequence number, random.
  * @snd_nxt: next seq to assign.
@@ -169,6 +174,7 @@ struct dp_snd {
 	u32 cwnd_acc;
 	u32 waiters;
 	bool returned;
+	bool in_msg;
 	u32 peer_inc;
 	u32 isn;
 	u32 snd_nxt;
@@ -241,6 +247,7 @@ void dp_snd_stop(struct dp_snd *s, bool goodbye);
 void dp_snd_release(struct dp_snd *s);
 bool dp_snd_writable(struct dp_snd *s, int *err);
 u32 dp_snd_unacked(struct dp_snd *s);
+u32 dp_snd_max_msg(struct dp_snd *s);
 void dp_snd_info(struct dp_snd *s, struct dp_snd_info *si);
 
 #endif /* _DP_SND_H */

@@ -96,14 +96,15 @@ static bool dp_wire_seq_ok(const struct dp_msg_hdr *h)
 }
 
 /*
- * Fragments of a large message (docs/wire.md) are DATA with DP_WF_FRAG_*
- * bits; this version sends none and receives none yet (its HELLO answers
- * never announce a message larger than a frame), so such DATA is a frame
- * of a type it does not take.
+ * Fragments of a large message (docs/wire.md) are reliable DATA with
+ * DP_WF_FRAG_* bits, checked against the session by dp_frag_parse();
+ * raw DATA is never fragmented, so such bits on it make a frame of a type
+ * no receiver takes.
  */
 static bool dp_wire_frag_ok(const struct dp_msg_hdr *h)
 {
-	return h->type != DP_WT_DATA || !(h->flags & DP_WF_FRAG_MASK);
+	return h->type != DP_WT_DATA || !(h->flags & DP_WF_RAW) ||
+	       !(h->flags & DP_WF_FRAG_MASK);
 }
 
 int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h)

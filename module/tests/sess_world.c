@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "sess_world.h"
+#include "dp_frag.h"
 
 unsigned int dp_unreach_ms = 10000;
 unsigned int dp_rto_min_ms = 20;
@@ -112,6 +113,41 @@ int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
 	return 0;
 }
 
+/* As dp_pool.c does it, without the lock, the wake-up and the counters. */
+int dp_pool_frag(struct dp_pool *pool, struct dp_frag_rx *st,
+		 const struct dp_msg_hdr *h, const struct dp_frag_in *in,
+		 u32 src_uid, u32 tok_seq)
+{
+	bool done;
+	int err;
+
+	if (in->kind == DP_FRAG_FIRST && !pool->ring.fill) {
+		struct dp_ring_slot *slots = kzalloc(DP_MAX_RX_PEERS * sizeof(*slots),
+						     GFP_ATOMIC);
+
+		if (!slots)
+			return DP_CTR_RX_DROP_NOMEM;
+		dp_ring_init_fill(&pool->ring, slots, DP_MAX_RX_PEERS);
+	}
+	err = dp_frag_rx_put(st, &pool->ring, in, &done);
+	if (err < 0)
+		return DP_CTR_RX_DROP_LEN;
+	if (err)
+		return err;
+	if (in->kind == DP_FRAG_FIRST) {
+		st->fill.tok->src_nid = h->src_nid;
+		st->fill.tok->src_dpid = h->src_dpid;
+		st->fill.tok->src_uid = src_uid;
+		st->fill.tok->seq = tok_seq;
+	}
+	return 0;
+}
+
+bool dp_pool_frag_abort(struct dp_pool *pool, struct dp_frag_rx *st)
+{
+	return dp_frag_rx_abort(st, &pool->ring);
+}
+
 int dp_pool_refuse(struct dp_pool *pool)
 {
 	pool->refused++;
@@ -197,6 +233,7 @@ void w_close(struct dp_endpoint *ep)
 		e->used = false;
 	}
 	dp_rcv_stop(&ep->rcv);
+	kfree(ep->pool.ring.fill);
 	free(ep->pool.data);
 	ep->open = false;
 }
@@ -212,7 +249,7 @@ void w_teardown(void)
 	CHECK(kmock_pending() == 0, "%d timers or works left", kmock_pending());
 }
 
-static u8 w_payload[W_MSG_MAX];
+u8 w_payload[W_PAYLOAD];
 
 int w_send(struct dp_snd *s, u32 len)
 {

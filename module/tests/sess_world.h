@@ -104,6 +104,8 @@ struct dp_snd *w_pair(u32 bpool, struct dp_endpoint **a, struct dp_endpoint **b)
 /* Close: every edge stopped with a FIN, then the receiving side. */
 void w_close(struct dp_endpoint *ep);
 
+#define W_PAYLOAD	(2u << 20)
+extern u8 w_payload[W_PAYLOAD];	/* what w_send() and w_send_wait() send */
 int w_send(struct dp_snd *s, u32 len);			/* nonblocking */
 int w_send_wait(struct dp_snd *s, u32 len);		/* the world runs meanwhile */
 /* Read up to @n messages from the pool; returns how many; seqs in @seq. */

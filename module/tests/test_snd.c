@@ -7,6 +7,7 @@
  * reports.  Endpoint A (node 1, DPID 10) sends to B (node 2, DPID 20).
  */
 #include "sess_world.h"
+#include "dp_frag.h"
 
 #define A_INC	W_A_INC
 #define B_INC	W_B_INC
@@ -717,7 +718,8 @@ static void test_snd_errors(void)
 	CHECK_EQ(w_send(ab, 100), 0);		/* in the spare slot */
 	CHECK_EQ(kmock_kmalloc_fail, 1);
 	CHECK_EQ(w_send(ab, 100), -ENOMEM);	/* none spare: allocation failed */
-	CHECK_EQ(w_send(ab, 1401), -EMSGSIZE);	/* beyond B's largest */
+	/* beyond B's largest (fragmented), before anything is sent */
+	CHECK_EQ(w_send(ab, dp_frag_max_msg(65536, 1400) + 1), -EMSGSIZE);
 	CHECK_EQ(w_info(ab).snd_nxt, nxt + 2);
 	w_run(300);
 	CHECK_EQ(w_queued(B), 2);

@@ -82,8 +82,8 @@ static void random_msg_hdr(struct dp_msg_hdr *h, uint64_t *s)
 	h->seq = (u32)unit_rand(s);
 	if (h->type == DP_WT_DATA && (h->flags & DP_WF_RAW) && !h->seq)
 		h->seq = 1;	/* raw DATA is never seq 0 */
-	if (h->type == DP_WT_DATA)	/* nor a fragment, in this version */
-		h->flags &= (u16)~DP_WF_FRAG_MASK;
+	if (h->type == DP_WT_DATA && (h->flags & DP_WF_RAW))
+		h->flags &= (u16)~DP_WF_FRAG_MASK;	/* nor a raw fragment */
 	h->ack = (u32)unit_rand(s);
 	h->credit = (u32)unit_rand(s);
 	h->src_inc = (u32)unit_rand(s);
@@ -444,9 +444,10 @@ static void t_wire_drop_raw_seq0(void)
 }
 
 /*
- * Fragments of a large message: this version takes none, so DATA with
- * any DP_WF_FRAG_* bits is dropped as a type it does not take, after
- * every earlier check; control frames ignore those bits as before.
+ * Fragments of a large message: raw DATA is never fragmented, so raw DATA
+ * with any DP_WF_FRAG_* bits is dropped as a type no receiver takes, after
+ * every earlier check; reliable DATA keeps them for its session to check
+ * (dp_frag_parse()); control frames ignore those bits as before.
  */
 static void t_wire_drop_frag(void)
 {
@@ -459,7 +460,8 @@ static void t_wire_drop_frag(void)
 	CHECK_EQ(DP_WF_FRAG_LAST, DP_WF_FRAG_FIRST | DP_WF_FRAG_MID);
 	for (i = 0; i < 3; i++) {
 		raw_hdr(f, 2, DP_WT_DATA, 8, 11, 12, 200, 300);
-		put16(f + 4, bits[i] | DP_WF_ACK);
+		put16(f + 4, bits[i] | DP_WF_RAW);
+		put32(f + 28, 5);	/* raw DATA is never seq 0 */
 		seal_raw(f);
 		CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_TYPE);
 		put32(f + 8, 0);	/* a zero address is the earlier reason */
@@ -468,10 +470,17 @@ static void t_wire_drop_frag(void)
 		put32(f + 8, 11);
 		f[HDR] ^= 1;		/* and a bad checksum */
 		CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_CSUM);
+		/* Reliable, the same DATA is a fragment, its bits kept. */
+		raw_hdr(f, 2, DP_WT_DATA, 8, 11, 12, 200, 300);
+		put16(f + 4, bits[i] | DP_WF_ACK);
+		seal_raw(f);
+		CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
+		CHECK_EQ(o.flags & DP_WF_FRAG_MASK, bits[i]);
 	}
-	/* The same DATA without them is a message. */
+	/* The same raw DATA without them is a message. */
 	raw_hdr(f, 2, DP_WT_DATA, 8, 11, 12, 200, 300);
-	put16(f + 4, DP_WF_ACK | 0x7e00);
+	put16(f + 4, DP_WF_RAW | 0x7e00);
+	put32(f + 28, 5);
 	seal_raw(f);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 	for (t = DP_WT_ACK; t <= DP_WT_RESET; t++) {
@@ -656,7 +665,7 @@ const struct unit_test wire_tests[] = {
 	{ "wire: every single-bit flip is caught", t_wire_drop_csum },
 	{ "wire: drop zero NID/DPID", t_wire_drop_bad_addr },
 	{ "wire: drop raw DATA with seq 0", t_wire_drop_raw_seq0 },
-	{ "wire: drop DATA with fragment flags (not taken yet)", t_wire_drop_frag },
+	{ "wire: fragment flags kept on DATA, dropped on raw DATA", t_wire_drop_frag },
 	{ "wire: trailing padding accepted", t_wire_padding },
 	{ "wire: unaligned buffers", t_wire_unaligned },
 	{ "wire: exact-size frames never over-read", t_wire_exact_frame_heap },

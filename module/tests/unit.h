@@ -51,6 +51,8 @@ extern const struct unit_test rel_tests[];
 extern const struct unit_test frag_tests[];
 extern const struct unit_test snd_tests[];
 extern const struct unit_test rcv_tests[];
+extern const struct unit_test rcv_frag_tests[];
+extern const struct unit_test snd_frag_tests[];
 extern const struct unit_test table_tests[];
 extern const struct unit_test disc_tests[];
 

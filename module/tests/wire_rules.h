@@ -41,12 +41,14 @@ static inline int addr_ok(const uint8_t *f)
 }
 
 /*
- * The last step: fragments of a large message (DATA with DP_WF_FRAG_*
- * bits) are not received by this version.
+ * The last step: fragment bits (DP_WF_FRAG_*) on raw DATA, which is never
+ * fragmented; on reliable DATA they are the session's to check.
  */
 static inline int frag_unexpected(const uint8_t *f)
 {
-	return f[1] == DP_WT_DATA && (((uint16_t)f[4] << 8 | f[5]) & DP_WF_FRAG_MASK);
+	uint16_t flags = (uint16_t)((uint16_t)f[4] << 8 | f[5]);
+
+	return f[1] == DP_WT_DATA && (flags & DP_WF_RAW) && (flags & DP_WF_FRAG_MASK);
 }
 
 #endif /* _DP_WIRE_RULES_H */

@@ -402,8 +402,8 @@ enum dp_wire_type {
  * DATA of a message larger than one frame (docs/wire.md, "Fragments"): two
  * bits, 0 for a message sent whole.  Each fragment has its own seq; the
  * first one's message starts with the whole message's length (u32,
- * big-endian, DP_FRAG_TOTAL_LEN bytes).  Never on raw DATA.  Not yet sent
- * by this version, whose receivers drop such DATA (DP_CTR_RX_DROP_TYPE).
+ * big-endian, DP_FRAG_TOTAL_LEN bytes).  Never on raw DATA: raw DATA with
+ * them is dropped (DP_CTR_RX_DROP_TYPE).
  */
 #define DP_WF_FRAG_FIRST	0x0080	/* the first fragment */
 #define DP_WF_FRAG_MID		0x0100	/* neither the first nor the last */

@@ -350,4 +350,8 @@ extern int kmock_wait_rounds;
 		_r;							\
 	})
 
+/* No fatal signals here: a killable wait is an interruptible one. */
+#define wait_event_killable(q, cond) wait_event_interruptible(q, cond)
+#define mutex_lock_killable(m) kmock_mutex_lock_interruptible(m)
+
 #endif /* _DP_KMOCK_H */

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of large messages at the sender (dp_snd.c with dp_frag.c),
+ * through a real receiver (dp_rcv.c) in the world of sess_world.c: how a
+ * message is cut, its credit charged at the first fragment, fragments
+ * sent as the window allows while the rest is still being copied, a lost
+ * fragment resent alone, a message that cannot be finished given up with
+ * its session, and what a reader of the receiver's pool sees of each.
+ */
+#include "sess_world.h"
+#include "dp_frag.h"
+
+#define FRAME	1400u
+
+static struct dp_endpoint *A, *B;
+static struct dp_snd *ab;
+
+static void open_ab(u32 bpool)
+{
+	u32 i;
+
+	ab = w_pair(bpool, &A, &B);
+	for (i = 0; i < W_PAYLOAD; i++)
+		w_payload[i] = (u8)(i * 31 + (i >> 11));
+	CHECK_EQ(w_send(ab, 1), -EAGAIN);
+	w_pump();
+	CHECK_EQ(w_info(ab).state, DP_SND_OPEN);
+}
+
+/* The reader's next message is w_payload's first @len bytes, number @seq. */
+static void expect_msg(u32 len, u32 seq)
+{
+	struct dp_token *t = dp_ring_head(&B->pool.ring);
+
+	CHECK(t != NULL, "a message of %u bytes", len);
+	if (!t)
+		return;
+	CHECK_EQ(t->len, len);
+	CHECK_EQ(t->seq, seq);
+	CHECK_EQ(t->src_dpid, 10);
+	CHECK(t->len == len && !memcmp(t + 1, w_payload, len), "bytes of %u", len);
+	CHECK_EQ(w_read(B, 1, NULL), 1);
+}
+
+static u32 be32_at(const u8 *p)
+{
+	return (u32)p[0] << 24 | (u32)p[1] << 16 | (u32)p[2] << 8 | p[3];
+}
+
+/*
+ * A message of 5000 bytes goes as FIRST (its length, then 1396 bytes),
+ * MID, MID, LAST, one seq each; its whole credit is charged at once.
+ */
+static void test_snd_frag_cut(void)
+{
+	static const u16 flags[] = {
+		DP_WF_FRAG_FIRST, DP_WF_FRAG_MID, DP_WF_FRAG_MID, DP_WF_FRAG_LAST,
+	};
+	static const u16 lens[] = { 1400, 1400, 1400, 804 };
+	u32 nxt, i, first;
+	s32 left;
+
+	open_ab(65536);
+	left = w_info(ab).credit_left;
+	nxt = w_info(ab).snd_nxt;
+	first = w.n_frames;
+	CHECK_EQ(w_send(ab, 5000), 0);	/* the window is open: no wait */
+	CHECK_EQ(w_info(ab).snd_nxt, nxt + 4);
+	CHECK_EQ(left - w_info(ab).credit_left, (s32)dp_frag_credit(5000, FRAME));
+	CHECK_EQ(w.n_frames - first, 4);
+	for (i = 0; i < 4 && first + i < w.n_frames; i++) {
+		const struct w_frame *f = &w.frames[first + i];
+
+		CHECK_EQ(f->h.type, DP_WT_DATA);
+		CHECK_EQ(f->h.flags & DP_WF_FRAG_MASK, flags[i]);
+		CHECK_EQ(f->h.len, lens[i]);
+		CHECK_EQ(f->h.seq, nxt + i);
+	}
+	CHECK_EQ(be32_at(w.frames[first].data), 5000);
+	CHECK(!memcmp(w.frames[first].data + 4, w_payload, 1396), "first bytes");
+	CHECK(!memcmp(w.frames[first + 3].data, w_payload + 5000 - 804, 804),
+	      "last bytes");
+	w_run(5);
+	expect_msg(5000, 1);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	w_teardown();
+}
+
+static u32 max_flight, waits;
+
+static void track_hook(void)
+{
+	struct dp_snd_info si = w_info(ab);
+
+	if (si.snd_nxt - si.snd_una > max_flight)
+		max_flight = si.snd_nxt - si.snd_una;
+	waits++;
+	w_run(1);
+}
+
+/* A blocking send of @len with the world running in its waits. */
+static int send_tracked(u32 len)
+{
+	int err;
+
+	max_flight = 0;
+	waits = 0;
+	kmock_wait_hook = track_hook;
+	kmock_wait_rounds = 100000;
+	err = dp_snd_send(ab, w_payload, len, false);
+	kmock_wait_hook = NULL;
+	return err;
+}
+
+/* DATA frames sent whose fragment bits are @bits. */
+static unsigned int frags(u16 bits)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < w.n_frames; i++)
+		n += w.frames[i].h.type == DP_WT_DATA &&
+		     (w.frames[i].h.flags & DP_WF_FRAG_MASK) == bits;
+	return n;
+}
+
+/*
+ * Under a congestion window of 4, a message of 200 KiB (147 fragments)
+ * flows 4 frames at a time while it is being copied: the writer waits
+ * for the window mid-message, never more than the window is in flight,
+ * and each fragment leaves once.
+ */
+static void test_snd_frag_pipelined(void)
+{
+	u32 len = 200 * 1024;
+
+	open_ab(1u << 20);
+	ab->cwnd = 4;
+	ab->ssthresh = 4;	/* stay near it: one more per window acked */
+	CHECK_EQ(send_tracked(len), 0);
+	CHECK(waits > 0, "the writer waited for the window");
+	CHECK(max_flight <= w_info(ab).cwnd, "in flight %u, window %u",
+	      max_flight, w_info(ab).cwnd);
+	w_run(50);
+	CHECK_EQ(frags(DP_WF_FRAG_FIRST), 1);
+	CHECK_EQ(frags(DP_WF_FRAG_MID), dp_frag_count(len, FRAME) - 2);
+	CHECK_EQ(frags(DP_WF_FRAG_LAST), 1);
+	CHECK_EQ(w_stats(A).tx_retrans, 0);
+	expect_msg(len, 1);
+	w_teardown();
+}
+
+static u32 lost_seq;
+static unsigned int lost_times;
+
+static bool drop_lost_once(const struct w_frame *f)
+{
+	if (f->h.type != DP_WT_DATA || f->h.seq != lost_seq || lost_times)
+		return false;
+	lost_times++;
+	return true;
+}
+
+/* Count DATA frames sent with @seq. */
+static unsigned int sent_with(u32 seq)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < w.n_frames; i++)
+		n += w.frames[i].h.type == DP_WT_DATA && w.frames[i].h.seq == seq;
+	return n;
+}
+
+/* A lost fragment is resent alone: the receiver holds those after it. */
+static void test_snd_frag_lost(void)
+{
+	u32 len = 20000, n = dp_frag_count(len, FRAME), nxt, i;
+
+	open_ab(1u << 20);
+	nxt = w_info(ab).snd_nxt;
+	lost_seq = nxt + 3;
+	lost_times = 0;
+	w.drop = drop_lost_once;
+	CHECK_EQ(send_tracked(len), 0);
+	w_run(50);
+	w.drop = NULL;
+	CHECK_EQ(lost_times, 1);
+	for (i = 0; i < n; i++)
+		CHECK(sent_with(nxt + i) == (nxt + i == lost_seq ? 2u : 1u),
+		      "fragment %u sent %u times", i, sent_with(nxt + i));
+	CHECK_EQ(w_stats(A).tx_retrans, 1);
+	expect_msg(len, 1);
+	w_teardown();
+}
+
+/*
+ * A message cut short in the middle (here its writer's wait ends as by a
+ * fatal signal): its session ends with a FIN, the receiver gives the
+ * message up (counted once) and never shows a part of it; the next send
+ * opens a new session and goes through whole.
+ */
+static void test_snd_frag_abort(void)
+{
+	u32 len = 20000;
+	u64 drops;
+
+	open_ab(1u << 20);
+	ab->cwnd = 4;
+	ab->ssthresh = 4;
+	drops = w.nodes[1].ctr[DP_CTR_RX_DROP_SEQ];
+	CHECK_EQ(w_send(ab, len), -EINTR);	/* nonblocking: no world runs */
+	CHECK_EQ(w_info(ab).state, DP_SND_IDLE);
+	CHECK_EQ(w_count(DP_WT_RESET, DP_WF_FIN), 1);
+	w_pump();
+	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_SEQ], drops + 1);
+	CHECK_EQ(w_queued(B), 0);
+	CHECK(dp_ring_head(&B->pool.ring) == NULL, "no part of it");
+	CHECK_EQ(B->pool.ring.nfill, 0);
+	CHECK_EQ(send_tracked(len), 0);		/* a new session */
+	w_run(50);
+	expect_msg(len, 1);
+	w_teardown();
+}
+
+/*
+ * EMSGSIZE beyond what the receiver announced, decided once the session
+ * is open (a nonblocking send before that says EAGAIN); a raw-sized limit
+ * never applies to a reliable edge.
+ */
+static void test_snd_frag_limit(void)
+{
+	u32 max = dp_frag_max_msg(65536, FRAME);
+
+	ab = w_pair(65536, &A, &B);
+	CHECK_EQ(w_send(ab, max + 1), -EAGAIN);	/* HELLO sent, not answered */
+	CHECK_EQ(dp_snd_max_msg(ab), FRAME);	/* a frame until it is */
+	w_pump();
+	CHECK_EQ(dp_snd_max_msg(ab), max);
+	CHECK_EQ(w_send(ab, max + 1), -EMSGSIZE);
+	CHECK_EQ(send_tracked(max), 0);
+	w_run(50);
+	expect_msg(max, 1);
+	w_teardown();
+}
+
+const struct unit_test snd_frag_tests[] = {
+	{ "snd frag: cut into FIRST, MID, LAST; credit charged at the first",
+	  test_snd_frag_cut },
+	{ "snd frag: pipelined under a small congestion window",
+	  test_snd_frag_pipelined },
+	{ "snd frag: a lost fragment is resent alone", test_snd_frag_lost },
+	{ "snd frag: cut short: the session ends, no part is seen",
+	  test_snd_frag_abort },
+	{ "snd frag: EMSGSIZE beyond the receiver's announced largest",
+	  test_snd_frag_limit },
+	{ NULL, NULL },
+};
