@@ -766,7 +766,7 @@ static int peer(int argc, char **argv)
 	double t0 = now_s();
 	int fd, r;
 
-	wait_ms = 300000;	/* under the relay's faults on TCG */
+	wait_ms = 120000;	/* under the relay's faults on TCG */
 	if (argc == 5 && !strcmp(argv[1], "recv")) {
 		budget = strtoull(argv[3], NULL, 0) * 1024;
 		fd = dpt_ep("", (uint32_t)strtoul(argv[2], NULL, 0),
