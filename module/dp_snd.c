@@ -539,7 +539,7 @@ static void dp_snd_work_fn(struct work_struct *work)
 	 * writable for poll() (the next write asks for a window at once).
 	 */
 	if (failed || act == DP_SND_RETURN)
-		wake_up_interruptible_all(&s->se->wq);
+		wake_up_all(&s->se->wq);
 }
 
 void dp_snd_ep_init(struct dp_snd_ep *se, struct dp_endpoint *ep,
@@ -556,7 +556,7 @@ void dp_snd_ep_init(struct dp_snd_ep *se, struct dp_endpoint *ep,
 /* Writers and pollers look again (the current edge changed). */
 void dp_snd_wake(struct dp_snd_ep *se)
 {
-	wake_up_interruptible_all(&se->wq);
+	wake_up_all(&se->wq);
 }
 
 void dp_snd_ep_stats(struct dp_snd_ep *se, struct dp_ep_stats *st)
@@ -859,10 +859,11 @@ static int dp_snd_wait(struct dp_snd *s, u32 space, u8 state, bool nonblock,
 /*
  * Admit and send @m, a whole message or the first fragment of one of
  * @total bytes: open the session, wait for credit (or say EAGAIN), probe.
- * 0: the copy is the edge's now; else an error and it is still ours.
+ * 0: the copy is the edge's now, sent in session *@sess; else an error
+ * and it is still ours.
  */
 static int dp_snd_start(struct dp_snd *s, struct dp_txmsg *m, u32 total,
-			bool nonblock)
+			bool nonblock, u32 *sess)
 {
 	u32 peer_inc, nxt, isn, want;
 	enum dp_snd_step step;
@@ -883,6 +884,7 @@ static int dp_snd_start(struct dp_snd *s, struct dp_txmsg *m, u32 total,
 		state = s->state;
 		spin_unlock_irq(&s->lock);
 		if (step == DP_STEP_SEND) {
+			*sess = isn;
 			err = dp_snd_first(s, m, peer_inc);
 			mutex_unlock(&s->tx_mutex);
 			return err;
@@ -960,7 +962,7 @@ static int dp_snd_next(struct dp_snd *s, struct dp_txmsg *m, u32 isn)
 			return -EINTR;
 	}
 	if (step == DP_STEP_SEND && m->flags == DP_WF_FRAG_LAST)
-		wake_up_interruptible_all(&s->se->wq);	/* others' turn */
+		wake_up_all(&s->se->wq);	/* others' turn */
 	return err;
 }
 
@@ -994,7 +996,7 @@ static void dp_snd_abort_msg(struct dp_snd *s, u32 isn)
 		dp_snd_ctrl(s, DP_WT_RESET, DP_WF_FIN, isn, peer_inc);
 	}
 	mutex_unlock(&s->tx_mutex);
-	wake_up_interruptible_all(&s->se->wq);
+	wake_up_all(&s->se->wq);
 }
 
 /*
@@ -1013,12 +1015,11 @@ static int dp_snd_send_large(struct dp_snd *s, const void __user *buf,
 	m = dp_snd_copy(s, buf, len, frame, 0);
 	if (IS_ERR(m))
 		return PTR_ERR(m);
-	err = dp_snd_start(s, m, len, nonblock);
+	err = dp_snd_start(s, m, len, nonblock, &isn);
 	if (err) {
 		dp_snd_put(s, m);
 		return err;
 	}
-	isn = READ_ONCE(s->isn);	/* ours while in_msg: no new session */
 	for (i = 1; i < n; i++) {
 		m = dp_snd_copy(s, buf, len, frame, i);
 		if (IS_ERR(m)) {
@@ -1040,7 +1041,7 @@ static int dp_snd_send_large(struct dp_snd *s, const void __user *buf,
 int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
 		bool nonblock)
 {
-	u32 frame = dp_max_msg(s->se->node);
+	u32 frame = dp_max_msg(s->se->node), isn;
 	struct dp_txmsg *m;
 	int err;
 
@@ -1049,7 +1050,7 @@ int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
 	m = dp_snd_copy(s, buf, len, frame, 0);
 	if (IS_ERR(m))
 		return PTR_ERR(m);
-	err = dp_snd_start(s, m, len, nonblock);
+	err = dp_snd_start(s, m, len, nonblock, &isn);
 	if (err)
 		dp_snd_put(s, m);
 	return err;
@@ -1176,7 +1177,7 @@ void dp_snd_ack(struct dp_snd *s, const struct dp_msg_hdr *h)
 out:
 	spin_unlock_irqrestore(&s->lock, flags);
 	if (wake && wq_has_sleeper(&s->se->wq))
-		wake_up_interruptible_all(&s->se->wq);
+		wake_up_all(&s->se->wq);
 }
 
 /*
@@ -1233,7 +1234,7 @@ void dp_snd_reset(struct dp_snd *s, const struct dp_msg_hdr *h)
 	}
 	spin_unlock_irqrestore(&s->lock, flags);
 	if (wake)
-		wake_up_interruptible_all(&s->se->wq);
+		wake_up_all(&s->se->wq);
 }
 
 /*
@@ -1254,7 +1255,7 @@ void dp_snd_stop(struct dp_snd *s, bool goodbye)
 	spin_unlock_irq(&s->lock);
 	del_timer_sync(&s->timer);
 	cancel_work_sync(&s->work);
-	wake_up_interruptible_all(&s->se->wq);
+	wake_up_all(&s->se->wq);
 	if (goodbye && peer_inc)
 		dp_snd_ctrl(s, DP_WT_RESET, DP_WF_FIN, isn, peer_inc);
 }

@@ -78,7 +78,8 @@ enum dp_snd_state {
  * @rcv: its receiving side, for acks that ride on DATA.
  * @ep_lock: the endpoint's lock: edges join and leave under it.
  * @wq: writers waiting for credit, and pollers; woken when a session's
- *	credit or state changes.
+ *	credit or state changes, with wake_up_all(): the writer of a large
+ *	message waits for the window killable, not interruptible.
  * @retrans: DATA frames sent again (dp_ep_stats.tx_retrans).
  * @undelivered: messages given up without an ack (tx_undelivered).
  * @blocked: sends that had to wait for credit (tx_blocked).

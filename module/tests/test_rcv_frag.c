@@ -273,6 +273,52 @@ static void test_frag_gap(void)
 	w_teardown();
 }
 
+static s32 credit_left(u32 dpid)
+{
+	struct dp_rcv_info ri = { 0 };
+
+	CHECK(w_rinfo(B, 1, dpid, &ri), "B knows %u", dpid);
+	return ri.credit_left;
+}
+
+static void probe(u32 dpid, u32 isn, u32 want)
+{
+	struct dp_msg_hdr h = hdr(DP_WT_ACK, dpid, 0);
+
+	h.flags = DP_WF_PROBE;
+	h.ack = isn;
+	h.credit = want;
+	dp_rcv_probe(&B->rcv, &h);
+}
+
+/*
+ * With two senders active each one's target is half the pool, less than
+ * the largest message costs; a probe that names that cost raises its
+ * sender's target to it, and the message then goes in.
+ */
+static void test_frag_probe_want(void)
+{
+	u32 len = dp_frag_max_msg(65536, FRAME), cost = dp_frag_credit(len, FRAME);
+	struct dp_msg_hdr h;
+
+	setup(65536);
+	hello(11, 100);		/* takes the room while alone */
+	hello(12, 500);
+	hello(13, 900);
+	h = hdr(DP_WT_RESET, 11, 100);
+	h.flags = DP_WF_FIN;
+	dp_rcv_fin(&B->rcv, &h);	/* 12 and 13 share the pool now */
+	probe(12, 500, 0);
+	CHECK(credit_left(12) > 0 && (u32)credit_left(12) < cost,
+	      "a share (%d) under the cost %u", credit_left(12), cost);
+	probe(12, 500, cost);
+	CHECK((u32)credit_left(12) >= cost, "credit %d for the cost %u",
+	      credit_left(12), cost);
+	put_all(12, 0, 500, len);
+	expect(12, 0, 1, len);
+	w_teardown();
+}
+
 enum end { END_HELLO, END_INC, END_FIN, END_OWNER, END_SILENT, END_CLOSE };
 
 /*
@@ -377,6 +423,8 @@ const struct unit_test rcv_frag_tests[] = {
 	{ "rcv frag: a first fragment beyond credit is refused as full",
 	  test_frag_beyond_credit },
 	{ "rcv frag: fragments after a gap held, then placed", test_frag_gap },
+	{ "rcv frag: a probe naming a large cost raises its target",
+	  test_frag_probe_want },
 	{ "rcv frag: abort on a new session", test_frag_end_hello },
 	{ "rcv frag: abort on a new incarnation", test_frag_end_inc },
 	{ "rcv frag: abort on FIN", test_frag_end_fin },

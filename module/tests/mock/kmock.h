@@ -330,6 +330,7 @@ extern int kmock_warns;		/* pr_warn_ratelimited() lines so far */
 typedef struct { int sleepers; int wakeups; } wait_queue_head_t;
 #define init_waitqueue_head(q) ((q)->sleepers = 0, (q)->wakeups = 0)
 #define wake_up_interruptible_all(q) ((q)->wakeups++)
+#define wake_up_all(q) ((q)->wakeups++)
 #define wq_has_sleeper(q) ((q)->sleepers > 0)
 /*
  * A waiter asleep: kmock_wait_hook (if set) plays the rest of the world
