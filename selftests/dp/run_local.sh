@@ -41,6 +41,7 @@ admit          180 pair   ./dp_admit
 quota          180 pair   ./dp_quota
 priv           180 pair   ./dp_priv
 fair           300 pair   ./dp_fair
+large          600 pair   ./dp_large
 fuzz           420 pair   ./dp_fuzz"
 
 # send_fault_rtnl deletes a veth under rtnl while a send is stuck in a page

@@ -55,11 +55,13 @@ static const char *proto_name(const struct opts *o);
 
 /*
  * T_RATE: small messages per second from one sender; on the wire it is a
- * T_BW phase (the server counts and acks windows the same way).
+ * T_BW phase (the server counts and acks windows the same way).  T_BWSIZE:
+ * bandwidth against size, 1 byte to 1 MiB, and from that curve the
+ * half-bandwidth size n1/2; T_BW phases too.
  */
-enum test { T_HELLO, T_PINGPONG, T_BW, T_RATE };
-static const char *const test_names[] = { "hello", "pingpong", "bw", "rate" };
-#define MAX_TESTS	3
+enum test { T_HELLO, T_PINGPONG, T_BW, T_RATE, T_BWSIZE };
+static const char *const test_names[] = { "hello", "pingpong", "bw", "rate", "bwsize" };
+#define MAX_TESTS	4
 
 #define MAX_SIZES	64
 #define MAX_SIZE	(1u << 20)
@@ -69,11 +71,14 @@ static const char *const test_names[] = { "hello", "pingpong", "bw", "rate" };
 static const uint32_t pp_sizes[] = { 1, 16, 32, 64, 128, 256, 512, 1024, 1500 };
 static const uint32_t bw_sizes[] = { 64, 256, 512, 1024, 1500 };
 static const uint32_t rate_sizes[] = { 1, 64 };
+static const uint32_t bwsize_sizes[] = { 1, 4, 16, 64, 256, 1024, 4096, 16384, 65536,
+					 262144, 1048576 };
+#define BWSIZE_MIN	8	/* bwsize: at least this many messages per size */
 
 struct opts {
 	int server;
 	enum proto proto;
-	int tests[MAX_TESTS];	/* T_PINGPONG, T_BW, T_RATE in run order, 0 = none */
+	int tests[MAX_TESTS];	/* T_PINGPONG, T_BW, T_RATE, T_BWSIZE in run order, 0 = none */
 	const char *peer;
 	uint32_t dpid, peer_dpid;
 	uint32_t pool;
@@ -688,8 +693,8 @@ static void xp_setup(struct xp *x, const struct opts *o)
 	for (i = 0; i < o->nsizes; i++)
 		if (o->sizes[i] > biggest)
 			biggest = o->sizes[i];
-	/* Servers echo whatever comes: room for any datagram. */
-	x->cap = biggest > 65536 ? biggest : 65536;
+	/* Servers echo whatever comes: room for any message (bwsize's 1 MiB). */
+	x->cap = biggest > MAX_SIZE ? biggest : MAX_SIZE;
 	x->buf = malloc(x->cap);
 	x->out = malloc(x->cap);
 	if (!x->buf || !x->out)
@@ -1085,6 +1090,10 @@ static struct result run_bw(struct xp *x, const struct opts *o, int test, uint32
 {
 	struct result r = RESULT_FAILED;
 	uint64_t count = test == T_RATE ? o->messages : o->bytes / size ? o->bytes / size : 1;
+
+	/* bwsize: --bytes per size, but at least 8 and at most --messages */
+	if (test == T_BWSIZE)
+		count = count < BWSIZE_MIN ? BWSIZE_MIN : count > o->messages ? o->messages : count;
 	uint64_t sent = 0, seen = 0;
 	struct ctrl c = { .phase = phase, .test = T_BW, .size = size }, ack;
 	uint32_t seq = 0, k;
@@ -1149,7 +1158,7 @@ static void print_header(const struct opts *o, const struct xp *x, uint32_t cap)
 
 static const char *unit_of(int test)
 {
-	return test == T_BW ? "MB/s" : test == T_RATE ? "msg/s" : "us";
+	return test == T_BW || test == T_BWSIZE ? "MB/s" : test == T_RATE ? "msg/s" : "us";
 }
 
 /* One result line: nan for a failed size. */
@@ -1182,20 +1191,68 @@ static void print_result(const struct opts *o, int test, uint32_t size, const st
 	fflush(stdout);
 }
 
+/*
+ * The half-bandwidth size n1/2 of a measured curve (sizes ascending): the
+ * size at which the bandwidth first reaches half the largest measured
+ * (the asymptotic bandwidth r_inf, as well as the curve shows it),
+ * interpolated linearly in log2(size) between the two sizes around it.
+ * 0 if no size was measured; sizes[0] if it is already there.
+ */
+static double nhalf(const uint32_t *sizes, const double *bw, int n, double *peak)
+{
+	double half, lo, hi;
+	int i, prev = -1;
+
+	*peak = 0;
+	for (i = 0; i < n; i++)
+		if (!isnan(bw[i]) && bw[i] > *peak)
+			*peak = bw[i];
+	if (*peak <= 0)
+		return 0;
+	half = *peak / 2;
+	for (i = 0; i < n; i++) {
+		if (isnan(bw[i]))
+			continue;
+		if (bw[i] >= half) {
+			if (prev < 0 || bw[i] == bw[prev])
+				return sizes[i];
+			lo = log2(sizes[prev]);
+			hi = log2(sizes[i]);
+			return exp2(lo + (half - bw[prev]) / (bw[i] - bw[prev]) * (hi - lo));
+		}
+		prev = i;
+	}
+	return 0;
+}
+
+static void print_nhalf(const struct opts *o, const uint32_t *sizes, const double *bw, int n)
+{
+	double peak, nh = nhalf(sizes, bw, n, &peak);
+
+	print_tag(o, 1);
+	if (nh > 0)
+		printf("nhalf proto=%s n_half=%.0f bytes peak=%.3f MB/s\n", proto_name(o), nh, peak);
+	else
+		printf("nhalf proto=%s n_half=none (no size measured)\n", proto_name(o));
+}
+
 /* One test over all sizes; returns the number of failed sizes. */
 static int run_test(struct xp *x, const struct opts *o, int test, uint32_t *phase,
 		    uint32_t cap)
 {
 	const uint32_t *sizes = o->sizes;
 	int i, n = o->nsizes, failed = 0;
+	double bw[MAX_SIZES];
 	uint64_t lost = 0;
 	struct result r;
 
 	if (!n) {
-		sizes = test == T_BW ? bw_sizes : test == T_RATE ? rate_sizes : pp_sizes;
+		sizes = test == T_BW ? bw_sizes : test == T_RATE ? rate_sizes :
+			test == T_BWSIZE ? bwsize_sizes : pp_sizes;
 		n = test == T_BW ? (int)(sizeof(bw_sizes) / sizeof(bw_sizes[0])) :
 		    test == T_RATE ? (int)(sizeof(rate_sizes) / sizeof(rate_sizes[0])) :
-				     (int)(sizeof(pp_sizes) / sizeof(pp_sizes[0]));
+		    test == T_BWSIZE ? (int)(sizeof(bwsize_sizes) / sizeof(bwsize_sizes[0])) :
+				       (int)(sizeof(pp_sizes) / sizeof(pp_sizes[0]));
 	}
 	for (i = 0; i < n; i++) {
 		r = RESULT_FAILED;
@@ -1216,8 +1273,11 @@ static int run_test(struct xp *x, const struct opts *o, int test, uint32_t *phas
 			r.why && !strcmp(r.why, "server gone") ? x->setup_fails : 0;
 		failed += r.why != NULL;
 		lost += r.lost;
+		bw[i] = r.value;
 		print_result(o, test, sizes[i], &r);
 	}
+	if (test == T_BWSIZE)
+		print_nhalf(o, sizes, bw, n);
 	print_tag(o, 1);
 	printf("summary proto=%s test=%s sizes=%d failed=%d lost=%" PRIu64 "\n",
 	       proto_name(o), test_names[test], n, failed, lost);
@@ -1237,6 +1297,13 @@ static int hello(struct xp *x, const struct opts *o, uint32_t *cap)
 	if (r < 0)
 		return -1;
 	*cap = ack.value && ack.value <= UINT32_MAX ? (uint32_t)ack.value : NOMINAL_POOL;
+	if (x->proto == P_DP) {
+		struct dp_info info;
+
+		/* the session is open: max_msg is now the receiver's limit */
+		if (dp_getinfo(x->fd, &info) == 0)
+			x->max_msg = info.max_msg;
+	}
 	return 0;
 }
 
@@ -1270,9 +1337,10 @@ static void usage(FILE *f, int status)
 {
 	fputs("usage: dpperf server|client [options]\n"
 	      "  --proto dp|udp|tcp|raw   transport (default dp)\n"
-	      "  --test LIST      client: tests to run, in order, from pingpong, bw, rate\n"
-	      "                   (default pingpong; all = pingpong,bw; pingpong also\n"
-	      "                   reports the round trip's p50 and p99)\n"
+	      "  --test LIST      client: tests to run, in order, from pingpong, bw, rate,\n"
+	      "                   bwsize (default pingpong; all = pingpong,bw; pingpong\n"
+	      "                   also reports the round trip's p50 and p99; bwsize:\n"
+	      "                   bandwidth against size to 1 MiB and its n1/2)\n"
 	      "  --peer ADDR      dp: peer NID; udp/tcp: IPv4 address; raw: peer MAC\n"
 	      "                   (client: required; server: optional, else learnt)\n"
 	      "  --dpid N         dp: local DPID (server 100, client 101)\n"
@@ -1283,11 +1351,13 @@ static void usage(FILE *f, int status)
 	      "  --ethertype N    raw: EtherType (default 0x88B6)\n"
 	      "  --sizes LIST     message sizes, e.g. 1,16,1500\n"
 	      "                   (pingpong: 1,16,32,64,128,256,512,1024,1500;\n"
-	      "                   bw: 64,256,512,1024,1500; rate: 1,64)\n"
+	      "                   bw: 64,256,512,1024,1500; rate: 1,64;\n"
+	      "                   bwsize: 1,4,16,...,1048576, powers of 4)\n"
 	      "  --iters N        pingpong round trips per size (default 1000)\n"
 	      "  --warmup N       unmeasured round trips first (default 10)\n"
-	      "  --bytes N        bw bytes per size (default 2097152)\n"
-	      "  --messages N     rate: messages per size (default 20000)\n"
+	      "  --bytes N        bw, bwsize: bytes per size (default 2097152)\n"
+	      "  --messages N     rate: messages per size (default 20000); bwsize: at\n"
+	      "                   most this many per size (and at least 8)\n"
 	      "  --window N       bw, rate: messages per acknowledged window (default: receiver pool)\n"
 	      "  --recv spin|block  spin: busy poll (dp: dp_read); block: sleep in read/recv\n"
 	      "  --timeout MS     per-message timeout (default 2000)\n"
@@ -1329,7 +1399,7 @@ static int parse_test(const char *t)
 {
 	int k;
 
-	for (k = T_PINGPONG; k <= T_RATE; k++)
+	for (k = T_PINGPONG; k <= T_BWSIZE; k++)
 		if (!strcmp(t, test_names[k]))
 			return k;
 	return 0;
@@ -1350,7 +1420,7 @@ static void parse_tests(struct opts *o, const char *s)
 			if (o->tests[i] == k)
 				k = 0;
 		if (!k || n == MAX_TESTS)
-			die("bad --test \"%s\" (want distinct tests of pingpong, bw, rate)", s);
+			die("bad --test \"%s\" (want distinct tests of pingpong, bw, rate, bwsize)", s);
 		o->tests[n++] = k;
 	}
 	if (!n)

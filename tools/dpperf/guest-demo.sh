@@ -12,6 +12,13 @@
 # (dp's max_msg or myri0's MTU less IP and UDP headers, the smaller; TCP
 # sends it as a stream), tagged mode=myri.
 #
+# On Ethernet a second pass, "sweep", measures bandwidth against size from
+# 1 byte to 1 MiB (dpperf --test bwsize: powers of 4, DPPERF_SWEEP_BYTES
+# (4194304) per size, at least 8 and at most 20000 messages) for dp (the
+# server's pool 4 MiB, so that 1 MiB fits its max_msg), UDP (to 16 KiB: a
+# datagram carries less than 64 KiB) and TCP; dpperf prints each curve's
+# half-bandwidth size n1/2, and the report computes it from the table.
+#
 # Prints KTAP (one test per step) and, on guest 0, the results:
 #   DPPERF-BEGIN
 #   mode=realtime<TAB>proto<TAB>test<TAB>size<TAB>value<TAB>unit   (and # comments)
@@ -47,6 +54,7 @@ run_server() {	# run_server PROTO STEP
 	peer=""
 	[ "$1" = dp ] && peer="--peer $CLIENT_NID"
 	# shellcheck disable=SC2086 # peer: zero or two words
+	[ "$1" = dp ] && peer="$peer $SRVARGS"
 	dpperf server --proto "$1" --recv "$RECV" --ready "$ready" --idle 180 $peer &
 	pid=$!
 	wait_ready "$ready" "$pid" || log "$1 server did not come up"
@@ -77,11 +85,15 @@ run_client() {	# run_client PROTO STEP
 # 1 byte (bandwidth over DPPERF_MYRI_SMALL_BYTES, 65536 messages) and the
 # largest message (over DPPERF_MYRI_BYTES, 8 MiB): one byte count for
 # both would give millions of 1-byte messages or a handful of large ones.
-PASSES=all
+PASSES="all sweep"
 [ "${DP_BACKEND:-}" = myri ] && PASSES="small large"
-pass_args() {	# pass_args PASS: MODE, TESTS, SIZES, PBYTES
+SRVARGS=''
+pass_args() {	# pass_args PASS: MODE, TESTS, SIZES, PBYTES, SRVARGS
+	SRVARGS=''
 	case $1 in
 	all) MODE=realtime TESTS=pingpong,bw,rate SIZES='' PBYTES=$BYTES ;;
+	sweep) MODE=realtime TESTS=bwsize SIZES='' PBYTES=${DPPERF_SWEEP_BYTES:-4194304}
+		SRVARGS="--pool 4194304" ;;
 	small) MODE=myri TESTS=pingpong,bw SIZES="--sizes 1"
 		PBYTES=${DPPERF_MYRI_SMALL_BYTES:-65536} ;;
 	large) MODE=myri TESTS=pingpong,bw SIZES="--sizes $max"

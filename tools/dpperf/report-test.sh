@@ -30,6 +30,12 @@ gen() {
 	gen realtime dp bw MB/s 1500:12
 	gen realtime udp bw MB/s 1500:8
 	gen realtime tcp bw MB/s 1500:6
+	# bwsize: dp reaches half its peak (100) between 1024 (40) and 4096
+	# (60): 2^(10 + (50-40)/(60-40) * 2) = 2048; TCP at 4096 exactly
+	# (its curve flat from there); UDP stops at 16384, a size failed
+	gen realtime dp bwsize MB/s 1:1 1024:40 4096:60 65536:90 1048576:100
+	gen realtime tcp bwsize MB/s 1:1 1024:10 4096:40 65536:80 1048576:80
+	gen realtime udp bwsize MB/s 1:2 1024:20 4096:30 16384:40 65536:nan
 	echo DPPERF-END
 } >"$d/guest0.tsv"
 {
@@ -70,10 +76,16 @@ check "median ratio" has "| 1 | 19.0 | 32.0 | 0.59 |"
 check "99th percentile ratio" has "| 1 | 30.0 | 40.0 | 0.75 |"
 check "message rate table" has "### Message rate, one sender (msg/s, higher is better)"
 check "message rate ratio" has "| 1 | 50000 | 40000 | 1.25 |"
+check "bandwidth against size table" has "### Bandwidth against size, 1 B to 1 MiB (MB/s, higher is better)"
+check "bandwidth against size row" has "| 1048576 | 100.00 | - | 80.00 | - | 1.25 |"
+check "n1/2 of dp, interpolated" has "| dp | 2048 | 100.00 | 1..1048576 |"
+check "n1/2 of TCP at a measured size" has "| TCP | 4096 | 80.00 | 1..1048576 |"
+check "n1/2 of UDP from its own peak" has "| UDP | 1024 | 40.00 | 1..16384 |"
 check "failure noted" has "failed proto=tcp test=pingpong size=1500 reason=timeout"
 if command -v gnuplot >/dev/null; then
 	check "latency.png" test -s "$d/latency.png"
 	check "bandwidth.png" test -s "$d/bandwidth.png"
+	check "bwsize.png" test -s "$d/bwsize.png"
 fi
 check "empty dir is an error" sh -c "! '$report' '$d/none' 2>/dev/null"
 [ $rc -eq 0 ] || sed 's/^/# /' "$d/results.md"

@@ -70,6 +70,19 @@ for proto in udp tcp; do
 			--test rate --sizes 1,64 --messages 5000
 	done
 done
+# bwsize: the default sizes, 1 byte to 1 MiB (11, all over TCP; UDP to
+# 16 KiB, the 3 larger nan, so exit 2), then the n1/2 line of each curve
+WANT_RC=0
+t "tcp bwsize 1 B to 1 MiB on loopback" run tcp spin 11 --test bwsize --bytes 1048576 \
+	--messages 2000
+t "tcp bwsize: n1/2 within the sizes measured" awk '
+	/^# mode=selftest nhalf proto=tcp n_half=/ { split($5, a, "="); n = a[2] + 0 }
+	END { exit n >= 1 && n <= 1048576 ? 0 : 1 }' "$tmp/res"
+WANT_RC=2
+t "udp bwsize: 8 sizes a datagram carries, the 3 larger nan" run udp spin 8 \
+	--test bwsize --bytes 262144 --messages 2000
+WANT_RC=0
+
 # Which message the server drops is fixed (every 150th), so exactly one
 # size fails.  The timeout is generous so that a loaded host cannot make
 # a reply that did come back look lost.
