@@ -399,8 +399,13 @@ static void dp_ep_info(struct dp_endpoint *ep, struct dp_info *info)
 	cur = rcu_dereference_protected(ep->cur, lockdep_is_held(&ep->lock));
 	if (cur) {
 		info->cur = cur->to;
-		/* its session's limit once open (a frame before), not raw's */
-		if (!ep->raw)
+		/*
+		 * Its session's limit once open (a frame before), not raw's;
+		 * the node's no-NIC value while an edge to another node has
+		 * no NIC to leave by, even if its session is still open.
+		 */
+		if (!ep->raw && (cur->to.nid == info->nid ||
+				 rcu_access_pointer(ep->node->nic)))
 			info->max_msg = dp_snd_max_msg(&cur->snd);
 	}
 	mutex_unlock(&ep->lock);
