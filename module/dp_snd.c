@@ -745,10 +745,14 @@ static enum dp_snd_step dp_snd_admit(struct dp_snd *s, struct dp_txmsg *m,
 /*
  * Undo dp_snd_admit() of the newest message: it never left.  A peer that
  * acknowledged it all the same (it cannot have had it) must not leave
- * snd_una past snd_nxt, which would close the window for good.
+ * snd_una past snd_nxt, which would close the window for good.  The
+ * first fragment of a large message taken back ends that message before
+ * it began: the other writers, held back by in_msg, may go again.
  */
 static void dp_snd_unqueue(struct dp_snd *s, struct dp_txmsg *m)
 {
+	bool first = m->flags == DP_WF_FRAG_FIRST;
+
 	spin_lock_irq(&s->lock);
 	list_del(&m->node);
 	s->n_unacked--;
@@ -756,7 +760,11 @@ static void dp_snd_unqueue(struct dp_snd *s, struct dp_txmsg *m)
 	WRITE_ONCE(s->snd_space, s->snd_space - m->space);
 	if (dp_seq_before(s->snd_nxt, s->snd_una))
 		WRITE_ONCE(s->snd_una, s->snd_nxt);
+	if (first)
+		WRITE_ONCE(s->in_msg, false);
 	spin_unlock_irq(&s->lock);
+	if (first)
+		wake_up_all(&s->se->wq);
 }
 
 /*
@@ -941,6 +949,8 @@ static bool dp_snd_next_ready(struct dp_snd *s)
  */
 static int dp_snd_next(struct dp_snd *s, struct dp_txmsg *m, u32 isn)
 {
+	/* once sent and unlocked, @m is the session's: an ACK may free it */
+	const bool last = m->flags == DP_WF_FRAG_LAST;
 	enum dp_snd_step step;
 	u32 peer_inc;
 	int err = 0;
@@ -961,7 +971,7 @@ static int dp_snd_next(struct dp_snd *s, struct dp_txmsg *m, u32 isn)
 		if (wait_event_killable(s->se->wq, dp_snd_next_ready(s)))
 			return -EINTR;
 	}
-	if (step == DP_STEP_SEND && m->flags == DP_WF_FRAG_LAST)
+	if (step == DP_STEP_SEND && last)
 		wake_up_all(&s->se->wq);	/* others' turn */
 	return err;
 }
@@ -972,14 +982,17 @@ static int dp_snd_next(struct dp_snd *s, struct dp_txmsg *m, u32 isn)
  * out and cannot be taken back, so its session ends (FIN), and the
  * receiver gives the message up; it never sees a part of it.  The
  * session's messages not acknowledged yet are counted undelivered, as
- * when a session fails; the next send opens a new one.
+ * when a session fails; the next send opens a new one.  A session that
+ * failed with the error @err this write returns has had that error
+ * reported now: it is reported once, so the next send opens a new one.
  */
-static void dp_snd_abort_msg(struct dp_snd *s, u32 isn)
+static void dp_snd_abort_msg(struct dp_snd *s, u32 isn, int err)
 {
 	bool ended = false;
 	u32 peer_inc = 0;
 
 	mutex_lock(&s->tx_mutex);
+	dp_snd_reclaim(s, false);	/* a failed session's copies: all */
 	spin_lock_irq(&s->lock);
 	WRITE_ONCE(s->in_msg, false);
 	if (!s->dead && s->state == DP_SND_OPEN && s->isn == isn) {
@@ -989,6 +1002,9 @@ static void dp_snd_abort_msg(struct dp_snd *s, u32 isn)
 		s->recovering = false;
 		WRITE_ONCE(s->probe, false);
 		ended = true;
+	} else if (!s->dead && s->state == DP_SND_FAILED && s->isn == isn &&
+		   s->err == err) {
+		dp_snd_set_state(s, DP_SND_IDLE, 0);
 	}
 	spin_unlock_irq(&s->lock);
 	if (ended) {
@@ -1033,7 +1049,7 @@ static int dp_snd_send_large(struct dp_snd *s, const void __user *buf,
 		}
 	}
 	if (err)
-		dp_snd_abort_msg(s, isn);
+		dp_snd_abort_msg(s, isn, err);
 	return err;
 }
 

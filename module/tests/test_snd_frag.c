@@ -242,6 +242,65 @@ static void test_snd_frag_limit(void)
 	w_teardown();
 }
 
+/*
+ * The first fragment cannot leave (@e: no route, or a signal cut the
+ * NIC's wait short): the write says so and takes it back, and the
+ * message ends before it began: the edge's next writers are not held
+ * back behind it.
+ */
+static void first_not_sent(int e)
+{
+	open_ab(1u << 20);
+	w.tx_err = e;
+	CHECK_EQ(w_send(ab, 20000), e);
+	w.tx_err = 0;
+	CHECK(!ab->in_msg, "no large message in progress after %d", e);
+	CHECK_EQ(w_info(ab).state, DP_SND_OPEN);
+	CHECK_EQ(w_send(ab, 100), 0);		/* not EAGAIN behind it */
+	CHECK_EQ(send_tracked(20000), 0);
+	w_run(50);
+	expect_msg(100, 1);
+	expect_msg(20000, 2);
+	w_teardown();
+}
+
+static void test_snd_frag_first_unreach(void)
+{
+	first_not_sent(-EHOSTUNREACH);
+}
+
+static void test_snd_frag_first_eintr(void)
+{
+	first_not_sent(-EINTR);
+}
+
+static bool drop_data_after_lost(const struct w_frame *f)
+{
+	return f->h.type == DP_WT_DATA && f->h.seq != lost_seq;
+}
+
+/*
+ * The session fails (ETIMEDOUT) while a large message's writer waits to
+ * send its next fragments: that write reports the error, once; the next
+ * write opens a new session.
+ */
+static void test_snd_frag_fail_once(void)
+{
+	open_ab(1u << 20);
+	ab->cwnd = 4;
+	ab->ssthresh = 4;
+	lost_seq = w_info(ab).snd_nxt;		/* only the first gets through */
+	w.drop = drop_data_after_lost;
+	CHECK_EQ(send_tracked(20000), -ETIMEDOUT);
+	w.drop = NULL;
+	CHECK(!ab->in_msg, "no large message in progress");
+	CHECK_EQ(w_send(ab, 100), -EAGAIN);	/* a new session's HELLO */
+	CHECK_EQ(w_info(ab).state, DP_SND_HELLO);
+	w_pump();
+	CHECK_EQ(w_info(ab).state, DP_SND_OPEN);
+	w_teardown();
+}
+
 const struct unit_test snd_frag_tests[] = {
 	{ "snd frag: cut into FIRST, MID, LAST; credit charged at the first",
 	  test_snd_frag_cut },
@@ -252,5 +311,11 @@ const struct unit_test snd_frag_tests[] = {
 	  test_snd_frag_abort },
 	{ "snd frag: EMSGSIZE beyond the receiver's announced largest",
 	  test_snd_frag_limit },
+	{ "snd frag: a first fragment that cannot leave holds nobody back (no route)",
+	  test_snd_frag_first_unreach },
+	{ "snd frag: a first fragment that cannot leave holds nobody back (signal)",
+	  test_snd_frag_first_eintr },
+	{ "snd frag: a session that fails mid-message reports its error once",
+	  test_snd_frag_fail_once },
 	{ NULL, NULL },
 };
