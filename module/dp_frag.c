@@ -87,8 +87,7 @@ u32 dp_frag_max_msg(u32 size, u32 frame)
 	return s < half ? (u32)s : half;
 }
 
-/* The message's length, the first DP_FRAG_TOTAL_LEN bytes of @msg. */
-static u32 dp_frag_total(const void *msg)
+u32 dp_frag_total(const void *msg)
 {
 	__be32 be;
 

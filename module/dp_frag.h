@@ -41,6 +41,8 @@ u32 dp_frag_count(u32 len, u32 frame);
 int dp_frag_get(u32 len, u32 frame, u32 i, struct dp_frag *f);
 /* Write the first fragment's DP_FRAG_TOTAL_LEN bytes: @total, big-endian. */
 void dp_frag_put_total(void *payload, u32 total);
+/* The message's length, the first DP_FRAG_TOTAL_LEN bytes of @payload. */
+u32 dp_frag_total(const void *payload);
 /*
  * The credit a message of @len bytes costs its first frame (later
  * fragments cost none): DP_TOKEN_SPACE(len) whole, and for a fragmented

@@ -1104,6 +1104,27 @@ static bool dp_snd_in_session(const struct dp_snd *s, u32 seq)
 }
 
 /*
+ * The receiver announced a smaller largest message than before (its
+ * link's frame grew, or its NIC went): is the oldest message in flight a
+ * large one it now refuses?  Its first fragment would be dropped on every
+ * retransmission while the receiver's answers keep the session alive, so
+ * the session fails with EMSGSIZE instead.  Caller holds s->lock.
+ */
+static bool dp_snd_head_refused(const struct dp_snd *s)
+{
+	const struct dp_txmsg *m;
+
+	lockdep_assert_held(&s->lock);
+	list_for_each_entry(m, &s->unacked, node) {
+		if (dp_seq_before(m->seq, s->snd_una))
+			continue;	/* acknowledged, not yet taken back */
+		return m->flags == DP_WF_FRAG_FIRST &&
+		       dp_frag_total(m->data) > s->peer_max;
+	}
+	return false;
+}
+
+/*
  * The session's ack and credit; caller holds s->lock.  Wake writers?  An
  * ack outside the session is a stale frame: it is neither a sign of life
  * nor a credit of this session.
@@ -1111,19 +1132,25 @@ static bool dp_snd_in_session(const struct dp_snd *s, u32 seq)
 static bool dp_snd_update(struct dp_snd *s, const struct dp_msg_hdr *h)
 {
 	u32 ack1 = h->ack + 1;
-	bool acked = false, granted = false, pending;
+	bool acked = false, granted = false, shrank = false, pending;
 
 	lockdep_assert_held(&s->lock);
 	if (!dp_snd_in_session(s, ack1))
 		return false;
 	s->last_heard = jiffies;
-	if (h->type == DP_WT_ACK && h->seq)
+	if (h->type == DP_WT_ACK && h->seq) {
+		shrank = h->seq < s->peer_max;
 		WRITE_ONCE(s->peer_max, h->seq);
+	}
 	if (dp_seq_before(s->snd_una, ack1) && !dp_seq_before(s->snd_nxt, ack1)) {
 		dp_snd_rtt(s, ack1);
 		dp_cwnd_acked(s, ack1 - s->snd_una);
 		WRITE_ONCE(s->snd_una, ack1);
 		acked = true;	/* the window moved */
+	}
+	if (shrank && dp_snd_head_refused(s)) {
+		dp_snd_fail(s, -EMSGSIZE);
+		return true;
 	}
 	if (dp_seq_before(s->credit, h->credit)) {
 		WRITE_ONCE(s->credit, h->credit);

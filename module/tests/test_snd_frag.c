@@ -301,6 +301,35 @@ static void test_snd_frag_fail_once(void)
 	w_teardown();
 }
 
+/*
+ * The receiver's largest message shrinks after a large one was sent (its
+ * link's frame grew): the first fragment it now refuses can never arrive,
+ * and its answers would keep the session alive for good.  The session
+ * fails with EMSGSIZE within one round trip, the next write reports it
+ * once, and the edge goes on in a new session.
+ */
+static void test_snd_frag_limit_shrinks(void)
+{
+	u32 max = dp_frag_max_msg(65536, FRAME);
+
+	open_ab(65536);
+	w.nodes[1].max_msg = 9000;		/* B's link: a larger frame */
+	CHECK(dp_frag_max_msg(65536, 9000) < max, "the limit shrinks");
+	CHECK_EQ(send_tracked(max), 0);		/* every fragment is out */
+	w_run(1000);
+	CHECK_EQ(w_info(ab).state, DP_SND_FAILED);
+	CHECK(dp_ring_head(&B->pool.ring) == NULL, "no part of it");
+	w.nodes[1].max_msg = FRAME;
+	CHECK_EQ(w_send(ab, 100), -EMSGSIZE);	/* the session's error, once */
+	CHECK_EQ(w_send(ab, 100), -EAGAIN);	/* a new session's HELLO */
+	w_pump();
+	CHECK_EQ(w_info(ab).state, DP_SND_OPEN);
+	CHECK_EQ(send_tracked(100), 0);
+	w_run(50);
+	expect_msg(100, 1);
+	w_teardown();
+}
+
 const struct unit_test snd_frag_tests[] = {
 	{ "snd frag: cut into FIRST, MID, LAST; credit charged at the first",
 	  test_snd_frag_cut },
@@ -317,5 +346,7 @@ const struct unit_test snd_frag_tests[] = {
 	  test_snd_frag_first_eintr },
 	{ "snd frag: a session that fails mid-message reports its error once",
 	  test_snd_frag_fail_once },
+	{ "snd frag: the receiver's limit shrinks under a message in flight: EMSGSIZE",
+	  test_snd_frag_limit_shrinks },
 	{ NULL, NULL },
 };
