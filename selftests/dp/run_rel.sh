@@ -79,21 +79,32 @@ timeout 60 dp-load >>"$T/step.log" 2>&1 && mod_loaded
 res $? "rel_load (nid $DP_NID)"
 bar loaded
 
-# 2. stream under faults
-if [ "$me" -eq 1 ]; then
+# The receiving side of a stream under the relay's faults: CMD (a receiver
+# that prints "ready" once bound) runs while the sender sends, between the
+# barriers STEP-bound and STEP; it passes if CMD passed and dp's CRC caught
+# some of the relay's corrupted frames.
+recv_faulted() { # STEP DESCRIPTION CMD...
+	step=$1 what=$2
+	shift 2
 	csum0=$(ctr rx_drop_csum)
-	timeout 1300 $P recv 700 11 "$N" 0 1200 >"$T/recv.log" 2>&1 &
+	"$@" >"$T/recv.log" 2>&1 &
 	pid=$!
 	ready "$T/recv.log"
-	bar stream-bound
+	bar "$step-bound"
 	wait $pid
 	st=$?
 	cat "$T/recv.log" >>"$T/step.log"
 	csum=$(( $(ctr rx_drop_csum) - csum0 ))
 	echo "rx_drop_csum +$csum" >>"$T/step.log"
 	[ "$st" -eq 0 ] && [ "$csum" -gt 0 ]
-	res $? "rel_stream: $N messages under drop/dup/reorder/corrupt arrive once, in order, intact"
-	bar stream
+	res $? "$what"
+	bar "$step"
+}
+
+# 2. stream under faults
+if [ "$me" -eq 1 ]; then
+	recv_faulted stream "rel_stream: $N messages under drop/dup/reorder/corrupt arrive once, in order, intact" \
+		timeout 1300 $P recv 700 11 "$N" 0 1200
 else
 	bar stream-bound
 	link set drop=5,dup=2,reorder=5,corrupt=1,seed=42
@@ -113,19 +124,8 @@ fi
 # step without taking the steps after it down with the run's timeout.
 LKB=${DPT_REL_LARGE_KB:-4096}
 if [ "$me" -eq 1 ]; then
-	csum0=$(ctr rx_drop_csum)
-	timeout 360 ./dp_large recv 705 "$LKB" 4194304 >"$T/recv.log" 2>&1 &
-	pid=$!
-	ready "$T/recv.log"
-	bar large-bound
-	wait $pid
-	st=$?
-	cat "$T/recv.log" >>"$T/step.log"
-	csum=$(( $(ctr rx_drop_csum) - csum0 ))
-	echo "rx_drop_csum +$csum" >>"$T/step.log"
-	[ "$st" -eq 0 ] && [ "$csum" -gt 0 ]
-	res $? "rel_large: $LKB KiB of messages of 1 B to 1 MiB under drop/dup/reorder/corrupt arrive once, in order, every byte right"
-	bar large
+	recv_faulted large "rel_large: $LKB KiB of messages of 1 B to 1 MiB under drop/dup/reorder/corrupt arrive once, in order, every byte right" \
+		timeout 360 ./dp_large recv 705 "$LKB" 4194304
 else
 	bar large-bound
 	link set drop=5,dup=2,reorder=5,corrupt=1,seed=43
