@@ -444,6 +444,25 @@ static void t_small(uint32_t frame)
 	dp_close(b);
 }
 
+/*
+ * The seeded stream from a (a child sends) to b (checked here): how many
+ * arrived intact and in order, of *@n; *@st is the sender's status.
+ */
+static uint32_t stream_pair(int a, int b, uint32_t tag, uint64_t seed, uint64_t budget,
+			    uint32_t frame, uint32_t *n, int *st)
+{
+	pid_t pid = dpt_fork();
+	uint32_t got;
+
+	if (pid == 0)
+		_exit(stream_send(a, tag, seed, budget, frame));
+	sender = pid;
+	got = stream_recv(b, tag, budget, n);
+	sender = 0;
+	*st = dpt_wait_child(pid, got == *n ? wait_ms : DPT_WAIT_MS);
+	return got;
+}
+
 static uint64_t t_random(int a, int b, uint32_t frame)
 {
 	const char *env = getenv("DPT_LARGE_SEED");
@@ -451,19 +470,12 @@ static uint64_t t_random(int a, int b, uint32_t frame)
 	uint64_t budget = budget_bytes(), full0 = ctr_b(DP_CTR_RX_DROP_FULL);
 	uint64_t len0 = ctr_b(DP_CTR_RX_DROP_LEN), big0 = ctr_b(DP_CTR_RX_DROP_TOO_BIG);
 	uint32_t got, n;
-	pid_t pid;
 	int st;
 
 	ktap_diag("random: seed %llu (DPT_LARGE_SEED=%llu repeats it), %llu KiB",
 		  (unsigned long long)seed, (unsigned long long)seed,
 		  (unsigned long long)(budget / 1024));
-	pid = dpt_fork();
-	if (pid == 0)
-		_exit(stream_send(a, 3, seed, budget, frame));
-	sender = pid;
-	got = stream_recv(b, 3, budget, &n);
-	sender = 0;
-	st = dpt_wait_child(pid, DPT_WAIT_MS);
+	got = stream_pair(a, b, 3, seed, budget, frame, &n, &st);
 	ktap_ok(n && got == n && st == 0,
 		"random: %u of %u messages of 1 B to 1 MiB arrive once, in order, every byte right, each contiguous in the pool (sender status %#x)",
 		got, n, st);
@@ -503,7 +515,6 @@ static void t_faults(uint64_t seed, uint32_t frame)
 	uint64_t budget = (kb && *kb ? strtoull(kb, NULL, 0) : 2048) * 1024;
 	uint64_t retr0 = dpt_ctr(dpt.nsa, DP_CTR_TX_RETRANS), retr;
 	uint32_t got, n;
-	pid_t pid;
 	int st, on;
 
 	if (strcmp(dpt.backend, "netdev")) {
@@ -516,13 +527,7 @@ static void t_faults(uint64_t seed, uint32_t frame)
 	on = !netem(1);
 	ktap_ok(on, "faults: netem loss 5%%, duplicate 2%%, reorder 5%%, corrupt 1%% on both veths");
 	wait_ms = 60000;
-	pid = dpt_fork();
-	if (pid == 0)
-		_exit(stream_send(a, 10, seed, budget, frame));
-	sender = pid;
-	got = stream_recv(b, 10, budget, &n);
-	sender = 0;
-	st = dpt_wait_child(pid, got == n ? wait_ms : DPT_WAIT_MS);
+	got = stream_pair(a, b, 10, seed, budget, frame, &n, &st);
 	netem(0);
 	wait_ms = DPT_WAIT_MS;
 	retr = dpt_ctr(dpt.nsa, DP_CTR_TX_RETRANS);
