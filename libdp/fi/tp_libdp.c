@@ -29,9 +29,15 @@ struct dpfi_tp {
 	uint32_t consumed;		/* not yet released */
 };
 
+/* Can this process open /dev/dp (an open without a bind costs nothing)? */
 static int libdp_available(void)
 {
-	return access(DP_DEVICE_PATH, R_OK | W_OK) == 0;
+	int fd = open(DP_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
 }
 
 /* Bind dpid, or the first free one from a per-process start. */
