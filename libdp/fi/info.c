@@ -63,7 +63,8 @@ static int hints_ok(const struct fi_info *h)
 		return 0;
 	if (h->addr_format != FI_FORMAT_UNSPEC)
 		return 0;
-	if (h->src_addr && h->src_addrlen != sizeof(struct dpfi_addr))
+	if ((h->src_addr && h->src_addrlen != sizeof(struct dpfi_addr)) ||
+	    (h->dest_addr && h->dest_addrlen != sizeof(struct dpfi_addr)))
 		return 0;
 	return hints_attr_ok(h) && hints_domain_ok(h->domain_attr);
 }
@@ -114,7 +115,21 @@ static void info_ep(struct fi_ep_attr *e)
 	e->rx_ctx_cnt = 1;
 }
 
-/* node and service as a {NID, DPID}: a source with FI_SOURCE, else a destination. */
+static int info_set_addr(void **p, size_t *len, const struct dpfi_addr *a)
+{
+	free(*p);
+	*p = malloc(sizeof(*a));
+	if (!*p)
+		return -FI_ENOMEM;
+	memcpy(*p, a, sizeof(*a));
+	*len = sizeof(*a);
+	return 0;
+}
+
+/*
+ * The hints' addresses, then node (a NID) and service (a DPID): the source
+ * with FI_SOURCE, else the destination, which needs both.
+ */
 static int info_addr(struct fi_info *i, const char *node, const char *service,
 		     uint64_t flags, const struct fi_info *h)
 {
@@ -122,22 +137,18 @@ static int info_addr(struct fi_info *i, const char *node, const char *service,
 		.nid = node ? (uint32_t)strtoul(node, NULL, 0) : 0,
 		.dpid = service ? (uint32_t)strtoul(service, NULL, 0) : 0,
 	};
-	const void *src = h ? h->src_addr : NULL;
-	void **dst = flags & FI_SOURCE ? &i->src_addr : &i->dest_addr;
-	size_t *len = flags & FI_SOURCE ? &i->src_addrlen : &i->dest_addrlen;
 
-	if (src && !(node || service))
-		a = *(const struct dpfi_addr *)src;
-	else if (!node && !service)
-		return 0;
-	if (!(flags & FI_SOURCE) && (!a.nid || !a.dpid))
-		return -FI_ENODATA;
-	*dst = malloc(sizeof(a));
-	if (!*dst)
+	if (h && h->src_addr && info_set_addr(&i->src_addr, &i->src_addrlen, h->src_addr))
 		return -FI_ENOMEM;
-	memcpy(*dst, &a, sizeof(a));
-	*len = sizeof(a);
-	return 0;
+	if (h && h->dest_addr && info_set_addr(&i->dest_addr, &i->dest_addrlen, h->dest_addr))
+		return -FI_ENOMEM;
+	if (!node && !service)
+		return 0;
+	if (flags & FI_SOURCE)
+		return info_set_addr(&i->src_addr, &i->src_addrlen, &a);
+	if (!a.nid || !a.dpid)
+		return -FI_ENODATA;
+	return info_set_addr(&i->dest_addr, &i->dest_addrlen, &a);
 }
 
 static int info_fill(struct fi_info *i, const char *node, const char *service,

@@ -470,6 +470,45 @@ static int info_rc(const struct fi_info *h)
 	return rc;
 }
 
+/* node is a NID, service a DPID: a destination, or with FI_SOURCE the source. */
+static void t_getinfo_addr(void)
+{
+	struct fi_info *i = NULL;
+	const struct dpfi_addr *a;
+
+	CHECK(dpfi_getinfo(FI_VERSION(1, 17), "3", "1200", 0, NULL, &i) == 0);
+	a = i ? i->dest_addr : NULL;
+	CHECK(a && i->dest_addrlen == sizeof(*a) && a->nid == 3 && a->dpid == 1200);
+	CHECK(i && !i->src_addr);
+	fi_freeinfo(i);
+	CHECK(dpfi_getinfo(FI_VERSION(1, 17), NULL, "1300", FI_SOURCE, NULL, &i) == 0);
+	a = i ? i->src_addr : NULL;
+	CHECK(a && a->dpid == 1300 && i && !i->dest_addr);
+	fi_freeinfo(i);
+	CHECK(dpfi_getinfo(FI_VERSION(1, 17), "x", "1", 0, NULL, &i) == -FI_ENODATA);
+}
+
+/* An endpoint binds the DPID of its info's source address. */
+static void t_src_dpid(void)
+{
+	struct dpfi_addr want = { .nid = 0, .dpid = 4321 }, got = { 0, 0 };
+	size_t len = sizeof(got);
+	struct fid_ep *ep;
+	struct tw w;
+
+	tw_open(&w, FI_AV_TABLE, FI_CQ_FORMAT_TAGGED, 0);
+	w.info->src_addr = malloc(sizeof(want));
+	memcpy(w.info->src_addr, &want, sizeof(want));
+	w.info->src_addrlen = sizeof(want);
+	CHECK(fi_endpoint(w.dom, w.info, &ep, NULL) == 0);
+	CHECK(fi_ep_bind(ep, &w.av->fid, 0) == 0);
+	CHECK(fi_ep_bind(ep, &w.cq[A]->fid, FI_TRANSMIT | FI_RECV) == 0);
+	CHECK(fi_enable(ep) == 0);
+	CHECK(fi_getname(&ep->fid, &got, &len) == 0 && got.dpid == 4321);
+	CHECK(fi_close(&ep->fid) == 0);
+	tw_close(&w);
+}
+
 static void t_getinfo(void)
 {
 	struct fi_info *h = fi_allocinfo();
@@ -512,5 +551,7 @@ const struct t_case msg_cases[] = {
 	{ "fi_cq_sread: timeout, signal, completion", t_sread },
 	{ "fi_getname, AV table lookup and straddr", t_addr },
 	{ "getinfo hints; FI_ENODATA without /dev/dp", t_getinfo },
+	{ "getinfo: node and service as NID and DPID", t_getinfo_addr },
+	{ "an endpoint binds its source address's DPID", t_src_dpid },
 	{ NULL, NULL },
 };
