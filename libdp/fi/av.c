@@ -182,9 +182,7 @@ int dpfi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	av = calloc(1, sizeof(*av));
 	if (!av)
 		return -FI_ENOMEM;
-	av->fid.fid.fclass = FI_CLASS_AV;
-	av->fid.fid.context = context;
-	av->fid.fid.ops = &av_fi_ops;
+	dpfi_fid_init(&av->fid.fid, FI_CLASS_AV, context, &av_fi_ops);
 	av->fid.ops = &av_ops;
 	av->dom = dom;
 	av->type = type;

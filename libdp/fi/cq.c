@@ -267,9 +267,7 @@ int dpfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return -FI_ENOMEM;
-	cq->fid.fid.fclass = FI_CLASS_CQ;
-	cq->fid.fid.context = context;
-	cq->fid.fid.ops = &cq_fi_ops;
+	dpfi_fid_init(&cq->fid.fid, FI_CLASS_CQ, context, &cq_fi_ops);
 	cq->fid.ops = &cq_ops;
 	cq->dom = (struct dpfi_domain *)domain;
 	cq->format = attr->format == FI_CQ_FORMAT_UNSPEC ? FI_CQ_FORMAT_CONTEXT : attr->format;

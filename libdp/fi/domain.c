@@ -75,9 +75,7 @@ int dpfi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	dom->tp = dpfi_tp_select();
 	dpfi_list_init(&dom->eps);
 	dom->av_type = info && info->domain_attr ? info->domain_attr->av_type : FI_AV_UNSPEC;
-	dom->fid.fid.fclass = FI_CLASS_DOMAIN;
-	dom->fid.fid.context = context;
-	dom->fid.fid.ops = &domain_fi_ops;
+	dpfi_fid_init(&dom->fid.fid, FI_CLASS_DOMAIN, context, &domain_fi_ops);
 	dom->fid.ops = &domain_ops;
 	dom->fid.mr = &domain_mr_ops;
 	*domain = &dom->fid;

@@ -110,6 +110,7 @@ size_t dpfi_env_size(const char *name, size_t def);
 int dpfi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
 int dpfi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		     struct fid_domain **dom, void *context);
+void dpfi_fid_init(struct fid *fid, size_t fclass, void *context, struct fi_ops *ops);
 /* Returns -FI_ENOSYS: the operations this provider does not have. */
 int dpfi_no_op(void);
 #define DPFI_NOSYS(type) ((type)(void (*)(void))dpfi_no_op)

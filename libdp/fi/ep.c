@@ -233,9 +233,7 @@ int dpfi_endpoint(struct fid_domain *domain, struct fi_info *info,
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
 		return -FI_ENOMEM;
-	ep->fid.fid.fclass = FI_CLASS_EP;
-	ep->fid.fid.context = context;
-	ep->fid.fid.ops = &ep_fi_ops;
+	dpfi_fid_init(&ep->fid.fid, FI_CLASS_EP, context, &ep_fi_ops);
 	ep->fid.ops = &ep_ops;
 	ep->fid.cm = &ep_cm_ops;
 	ep->fid.msg = &dpfi_msg_ops;

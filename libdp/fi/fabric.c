@@ -10,6 +10,13 @@ int dpfi_no_op(void)
 	return -FI_ENOSYS;
 }
 
+void dpfi_fid_init(struct fid *fid, size_t fclass, void *context, struct fi_ops *ops)
+{
+	fid->fclass = fclass;
+	fid->context = context;
+	fid->ops = ops;
+}
+
 static int fabric_close(struct fid *fid)
 {
 	free(fid);
@@ -46,9 +53,7 @@ int dpfi_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *c
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -FI_ENOMEM;
-	f->fid.fid.fclass = FI_CLASS_FABRIC;
-	f->fid.fid.context = context;
-	f->fid.fid.ops = &fabric_fi_ops;
+	dpfi_fid_init(&f->fid.fid, FI_CLASS_FABRIC, context, &fabric_fi_ops);
 	f->fid.ops = &fabric_ops;
 	f->fid.api_version = attr->api_version;
 	*fabric = &f->fid;

@@ -26,6 +26,21 @@ static void want(struct tw *w, int i, void *ctx, size_t len, uint64_t tag)
 	CHECK(e.tag == tag);
 }
 
+/* Expect an error at the head of w->cq[i]: reads say FI_EAVAIL; return it. */
+static struct fi_cq_err_entry want_err(struct tw *w, int i)
+{
+	cqe_t e;
+
+	CHECK(tw_read(w->cq[i], &e, NULL) == -FI_EAVAIL);
+	return tw_err(w->cq[i]);
+}
+
+/* Post a tagged receive from any source on endpoint i. */
+static void post(struct tw *w, int i, void *buf, size_t len, uint64_t tag, void *ctx)
+{
+	CHECK(fi_trecv(w->ep[i], buf, len, NULL, FI_ADDR_UNSPEC, tag, 0, ctx) == 0);
+}
+
 static void none(struct tw *w, int i)
 {
 	cqe_t e;
@@ -40,7 +55,7 @@ static void t_exact(void)
 	struct fi_context ctx;
 
 	tw_open(&w, FI_AV_TABLE, FI_CQ_FORMAT_TAGGED, 0);
-	CHECK(fi_trecv(w.ep[B], buf, sizeof(buf), NULL, FI_ADDR_UNSPEC, 6, 0, &ctx) == 0);
+	post(&w, B, buf, sizeof(buf), 6, &ctx);
 	CHECK(fi_tsend(w.ep[A], "wrong", 5, NULL, w.fa[B], 7, NULL) == 0);
 	want(&w, A, NULL, 0, 0);
 	none(&w, B);
@@ -48,7 +63,7 @@ static void t_exact(void)
 	want(&w, A, &w, 0, 0);
 	want(&w, B, &ctx, 5, 6);
 	CHECK(!memcmp(buf, "hello", 5));
-	CHECK(fi_trecv(w.ep[B], buf, sizeof(buf), NULL, FI_ADDR_UNSPEC, 7, 0, &ctx) == 0);
+	post(&w, B, buf, sizeof(buf), 7, &ctx);
 	want(&w, B, &ctx, 5, 7);			/* the unexpected one */
 	CHECK(!memcmp(buf, "wrong", 5));
 	tw_close(&w);
@@ -86,7 +101,7 @@ static void t_source(void)
 	CHECK(fi_tsend(w.ep[A], "A", 1, NULL, w.fa[C], 1, NULL) == 0);
 	CHECK(tw_read(w.cq[C], &e, &src) == 1);
 	CHECK(e.op_context == &c1 && b1[0] == 'A' && src == w.fa[A]);
-	CHECK(fi_trecv(w.ep[C], b2, 4, NULL, FI_ADDR_UNSPEC, 1, 0, &c2) == 0);
+	post(&w, C, b2, 4, 1, &c2);
 	CHECK(tw_read(w.cq[C], &e, &src) == 1);
 	CHECK(e.op_context == &c2 && b2[0] == 'B' && src == w.fa[B]);
 	tw_close(&w);
@@ -102,7 +117,7 @@ static void t_order(void)
 
 	tw_open(&w, FI_AV_TABLE, FI_CQ_FORMAT_TAGGED, 0);
 	for (i = 0; i < 2; i++)
-		CHECK(fi_trecv(w.ep[B], b[i], 2, NULL, FI_ADDR_UNSPEC, 3, 0, &c[i]) == 0);
+		post(&w, B, b[i], 2, 3, &c[i]);
 	CHECK(fi_tsend(w.ep[A], "1", 2, NULL, w.fa[B], 3, NULL) == 0);
 	CHECK(fi_tsend(w.ep[A], "2", 2, NULL, w.fa[B], 3, NULL) == 0);
 	CHECK(fi_tsend(w.ep[A], "3", 2, NULL, w.fa[B], 3, NULL) == 0);
@@ -111,7 +126,7 @@ static void t_order(void)
 	want(&w, B, &c[1], 2, 3);
 	none(&w, B);					/* 3 and 4 are unexpected */
 	for (i = 2; i < 4; i++)
-		CHECK(fi_trecv(w.ep[B], b[i], 2, NULL, FI_ADDR_UNSPEC, 3, 0, &c[i]) == 0);
+		post(&w, B, b[i], 2, 3, &c[i]);
 	want(&w, B, &c[2], 2, 3);
 	want(&w, B, &c[3], 2, 3);
 	CHECK(b[0][0] == '1' && b[1][0] == '2' && b[2][0] == '3' && b[3][0] == '4');
@@ -138,7 +153,7 @@ static void t_msg(void)
 	}
 	CHECK(!memcmp(b, "plain", 5));
 	CHECK(fi_cancel(&w.ep[B]->fid, &ct) == 0);
-	CHECK(tw_err(w.cq[B]).err == FI_ECANCELED);
+	CHECK(want_err(&w, B).err == FI_ECANCELED);
 	tw_close(&w);
 }
 
@@ -154,8 +169,7 @@ static void t_peek(void)
 
 	tw_open(&w, FI_AV_TABLE, FI_CQ_FORMAT_TAGGED, 0);
 	CHECK(fi_trecvmsg(w.ep[B], &m, FI_PEEK) == 0);		/* nothing yet */
-	CHECK(tw_read(w.cq[B], &(cqe_t){ 0 }, NULL) == -FI_EAVAIL);
-	err = tw_err(w.cq[B]);
+	err = want_err(&w, B);
 	CHECK(err.err == FI_ENOMSG && err.op_context == &pc);
 	CHECK(fi_tsend(w.ep[A], "peek", 4, NULL, w.fa[B], 9, NULL) == 0);
 	CHECK(fi_trecvmsg(w.ep[B], &m, FI_PEEK) == 0);
@@ -163,13 +177,13 @@ static void t_peek(void)
 	CHECK(fi_trecvmsg(w.ep[B], &m, FI_PEEK | FI_CLAIM) == 0);
 	want(&w, B, &pc, 4, 9);
 	/* Claimed: a plain receive and another peek no longer see it. */
-	CHECK(fi_trecv(w.ep[B], b, sizeof(b), NULL, FI_ADDR_UNSPEC, 9, 0, &rc) == 0);
+	post(&w, B, b, sizeof(b), 9, &rc);
 	none(&w, B);
 	CHECK(fi_trecvmsg(w.ep[B], &m, FI_CLAIM) == 0);
 	want(&w, B, &pc, 4, 9);
 	CHECK(!memcmp(b, "peek", 4));
 	CHECK(fi_cancel(&w.ep[B]->fid, &rc) == 0);
-	CHECK(tw_err(w.cq[B]).err == FI_ECANCELED);
+	CHECK(want_err(&w, B).err == FI_ECANCELED);
 	/* Peek and discard; claim and discard. */
 	CHECK(fi_tsend(w.ep[A], "gone", 4, NULL, w.fa[B], 9, NULL) == 0);
 	CHECK(fi_trecvmsg(w.ep[B], &m, FI_PEEK | FI_DISCARD) == 0);
@@ -180,8 +194,7 @@ static void t_peek(void)
 	CHECK(fi_trecvmsg(w.ep[B], &m, FI_CLAIM | FI_DISCARD) == 0);
 	want(&w, B, &pc, 0, 9);
 	CHECK(fi_trecvmsg(w.ep[B], &m, FI_PEEK) == 0);		/* both gone */
-	CHECK(tw_read(w.cq[B], &(cqe_t){ 0 }, NULL) == -FI_EAVAIL);
-	CHECK(tw_err(w.cq[B]).err == FI_ENOMSG);
+	CHECK(want_err(&w, B).err == FI_ENOMSG);
 	tw_close(&w);
 }
 
@@ -193,11 +206,10 @@ static void t_cancel(void)
 	struct fi_cq_err_entry err;
 
 	tw_open(&w, FI_AV_TABLE, FI_CQ_FORMAT_TAGGED, 0);
-	CHECK(fi_trecv(w.ep[B], b, sizeof(b), NULL, FI_ADDR_UNSPEC, 4, 0, &c) == 0);
+	post(&w, B, b, sizeof(b), 4, &c);
 	CHECK(fi_cancel(&w.ep[B]->fid, &c) == 0);
 	CHECK(fi_cancel(&w.ep[B]->fid, &c) == -FI_ENOENT);
-	CHECK(tw_read(w.cq[B], &(cqe_t){ 0 }, NULL) == -FI_EAVAIL);
-	err = tw_err(w.cq[B]);
+	err = want_err(&w, B);
 	CHECK(err.err == FI_ECANCELED && err.op_context == &c && (err.flags & FI_RECV));
 	CHECK(fi_tsend(w.ep[A], "late", 4, NULL, w.fa[B], 4, NULL) == 0);
 	none(&w, B);				/* not delivered to the cancelled one */
@@ -212,10 +224,9 @@ static void t_trunc(void)
 	struct fi_cq_err_entry err;
 
 	tw_open(&w, FI_AV_TABLE, FI_CQ_FORMAT_TAGGED, 0);
-	CHECK(fi_trecv(w.ep[B], b, sizeof(b), NULL, FI_ADDR_UNSPEC, 1, 0, &c) == 0);
+	post(&w, B, b, sizeof(b), 1, &c);
 	CHECK(fi_tsend(w.ep[A], "0123456789", 10, NULL, w.fa[B], 1, NULL) == 0);
-	CHECK(tw_read(w.cq[B], &(cqe_t){ 0 }, NULL) == -FI_EAVAIL);
-	err = tw_err(w.cq[B]);
+	err = want_err(&w, B);
 	CHECK(err.err == FI_ETRUNC && err.op_context == &c);
 	CHECK(err.len == 4 && err.olen == 6 && err.tag == 1);
 	CHECK(!memcmp(b, "0123", 4));
@@ -232,12 +243,12 @@ static void t_data(void)
 
 	tw_open(&w, FI_AV_TABLE, FI_CQ_FORMAT_TAGGED, 0);
 	CHECK(fi_tsenddata(w.ep[A], "d", 1, NULL, 0xdeadbeefcafeull, w.fa[B], 2, NULL) == 0);
-	CHECK(fi_trecv(w.ep[B], b, sizeof(b), NULL, FI_ADDR_UNSPEC, 2, 0, &c) == 0);
+	post(&w, B, b, sizeof(b), 2, &c);
 	CHECK(tw_read(w.cq[B], &e, NULL) == 1);
 	CHECK((e.flags & FI_REMOTE_CQ_DATA) && e.data == 0xdeadbeefcafeull);
 	want(&w, A, NULL, 0, 0);
 	CHECK(fi_tsend(w.ep[A], "n", 1, NULL, w.fa[B], 2, NULL) == 0);
-	CHECK(fi_trecv(w.ep[B], b, sizeof(b), NULL, FI_ADDR_UNSPEC, 2, 0, &c) == 0);
+	post(&w, B, b, sizeof(b), 2, &c);
 	CHECK(tw_read(w.cq[B], &e, NULL) == 1);
 	CHECK(!(e.flags & FI_REMOTE_CQ_DATA));
 	want(&w, A, NULL, 0, 0);
@@ -294,7 +305,7 @@ static void t_large(void)
 	dpfi_fake_config(4096, 64u << 10);
 	setenv("FI_DP_SEG_SIZE", "16384", 1);
 	tw_open(&w, FI_AV_TABLE, FI_CQ_FORMAT_TAGGED, 0);
-	CHECK(fi_trecv(w.ep[B], dst, n, NULL, FI_ADDR_UNSPEC, 1, 0, &c) == 0);
+	post(&w, B, dst, n, 1, &c);
 	CHECK(fi_tsend(w.ep[A], src, n, NULL, w.fa[B], 1, NULL) == 0);
 	want(&w, B, &c, n, 1);
 	want(&w, A, NULL, 0, 0);
@@ -306,7 +317,7 @@ static void t_large(void)
 	want(&w, A, &c, n, 2);
 	CHECK(!memcmp(src, dst, n));
 	CHECK(fi_tsend(w.ep[A], src, 0, NULL, w.fa[B], 3, NULL) == 0);	/* 0 bytes */
-	CHECK(fi_trecv(w.ep[B], dst, n, NULL, FI_ADDR_UNSPEC, 3, 0, &c) == 0);
+	post(&w, B, dst, n, 3, &c);
 	want(&w, B, &c, 0, 3);
 	tw_close(&w);
 	unsetenv("FI_DP_SEG_SIZE");
@@ -351,7 +362,7 @@ static void t_abort(void)
 	struct tw w;
 
 	tw_open(&w, FI_AV_TABLE, FI_CQ_FORMAT_TAGGED, 0);
-	CHECK(fi_trecv(w.ep[B], b, sizeof(b), NULL, FI_ADDR_UNSPEC, 5, 0, &c1) == 0);
+	post(&w, B, b, sizeof(b), 5, &c1);
 	raw_send(&w, &h, 10);			/* 10 of 100 bytes, then nothing */
 	none(&w, B);
 	h.offset = 50;				/* not where the message is: dropped */
@@ -363,9 +374,8 @@ static void t_abort(void)
 	h.offset = 0;
 	h.total = 3;				/* the next message */
 	raw_send(&w, &h, 3);
-	CHECK(tw_read(w.cq[B], &(cqe_t){ 0 }, NULL) == -FI_EAVAIL);
-	CHECK(tw_err(w.cq[B]).err == FI_EIO);
-	CHECK(fi_trecv(w.ep[B], b, sizeof(b), NULL, FI_ADDR_UNSPEC, 5, 0, &c2) == 0);
+	CHECK(want_err(&w, B).err == FI_EIO);
+	post(&w, B, b, sizeof(b), 5, &c2);
 	want(&w, B, &c2, 3, 5);
 	CHECK(((struct dpfi_ep *)w.ep[B])->rx_dropped == 3);
 	raw_send(&w, NULL, 0);
@@ -388,7 +398,7 @@ static void t_formats(void)
 
 	for (i = 0; i < sizeof(fm) / sizeof(fm[0]); i++) {
 		tw_open(&w, FI_AV_TABLE, fm[i].f, 0);
-		CHECK(fi_trecv(w.ep[B], b, 4, NULL, FI_ADDR_UNSPEC, 5, 0, &c) == 0);
+		post(&w, B, b, 4, 5, &c);
 		CHECK(fi_tsend(w.ep[A], "f", 1, NULL, w.fa[B], 5, NULL) == 0);
 		memset(buf, 0xa5, sizeof(buf));
 		CHECK(fi_cq_read(w.cq[B], buf, 1) == 1);
@@ -412,7 +422,7 @@ static void t_selective(void)
 	none(&w, A);
 	CHECK(fi_tsendmsg(w.ep[A], &m, FI_COMPLETION) == 0);
 	want(&w, A, &c2, 0, 0);
-	CHECK(fi_trecv(w.ep[B], b, 4, NULL, FI_ADDR_UNSPEC, 1, 0, &c1) == 0);
+	post(&w, B, b, 4, 1, &c1);
 	none(&w, B);
 	iov.iov_base = b;
 	iov.iov_len = 4;
@@ -433,7 +443,7 @@ static void t_sread(void)
 	CHECK(fi_cq_sread(w.cq[B], &e, 1, NULL, 20) == -FI_EAGAIN);
 	CHECK(fi_cq_signal(w.cq[B]) == 0);
 	CHECK(fi_cq_sread(w.cq[B], &e, 1, NULL, -1) == -FI_EAGAIN);
-	CHECK(fi_trecv(w.ep[B], b, 4, NULL, FI_ADDR_UNSPEC, 1, 0, &c) == 0);
+	post(&w, B, b, 4, 1, &c);
 	CHECK(fi_tsend(w.ep[A], "r", 1, NULL, w.fa[B], 1, NULL) == 0);
 	CHECK(fi_cq_sread(w.cq[B], &e, 1, NULL, -1) == 1 && e.op_context == &c);
 	tw_close(&w);
