@@ -60,7 +60,9 @@ static int ep_enable_locked(struct dpfi_ep *ep)
 
 	if (ep->tp)
 		return 0;
-	if (!ep->av || (!ep->tx_cq && !ep->rx_cq))
+	if (!ep->av)
+		return -FI_ENOAV;
+	if (!ep->tx_cq && !ep->rx_cq)
 		return -FI_ENOCQ;
 	ep->sbuf = malloc(sizeof(struct dpfi_hdr) + ep->seg_max);
 	if (!ep->sbuf)

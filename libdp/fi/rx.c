@@ -146,6 +146,10 @@ static void partial_abort(struct dpfi_ep *ep, const struct dpfi_src *src)
 	if (!in)
 		return;
 	ep->rx_dropped++;
+	if (in->claimed) {		/* its claim fails: the user holds it */
+		in->aborted = 1;
+		return;
+	}
 	if (in->rx) {
 		rx_error(ep, in->rx, FI_EIO, in, 0);
 		free(in->rx);
@@ -296,7 +300,11 @@ static ssize_t rx_claim(struct dpfi_ep *ep, struct dpfi_rx *rx)
 	ctx->internal[0] = NULL;
 	dpfi_list_remove(&ep->unexp, &in->node);
 	in->claimed = 0;
-	if (rx->flags & FI_DISCARD) {
+	if (in->aborted) {
+		rx_error(ep, rx, FI_EIO, in, 0);
+		in_free(in);
+		free(rx);
+	} else if (rx->flags & FI_DISCARD) {
 		rx_success(ep, rx, in, 0, 0);
 		in_drop(in);
 		free(rx);

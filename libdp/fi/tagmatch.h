@@ -63,6 +63,7 @@ struct dpfi_in {
 	uint8_t hflags;			/* DPFI_HF_* */
 	uint8_t claimed;		/* FI_PEEK|FI_CLAIM took it */
 	uint8_t discard;		/* throw the rest away */
+	uint8_t aborted;		/* claimed, then its sender gave it up */
 	unsigned char *buf;		/* unexpected: the bytes so far */
 	struct dpfi_rx *rx;		/* the receive it completes, if matched */
 };

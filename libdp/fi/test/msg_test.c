@@ -359,6 +359,9 @@ static void t_abort(void)
 			      .tag = 5, .total = 100 };
 	char b[100];
 	struct fi_context c1, c2;
+	struct iovec iov = { b, sizeof(b) };
+	struct fi_msg_tagged m = { .msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC,
+				   .tag = 5, .context = &c1 };
 	struct tw w;
 
 	tw_open(&w, FI_AV_TABLE, FI_CQ_FORMAT_TAGGED, 0);
@@ -378,6 +381,17 @@ static void t_abort(void)
 	post(&w, B, b, sizeof(b), 5, &c2);
 	want(&w, B, &c2, 3, 5);
 	CHECK(((struct dpfi_ep *)w.ep[B])->rx_dropped == 3);
+	/* Claimed by a peek, then given up: the claim fails with FI_EIO. */
+	h.total = 100;
+	raw_send(&w, &h, 10);
+	CHECK(fi_trecvmsg(w.ep[B], &m, FI_PEEK | FI_CLAIM) == 0);
+	want(&w, B, &c1, 100, 5);
+	h.total = 0;
+	raw_send(&w, &h, 0);
+	CHECK(fi_trecvmsg(w.ep[B], &m, FI_CLAIM) == 0);
+	CHECK(want_err(&w, B).err == FI_EIO);
+	CHECK(fi_trecvmsg(w.ep[B], &m, 0) == 0);		/* the empty one */
+	want(&w, B, &c1, 0, 5);
 	raw_send(&w, NULL, 0);
 	tw_close(&w);
 }
