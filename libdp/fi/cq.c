@@ -7,7 +7,6 @@
 #include "dpfi.h"
 
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -208,9 +207,7 @@ static const char *cq_strerror(struct fid_cq *fid, int prov_errno, const void *e
 {
 	(void)fid;
 	(void)err_data;
-	if (buf && len)
-		snprintf(buf, len, "%s", fi_strerror(prov_errno));
-	return fi_strerror(prov_errno);
+	return dpfi_strerror(prov_errno, buf, len);
 }
 
 static int cq_close(struct fid *fid)

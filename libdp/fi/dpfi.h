@@ -123,6 +123,12 @@ int dpfi_no_op(void);
 	.bind = DPFI_NOSYS(int (*)(struct fid *, struct fid *, uint64_t)), \
 	.control = DPFI_NOSYS(int (*)(struct fid *, int, void *))
 
+/* eq.c */
+int dpfi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
+		 struct fid_eq **eq, void *context);
+/* fi_strerror into buf (if any); what fi_cq_strerror and fi_eq_strerror give. */
+const char *dpfi_strerror(int prov_errno, char *buf, size_t len);
+
 /* av.c */
 int dpfi_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		 struct fid_av **av, void *context);

@@ -47,6 +47,8 @@ static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 		ep->av = (struct dpfi_av *)bfid;
 	else if (bfid->fclass == FI_CLASS_CQ)
 		err = ep_bind_cq(ep, (struct dpfi_cq *)bfid, flags);
+	else if (bfid->fclass == FI_CLASS_EQ)
+		err = 0;			/* no events on RDM: nothing to bind */
 	else
 		err = -FI_ENOSYS;
 	pthread_mutex_unlock(&ep->dom->lock);

@@ -519,18 +519,26 @@ static void t_src_dpid(void)
 	struct dpfi_addr want = { .nid = 0, .dpid = 4321 }, got = { 0, 0 };
 	size_t len = sizeof(got);
 	struct fid_ep *ep;
+	struct fid_eq *eq;
+	uint32_t ev;
 	struct tw w;
 
 	tw_open(&w, FI_AV_TABLE, FI_CQ_FORMAT_TAGGED, 0);
 	w.info->src_addr = malloc(sizeof(want));
 	memcpy(w.info->src_addr, &want, sizeof(want));
 	w.info->src_addrlen = sizeof(want);
+	CHECK(fi_eq_open(w.fab, &(struct fi_eq_attr){ .wait_obj = FI_WAIT_UNSPEC }, &eq,
+			 NULL) == 0);
 	CHECK(fi_endpoint(w.dom, w.info, &ep, NULL) == 0);
+	CHECK(fi_ep_bind(ep, &eq->fid, 0) == 0);		/* accepted; never an event */
+	CHECK(fi_eq_read(eq, &ev, NULL, 0, 0) == -FI_EAGAIN);
+	CHECK(fi_eq_sread(eq, &ev, NULL, 0, 5, 0) == -FI_EAGAIN);
 	CHECK(fi_ep_bind(ep, &w.av->fid, 0) == 0);
 	CHECK(fi_ep_bind(ep, &w.cq[A]->fid, FI_TRANSMIT | FI_RECV) == 0);
 	CHECK(fi_enable(ep) == 0);
 	CHECK(fi_getname(&ep->fid, &got, &len) == 0 && got.dpid == 4321);
 	CHECK(fi_close(&ep->fid) == 0);
+	CHECK(fi_close(&eq->fid) == 0);
 	tw_close(&w);
 }
 
@@ -577,6 +585,6 @@ const struct t_case msg_cases[] = {
 	{ "fi_getname, AV table lookup and straddr", t_addr },
 	{ "getinfo hints; FI_ENODATA without /dev/dp", t_getinfo },
 	{ "getinfo: node and service as NID and DPID", t_getinfo_addr },
-	{ "an endpoint binds its source address's DPID", t_src_dpid },
+	{ "an endpoint binds its source address's DPID; an EQ bound stays empty", t_src_dpid },
 	{ NULL, NULL },
 };
