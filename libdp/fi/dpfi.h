@@ -96,6 +96,7 @@ struct dpfi_ep {
 	struct dpfi_list unexp;		/* struct dpfi_in */
 	struct dpfi_list partial;	/* struct dpfi_in, by part */
 	size_t seg_max;			/* payload bytes per dp message */
+	size_t seg_cur;			/* what the edges took lately, <= seg_max */
 	unsigned char *sbuf;		/* header + segment being sent */
 	uint64_t rx_dropped;		/* segments that made no sense */
 };

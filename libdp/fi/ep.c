@@ -249,6 +249,7 @@ int dpfi_endpoint(struct fid_domain *domain, struct fi_info *info,
 	ep->seg_max = dpfi_env_size("FI_DP_SEG_SIZE", DPFI_SEG_DEFAULT);
 	if (ep->seg_max < DPFI_SEG_MIN)
 		ep->seg_max = DPFI_SEG_MIN;
+	ep->seg_cur = ep->seg_max;
 	ep_from_info(ep, info);
 	*ep_fid = &ep->fid;
 	return 0;

@@ -5,7 +5,10 @@
  * fragments each segment on the wire as it needs.  A segment the edge
  * refuses as too large (EMSGSIZE, nothing sent: the receiver's pool is
  * smaller than ours, or its session is not open yet) is cut in half and
- * sent again, down to DPFI_SEG_MIN.  While there is no credit (EAGAIN),
+ * sent again, down to DPFI_SEG_MIN; the endpoint keeps the size that
+ * worked (seg_cur) and tries twice that after each message that took more
+ * than one segment, up to seg_max, so that an edge whose limit grows (its
+ * session opened) gets large segments again.  While there is no credit (EAGAIN),
  * the domain's endpoints make progress, so that sends to oneself or
  * between two busy peers cannot deadlock.  A send completes when its last
  * segment is accepted: the buffer may be reused at once.
@@ -42,24 +45,28 @@ static int tx_segment(struct dpfi_ep *ep, const struct dpfi_addr *a, size_t len)
 static int tx_message(struct dpfi_ep *ep, const struct dpfi_addr *a,
 		      const struct dpfi_tx *tx, struct dpfi_hdr *h)
 {
-	size_t seg = ep->seg_max, n;
+	size_t n;
 	int err;
 
 	for (;;) {
-		n = h->total - h->offset < seg ? (size_t)(h->total - h->offset) : seg;
+		n = h->total - h->offset < ep->seg_cur ? (size_t)(h->total - h->offset) :
+			ep->seg_cur;
 		memcpy(ep->sbuf, h, sizeof(*h));
 		dpfi_iov_xfer(tx->iov, tx->niov, h->offset, ep->sbuf + sizeof(*h), n, 0);
 		err = tx_segment(ep, a, sizeof(*h) + n);
-		if (err == -EMSGSIZE && seg / 2 >= DPFI_SEG_MIN) {
-			seg /= 2;
+		if (err == -EMSGSIZE && n > DPFI_SEG_MIN) {
+			ep->seg_cur = n / 2 > DPFI_SEG_MIN ? n / 2 : DPFI_SEG_MIN;
 			continue;
 		}
 		if (err)
 			return err;
 		h->offset += n;
 		if (h->offset == h->total)
-			return 0;
+			break;
 	}
+	if (ep->seg_cur < ep->seg_max && h->total > ep->seg_cur)
+		ep->seg_cur = ep->seg_cur * 2 < ep->seg_max ? ep->seg_cur * 2 : ep->seg_max;
+	return 0;
 }
 
 ssize_t dpfi_send_locked(struct dpfi_ep *ep, const struct dpfi_tx *tx)

@@ -316,6 +316,15 @@ static void t_large(void)
 	want(&w, A, NULL, 0, 0);
 	want(&w, A, &c, n, 2);
 	CHECK(!memcmp(src, dst, n));
+	/* The segment size A learnt (2 KiB fit, then doubled) grows back. */
+	CHECK(((struct dpfi_ep *)w.ep[A])->seg_cur == 4096);
+	dpfi_fake_config(65535, 64u << 10);
+	CHECK(fi_tsend(w.ep[A], src, n, NULL, w.fa[A], 2, NULL) == 0);
+	CHECK(fi_trecv(w.ep[A], dst, n, NULL, FI_ADDR_UNSPEC, 2, 0, &c) == 0);
+	CHECK(((struct dpfi_ep *)w.ep[A])->seg_cur == 8192);
+	want(&w, A, NULL, 0, 0);
+	want(&w, A, &c, n, 2);
+	CHECK(!memcmp(src, dst, n));
 	CHECK(fi_tsend(w.ep[A], src, 0, NULL, w.fa[B], 3, NULL) == 0);	/* 0 bytes */
 	post(&w, B, dst, n, 3, &c);
 	want(&w, B, &c, 0, 3);
