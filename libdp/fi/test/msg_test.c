@@ -6,6 +6,7 @@
 #include "fi_test.h"
 #include "proto.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -335,6 +336,65 @@ static void t_large(void)
 	free(dst);
 }
 
+struct t_peer {
+	struct tw *w;
+	int me, other;
+	unsigned char *out, *in;
+	size_t n;
+	int ok;
+};
+
+/* One thread: post a receive from the other, send it 1 MiB, wait for ours. */
+static void *t_peer_run(void *arg)
+{
+	struct t_peer *p = arg;
+	struct fi_context c;
+	cqe_t e;
+	int got = 0, sent = 0;
+	long i;
+
+	p->ok = fi_trecv(p->w->ep[p->me], p->in, p->n, NULL, p->w->fa[p->other], 1, 0, &c) == 0 &&
+		fi_tsend(p->w->ep[p->me], p->out, p->n, NULL, p->w->fa[p->other], 1, p) == 0;
+	for (i = 0; p->ok && (!got || !sent) && i < 100000000; i++)
+		if (fi_cq_read(p->w->cq[p->me], &e, 1) == 1) {
+			got += e.op_context == &c && e.len == p->n;
+			sent += e.op_context == p;
+		}
+	p->ok = p->ok && got == 1 && sent == 1;
+	return NULL;
+}
+
+/*
+ * Two threads send 1 MiB to each other at once through 64 KiB pools: each
+ * send makes progress while it waits for room, so neither waits forever.
+ */
+static void t_threads(void)
+{
+	size_t n = 1u << 20;
+	struct t_peer p[2];
+	pthread_t th[2];
+	struct tw w;
+	int i;
+
+	dpfi_fake_config(65535, 64u << 10);
+	tw_open(&w, FI_AV_MAP, FI_CQ_FORMAT_TAGGED, 0);
+	for (i = 0; i < 2; i++) {
+		p[i] = (struct t_peer){ .w = &w, .me = i, .other = !i, .n = n,
+					.out = pattern(n, (unsigned)i + 1), .in = calloc(1, n) };
+		CHECK(pthread_create(&th[i], NULL, t_peer_run, &p[i]) == 0);
+	}
+	for (i = 0; i < 2; i++)
+		CHECK(pthread_join(th[i], NULL) == 0);
+	for (i = 0; i < 2; i++)
+		CHECK(p[i].ok && !memcmp(p[i].in, p[!i].out, n));
+	for (i = 0; i < 2; i++) {
+		free(p[i].out);
+		free(p[i].in);
+	}
+	tw_close(&w);
+	dpfi_fake_config(65535, 4u << 20);
+}
+
 /* Each CQ format writes its own entry size and no more. */
 /* Send raw dp messages to w's endpoint B from a fake endpoint of its own. */
 static void raw_send(struct tw *w, const struct dpfi_hdr *h, size_t payload)
@@ -588,6 +648,7 @@ const struct t_case msg_cases[] = {
 	{ "send to self", t_self },
 	{ "1 MiB messages: segments, EMSGSIZE, full pools, self, iovecs", t_large },
 	{ "a message cut short fails with FI_EIO; bad segments dropped", t_abort },
+	{ "two threads send 1 MiB to each other at once", t_threads },
 	{ "CQ formats context, msg, data, tagged", t_formats },
 	{ "FI_SELECTIVE_COMPLETION", t_selective },
 	{ "fi_cq_sread: timeout, signal, completion", t_sread },
