@@ -208,7 +208,7 @@ print-%:
 	@echo $($*)
 
 clean:
-	@for d in $(USERSPACE) module/tests man; do \
+	@for d in $(USERSPACE) libdp/fi module/tests man; do \
 		[ -f $$d/Makefile ] && $(MAKE) -C $$d clean || true; \
 	done
 	rm -rf build
