@@ -111,6 +111,9 @@ static void info_ep(struct fi_ep_attr *e)
 	e->protocol = FI_PROTO_UNSPEC;
 	e->protocol_version = 1;
 	e->max_msg_size = DPFI_MAX_MSG;
+	/* All 64 tag bits are the application's (no leading zeros reserved:
+	 * Open MPI's mtl ofi counts them to size its communicator ids). */
+	e->mem_tag_format = ~(uint64_t)0;
 	e->tx_ctx_cnt = 1;
 	e->rx_ctx_cnt = 1;
 }

@@ -21,22 +21,28 @@ static struct fi_info *tw_hints(enum fi_av_type av)
 	return h;
 }
 
-static void tw_ep(struct tw *w, int i, enum fi_cq_format fmt, uint64_t bind)
+void tw_reopen(struct tw *w, int i, uint64_t bind)
 {
-	struct fi_cq_attr ca = { .format = fmt };
-	struct fi_av_attr aa = { .type = FI_AV_UNSPEC };
 	char addr[16];
 	size_t len = sizeof(addr);
 
-	if (!w->av)
-		CHECK(fi_av_open(w->dom, &aa, &w->av, NULL) == 0);
-	CHECK(fi_cq_open(w->dom, &ca, &w->cq[i], NULL) == 0);
 	CHECK(fi_endpoint(w->dom, w->info, &w->ep[i], NULL) == 0);
 	CHECK(fi_ep_bind(w->ep[i], &w->av->fid, 0) == 0);
 	CHECK(fi_ep_bind(w->ep[i], &w->cq[i]->fid, FI_TRANSMIT | FI_RECV | bind) == 0);
 	CHECK(fi_enable(w->ep[i]) == 0);
 	CHECK(fi_getname(&w->ep[i]->fid, addr, &len) == 0 && len == sizeof(struct dpfi_addr));
 	CHECK(fi_av_insert(w->av, addr, 1, &w->fa[i], 0, NULL) == 1);
+}
+
+static void tw_ep(struct tw *w, int i, enum fi_cq_format fmt, uint64_t bind)
+{
+	struct fi_cq_attr ca = { .format = fmt };
+	struct fi_av_attr aa = { .type = FI_AV_UNSPEC };
+
+	if (!w->av)
+		CHECK(fi_av_open(w->dom, &aa, &w->av, NULL) == 0);
+	CHECK(fi_cq_open(w->dom, &ca, &w->cq[i], NULL) == 0);
+	tw_reopen(w, i, bind);
 }
 
 void tw_open(struct tw *w, enum fi_av_type av, enum fi_cq_format fmt, uint64_t bind)

@@ -39,6 +39,8 @@ struct tw {
 /* Open w: av_type, CQ format, the flags each CQ is bound with. */
 void tw_open(struct tw *w, enum fi_av_type av, enum fi_cq_format fmt, uint64_t bind);
 void tw_close(struct tw *w);
+/* Open endpoint i of w again (after closing it) from w->info, on its CQ. */
+void tw_reopen(struct tw *w, int i, uint64_t bind);
 /* Read one completion of cq, polling a while: 1, -FI_EAVAIL or -FI_EAGAIN. */
 ssize_t tw_read(struct fid_cq *cq, void *e, fi_addr_t *src);
 /* The error at the head of cq's error queue (fails the test if none). */

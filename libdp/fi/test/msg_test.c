@@ -564,6 +564,61 @@ static int info_rc(const struct fi_info *h)
 	return rc;
 }
 
+/* The hints Open MPI 4.1's mtl ofi gives (API version 1.0), then its second ask. */
+static struct fi_info *ompi_hints(void)
+{
+	struct fi_info *h = fi_allocinfo();
+
+	h->mode = FI_CONTEXT;
+	h->ep_attr->type = FI_EP_RDM;
+	h->caps = FI_TAGGED;
+	h->tx_attr->msg_order = FI_ORDER_SAS;
+	h->rx_attr->msg_order = FI_ORDER_SAS;
+	h->tx_attr->op_flags = FI_COMPLETION;
+	h->rx_attr->op_flags = FI_COMPLETION;
+	h->domain_attr->threading = FI_THREAD_UNSPEC;
+	h->domain_attr->control_progress = FI_PROGRESS_UNSPEC;
+	h->domain_attr->data_progress = FI_PROGRESS_UNSPEC;
+	h->domain_attr->av_type = FI_AV_MAP;
+	h->domain_attr->resource_mgmt = FI_RM_ENABLED;
+	return h;
+}
+
+/*
+ * What the mtl does with them: getinfo twice, an endpoint bound to one
+ * CQ with FI_SELECTIVE_COMPLETION, sends and receives without flags,
+ * which complete because the info's op_flags carry FI_COMPLETION.
+ */
+static void t_ompi(void)
+{
+	struct fi_info *h = ompi_hints(), *i = NULL, *i2 = NULL;
+	struct tw w;
+	char b[4];
+	struct fi_context c;
+
+	CHECK(dpfi_getinfo(FI_VERSION(1, 0), NULL, NULL, 0, h, &i) == 0);
+	h->fabric_attr->prov_name = strdup("dp");
+	h->caps |= FI_TAGGED | FI_DIRECTED_RECV;
+	h->domain_attr->cq_data_size = sizeof(int);
+	CHECK(dpfi_getinfo(FI_VERSION(1, 0), NULL, NULL, 0, h, &i2) == 0);
+	CHECK(i2 && (i2->tx_attr->op_flags & FI_COMPLETION) &&
+	      i2->domain_attr->av_type == FI_AV_MAP);
+	tw_open(&w, FI_AV_MAP, FI_CQ_FORMAT_TAGGED, FI_SELECTIVE_COMPLETION);
+	fi_freeinfo(w.info);
+	w.info = i2;
+	CHECK(fi_close(&w.ep[A]->fid) == 0 && fi_close(&w.ep[B]->fid) == 0);
+	w.ep[A] = w.ep[B] = NULL;
+	tw_reopen(&w, A, FI_SELECTIVE_COMPLETION);
+	tw_reopen(&w, B, FI_SELECTIVE_COMPLETION);
+	CHECK(fi_tsenddata(w.ep[A], "mpi", 3, NULL, 7, w.fa[B], 1, &w) == 0);
+	post(&w, B, b, sizeof(b), 1, &c);
+	want(&w, A, &w, 0, 0);
+	want(&w, B, &c, 3, 1);
+	tw_close(&w);
+	fi_freeinfo(i);
+	fi_freeinfo(h);
+}
+
 /* node is a NID, service a DPID: a destination, or with FI_SOURCE the source. */
 static void t_getinfo_addr(void)
 {
@@ -613,9 +668,13 @@ static void t_src_dpid(void)
 
 static void t_getinfo(void)
 {
-	struct fi_info *h = fi_allocinfo();
+	struct fi_info *h = fi_allocinfo(), *i = NULL;
 
 	CHECK(info_rc(NULL) == 0);
+	CHECK(dpfi_getinfo(FI_VERSION(1, 0), NULL, NULL, 0, NULL, &i) == 0);
+	CHECK(i && i->ep_attr->mem_tag_format >> 63);		/* every tag bit usable */
+	CHECK(i && i->domain_attr->cq_data_size >= sizeof(int));
+	fi_freeinfo(i);
 	CHECK(info_rc(h) == -FI_ENODATA);		/* no FI_CONTEXT mode */
 	h->mode = FI_CONTEXT;
 	h->caps = FI_TAGGED | FI_DIRECTED_RECV;
@@ -655,6 +714,7 @@ const struct t_case msg_cases[] = {
 	{ "fi_getname, AV table lookup and straddr", t_addr },
 	{ "getinfo hints; FI_ENODATA without /dev/dp", t_getinfo },
 	{ "getinfo: node and service as NID and DPID", t_getinfo_addr },
+	{ "Open MPI mtl ofi's hints and use: selective completion with FI_COMPLETION op flags", t_ompi },
 	{ "an endpoint binds its source address's DPID; an EQ bound stays empty", t_src_dpid },
 	{ NULL, NULL },
 };
