@@ -237,6 +237,7 @@ static void t_trunc(void)
 
 static void t_data(void)
 {
+	static char big[DPFI_INJECT_SIZE + 1];
 	struct tw w;
 	char b[4];
 	struct fi_context c;
@@ -258,6 +259,7 @@ static void t_data(void)
 	CHECK(tw_read(w.cq[B], &e, NULL) == 1);
 	CHECK((e.flags & FI_REMOTE_CQ_DATA) && e.data == 77 && b[0] == 'i');
 	none(&w, A);					/* inject: no completion */
+	CHECK(fi_inject(w.ep[A], big, DPFI_INJECT_SIZE + 1, w.fa[B]) == -FI_EMSGSIZE);
 	tw_close(&w);
 }
 
@@ -512,6 +514,10 @@ static void t_selective(void)
 	iov.iov_len = 4;
 	m.addr = FI_ADDR_UNSPEC;
 	CHECK(fi_trecvmsg(w.ep[B], &m, FI_COMPLETION) == 0);
+	want(&w, B, &c2, 1, 1);
+	/* A peek always reports, FI_COMPLETION or not. */
+	CHECK(fi_tsend(w.ep[A], "p", 1, NULL, w.fa[B], 1, NULL) == 0);
+	CHECK(fi_trecvmsg(w.ep[B], &m, FI_PEEK) == 0);
 	want(&w, B, &c2, 1, 1);
 	tw_close(&w);
 }
