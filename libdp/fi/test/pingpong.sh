@@ -18,6 +18,15 @@ export FI_PROVIDER_PATH=$tmp FI_DP_POOL_SIZE=4194304 FAKEDP_NS=pp$$
 port=$((20000 + $$ % 20000))
 n=0
 rc=0
+# Wait (up to 20 s) until the server listens on its control port: under
+# load it may take longer to start than the client.
+listening() {
+	i=0
+	while [ $i -lt 200 ] && ! ss -ltnH "sport = :$1" | grep -q .; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 echo "TAP version 13"
 for mode in msg tagged; do
 	for size in 1 4096 100000 1000000; do
@@ -26,7 +35,7 @@ for mode in msg tagged; do
 		LD_PRELOAD=$fakedp timeout 60 fi_pingpong -p dp -e rdm -m $mode -c -I 10 \
 			-S $size -B $port >"$tmp/srv" 2>&1 &
 		srv=$!
-		sleep 0.3
+		listening $port
 		LD_PRELOAD=$fakedp timeout 60 fi_pingpong -p dp -e rdm -m $mode -c -I 10 \
 			-S $size -P $port localhost >"$tmp/cli" 2>&1
 		crc=$?
