@@ -28,7 +28,8 @@
 #                     build/deb/
 #   make all          dp.ko for both kernels, libdp, tools, selftests, initramfs images
 #   make module       dp.ko per kernel in build/KVER/src/ (warnings are errors)
-#   make unit         host unit tests (module/tests, libdp, tools, tools/qemu, tools/myrisim)
+#   make unit         host unit tests (module/tests, libdp, libdp/fi, tools, tools/qemu,
+#                     tools/myrisim)
 #   make sparse       sparse over the module, per kernel
 #   make dkms         dkms add/build/remove per kernel (needs root)
 #   make kselftest    selftests/dp built, installed and run (one guest, 6.1) by the
@@ -51,8 +52,8 @@ STAGE := $(TOP)/build/stage
 RESULTS := $(TOP)/build/results
 USERSPACE := libdp tools selftests
 # directory:target pairs run by `make unit`; a missing Makefile or target fails
-UNIT := module/tests:check module/tests:fuzz-smoke libdp:check tools:check tools/qemu:check \
-	tools/myrisim:check man:check netlink:check tools:deb-check
+UNIT := module/tests:check module/tests:fuzz-smoke libdp:check libdp/fi:check tools:check \
+	tools/qemu:check tools/myrisim:check man:check netlink:check tools:deb-check
 GUEST_TIMEOUT ?= 900
 
 # Stages depend on each other's files in order (module, stage, image): keep
@@ -207,7 +208,7 @@ print-%:
 	@echo $($*)
 
 clean:
-	@for d in $(USERSPACE) module/tests man; do \
+	@for d in $(USERSPACE) libdp/fi module/tests man; do \
 		[ -f $$d/Makefile ] && $(MAKE) -C $$d clean || true; \
 	done
 	rm -rf build

@@ -176,6 +176,7 @@ static int fake_info(struct ep *e, struct dp_info *i)
 }
 
 static int fake_sendv(struct ep *e, struct dp_sendv *v);
+static int fake_send(struct ep *e, const struct dp_send *s);
 
 int ioctl(int fd, unsigned long req, ...)
 {
@@ -202,6 +203,8 @@ int ioctl(int fd, unsigned long req, ...)
 		return fake_info(e, arg);
 	case DP_IOC_SENDV:
 		return fake_sendv(e, arg);
+	case DP_IOC_SEND:
+		return fake_send(e, arg);
 	default:
 		return errno = ENOTTY, -1;
 	}
@@ -277,6 +280,15 @@ static int fake_sendv(struct ep *e, struct dp_sendv *v)
 		return errno = err, -1;
 	v->err = (uint32_t)err;
 	return (int)i;
+}
+
+/* DP_IOC_SEND: a batch of one; returns len as the kernel does. */
+static int fake_send(struct ep *e, const struct dp_send *s)
+{
+	struct dp_sendv v = { .msgs = (uint64_t)(uintptr_t)s, .n = 1 };
+	int r = fake_sendv(e, &v);
+
+	return r < 0 ? r : (int)s->len;
 }
 
 ssize_t write(int fd, const void *buf, size_t len)

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * The built libdp-fi.so, loaded by libfabric, over its real transport
+ * (libdp) on libdp's stand-in for /dev/dp (libdp/test/fakedp.so, which
+ * fills pools with the module's own ring code).  Run by libdp_run.sh with
+ * FI_PROVIDER_PATH and LD_PRELOAD set.  Checks the pool walker (its cursor
+ * ahead of the kernel's cons, batched releases, wrap tokens), EMSGSIZE
+ * from the edge, and sends to self.  fakedp drops what does not fit a pool
+ * (as a raw dp endpoint), so no more is in flight than fits.  Prints TAP.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_tagged.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_errno.h>
+
+static int failed, n;
+
+static void result(int ok, const char *what)
+{
+	printf("%sok %d - %s\n", ok ? "" : "not ", ++n, what);
+	failed |= !ok;
+}
+
+struct side {
+	struct fid_ep *ep;
+	struct fid_cq *cq;
+	fi_addr_t fa;
+};
+
+static struct fi_info *info;
+static struct fid_fabric *fab;
+static struct fid_domain *dom;
+static struct fid_av *av;
+
+static int open_side(struct side *s)
+{
+	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_TAGGED };
+	char addr[8];
+	size_t len = sizeof(addr);
+
+	return fi_cq_open(dom, &ca, &s->cq, NULL) || fi_endpoint(dom, info, &s->ep, NULL) ||
+	       fi_ep_bind(s->ep, &av->fid, 0) ||
+	       fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV) || fi_enable(s->ep) ||
+	       fi_getname(&s->ep->fid, addr, &len) ||
+	       fi_av_insert(av, addr, 1, &s->fa, 0, NULL) != 1;
+}
+
+static int setup(struct side *a, struct side *b)
+{
+	struct fi_info *h = fi_allocinfo();
+	struct fi_av_attr aa = { .type = FI_AV_TABLE };
+	int err;
+
+	h->caps = FI_TAGGED | FI_DIRECTED_RECV;
+	h->mode = FI_CONTEXT;
+	h->ep_attr->type = FI_EP_RDM;
+	h->fabric_attr->prov_name = strdup("dp");
+	err = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &info);
+	fi_freeinfo(h);
+	if (err)
+		return err;
+	return fi_fabric(info->fabric_attr, &fab, NULL) || fi_domain(fab, info, &dom, NULL) ||
+	       fi_av_open(dom, &aa, &av, NULL) || open_side(a) || open_side(b);
+}
+
+/* Wait for one completion on s, up to many polls: its context, or NULL. */
+static void *wait_one(struct side *s, size_t *len)
+{
+	struct fi_cq_tagged_entry e;
+	long i;
+
+	for (i = 0; i < 10000000; i++)
+		if (fi_cq_read(s->cq, &e, 1) == 1) {
+			*len = e.len;
+			return e.op_context;
+		}
+	return NULL;
+}
+
+/* k messages of size bytes from a to b, all sent before b receives any. */
+static int burst(struct side *a, struct side *b, int k, size_t size, unsigned seed)
+{
+	unsigned char *out = malloc(size + 1), *in = malloc(size + 1);
+	struct fi_context ctx;
+	int i, ok = 1;
+	size_t j, len = 0;
+
+	for (i = 0; i < k && ok; i++) {
+		for (j = 0; j < size; j++)
+			out[j] = (unsigned char)(seed + (unsigned)i * 7 + j);
+		ok = fi_tsend(a->ep, out, size, NULL, b->fa, (uint64_t)i, NULL) == 0 &&
+		     wait_one(a, &len) == NULL && len == 0;
+	}
+	for (i = 0; i < k && ok; i++) {
+		for (j = 0; j < size; j++)
+			out[j] = (unsigned char)(seed + (unsigned)i * 7 + j);
+		ok = fi_trecv(b->ep, in, size, NULL, a->fa, (uint64_t)i, 0, &ctx) == 0 &&
+		     wait_one(b, &len) == &ctx && len == size && !memcmp(in, out, size);
+	}
+	free(out);
+	free(in);
+	return ok;
+}
+
+int main(void)
+{
+	struct side a, b;
+	int ok, r;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	printf("TAP version 13\n");
+	result(setup(&a, &b) == 0, "the provider opens over libdp (fakedp)");
+	if (failed) {
+		printf("1..%d\n", n);
+		return 1;
+	}
+	result(burst(&a, &b, 1, 1, 1) && burst(&b, &a, 1, 0, 2), "1 byte and 0 bytes");
+	for (ok = 1, r = 0; r < 40 && ok; r++)	/* 10 x 1088 bytes a round: wraps */
+		ok = burst(&a, &b, 10, 1000, (unsigned)r);
+	result(ok, "40 bursts of 10 messages through a 32 KiB pool: it wraps");
+	result(burst(&a, &b, 1, 12000, 3), "12000 bytes: segments cut to fit the edge's 8948");
+	result(burst(&a, &a, 3, 3000, 4), "sends to self");
+	fi_close(&a.ep->fid);
+	fi_close(&b.ep->fid);
+	fi_close(&a.cq->fid);
+	fi_close(&b.cq->fid);
+	fi_close(&av->fid);
+	fi_close(&dom->fid);
+	fi_close(&fab->fid);
+	fi_freeinfo(info);
+	printf("1..%d\n", n);
+	return failed;
+}
