@@ -49,7 +49,8 @@
  *	lock too.
  * @want: the cost of the message its writer waits for, as its last window
  *	probe said (0: none): the target of its grants is raised to it, at
- *	most the pool less the wrap reserve, until that message arrives.
+ *	most the pool less the wrap reserve, until a grant gives it that much
+ *	or that message arrives.
  * @frag_extra: fragments after the first so far in the session: a token's
  *	seq counts messages, not frames (seq - isn + 1 - @frag_extra).
  */
@@ -269,6 +270,13 @@ static bool dp_rcv_grant(struct dp_rcv *r, struct dp_rx_peer *rp,
 	add = dp_credit_grant(rp->credit, rp->arrived, target, room);
 	rp->credit += add;
 	r->outstanding += add;
+	/*
+	 * Asked once: granted, the cost no longer raises the target (a writer
+	 * that gave its large message up sends small ones and never probes
+	 * again; topped up to the cost for good, it would keep the room).
+	 */
+	if (rp->want && dp_seq_diff(rp->credit, rp->arrived) >= (s32)target)
+		rp->want = 0;
 	if (dp_seq_diff(rp->credit, rp->arrived) < (s32)(target / 2))
 		dp_rcv_short(r, rp, smax);
 	return dp_rcv_update_due(r, rp, target, smax);

@@ -319,6 +319,41 @@ static void test_frag_probe_want(void)
 	w_teardown();
 }
 
+/*
+ * A probe's cost is asked for once: its writer gave the large message up
+ * (a signal) and goes on with small ones, which it has the credit for, so
+ * it never probes again.  Once that credit is spent, it is topped up to
+ * its share, not to the cost: the cost must not keep the unpromised room
+ * for it.
+ */
+static void test_frag_probe_want_once(void)
+{
+	u32 len = dp_frag_max_msg(65536, FRAME), cost = dp_frag_credit(len, FRAME);
+	u32 seq = 500, i, n = 2 * cost / DP_TOKEN_SPACE(300);
+	struct dp_msg_hdr h;
+	s32 share;
+
+	setup(65536);
+	hello(11, 100);
+	hello(12, 500);
+	hello(13, 900);
+	h = hdr(DP_WT_RESET, 11, 100);
+	h.flags = DP_WF_FIN;
+	dp_rcv_fin(&B->rcv, &h);
+	probe(12, 500, 0);
+	share = credit_left(12);
+	probe(12, 500, cost);
+	CHECK((u32)credit_left(12) >= cost, "credit %d for the cost %u",
+	      credit_left(12), cost);
+	for (i = 0; i < n; i++) {
+		put(12, i, seq++, 300, 0);
+		expect(12, i, i + 1, 300);
+	}
+	CHECK(credit_left(12) <= share, "credit %d after %u small messages, share %d, cost %u",
+	      credit_left(12), n, share, cost);
+	w_teardown();
+}
+
 enum end { END_HELLO, END_INC, END_FIN, END_OWNER, END_SILENT, END_CLOSE };
 
 /*
@@ -425,6 +460,8 @@ const struct unit_test rcv_frag_tests[] = {
 	{ "rcv frag: fragments after a gap held, then placed", test_frag_gap },
 	{ "rcv frag: a probe naming a large cost raises its target",
 	  test_frag_probe_want },
+	{ "rcv frag: a probe's cost is granted once, not kept as the target",
+	  test_frag_probe_want_once },
 	{ "rcv frag: abort on a new session", test_frag_end_hello },
 	{ "rcv frag: abort on a new incarnation", test_frag_end_inc },
 	{ "rcv frag: abort on FIN", test_frag_end_fin },
