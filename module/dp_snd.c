@@ -228,7 +228,9 @@ static void dp_snd_trim(struct dp_snd *s)
 /*
  * Take back the copies the receiver has acknowledged, or, when the
  * session failed (or the edge is going), all of them, counted as
- * undelivered; they become spare slots, or are freed.
+ * undelivered; they become spare slots, or are freed.  A large message
+ * counts once: at its first fragment, or at the first of its fragments
+ * not acknowledged if the first was.
  */
 static void dp_snd_reclaim(struct dp_snd *s, bool all)
 {
@@ -242,7 +244,9 @@ static void dp_snd_reclaim(struct dp_snd *s, bool all)
 	list_for_each_entry_safe(m, tmp, &s->unacked, node) {
 		if (!all && !dp_seq_before(m->seq, s->snd_una))
 			break;
-		if (!dp_seq_before(m->seq, s->snd_una))
+		if (!dp_seq_before(m->seq, s->snd_una) &&
+		    (!lost || !(m->flags & DP_WF_FRAG_MASK) ||
+		     m->flags == DP_WF_FRAG_FIRST))
 			lost++;
 		dp_snd_keep(s, m, &done);
 		s->n_unacked--;

@@ -201,14 +201,16 @@ static void test_snd_frag_lost(void)
 static void test_snd_frag_abort(void)
 {
 	u32 len = 20000;
-	u64 drops;
+	u64 drops, undelivered;
 
 	open_ab(1u << 20);
 	ab->cwnd = 4;
 	ab->ssthresh = 4;
 	drops = w.nodes[1].ctr[DP_CTR_RX_DROP_SEQ];
+	undelivered = w_stats(A).tx_undelivered;
 	CHECK_EQ(w_send(ab, len), -EINTR);	/* nonblocking: no world runs */
 	CHECK_EQ(w_info(ab).state, DP_SND_IDLE);
+	CHECK_EQ(w_stats(A).tx_undelivered, undelivered + 1);	/* one message */
 	CHECK_EQ(w_count(DP_WT_RESET, DP_WF_FIN), 1);
 	w_pump();
 	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_SEQ], drops + 1);
