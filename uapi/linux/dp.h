@@ -171,11 +171,13 @@ struct dp_ep_stats {
 	dp_u64 queued;		/* messages in the pool not yet released */
 	dp_u64 rx_drop_admit;	/* refused by the admission rule (DP_ADMIT_*) */
 	/* Lossless edges (docs/reliability.md); 0 for a DP_BIND_RAW sender. */
-	dp_u64 tx_unacked;	/* frames sent, not yet acknowledged: not known
-				 * delivered (a large message: its fragments) */
-	dp_u64 tx_undelivered;	/* messages given up unacknowledged: failed or
-				 * reset sessions, edges removed, endpoint
-				 * closed (a large message once) */
+	/* frames sent, not yet acknowledged (a large message: its fragments) */
+	dp_u64 tx_unacked;
+	/*
+	 * messages given up unacknowledged (a large message once): failed or
+	 * reset sessions, edges removed, endpoint closed
+	 */
+	dp_u64 tx_undelivered;
 	dp_u64 tx_retrans;	/* DATA frames sent again */
 	dp_u64 tx_blocked;	/* sends that found no credit (waited or EAGAIN) */
 	dp_u64 rx_dup;		/* duplicates suppressed (retransmissions) */
