@@ -120,6 +120,7 @@ struct shared {
 	uint64_t tr_spray;		/* traffic messages sent to the fuzzers' DPIDs */
 	uint64_t admin_ops;
 	uint64_t ctrl_odd;		/* control-page reads that saw no pool */
+	uint64_t map_stale;		/* table entries over the process's own mappings */
 	int ctrl_said;			/* ctrl_what is taken */
 	char ctrl_what[300];		/* the first such read: where, what */
 	uint32_t magic;			/* marks the traffic's messages */
@@ -214,6 +215,8 @@ struct ment {			/* a pool mapping this process made */
 	int dp;			/* verified: a pool's control page at addr */
 };
 
+#define NOWN	256	/* the process's own mappings remembered */
+
 struct proc {
 	int idx;
 	int slot[NSLOT];	/* endpoint fds, -1 if empty; any thread */
@@ -225,6 +228,9 @@ struct proc {
 	pthread_mutex_t map_lock;	/* every change of the address space */
 	struct ment map[NMAP];
 	int nmap;
+	/* what the process had mapped when its threads started (map_own_snapshot) */
+	struct { uintptr_t lo, hi; } own[NOWN];
+	int nown;
 	pid_t kids[MAX_KIDS];
 	pthread_t tid[NTHREADS];
 };
@@ -909,6 +915,60 @@ static void map_forget(int i)
 	P.map[i] = P.map[--P.nmap];
 }
 
+/*
+ * The process's own mappings, as /proc/self/maps lists them once its
+ * threads exist and before any op: its program, libraries, heap, stacks.
+ * No entry may ever cover one of them: an entry that does is stale (the
+ * table's fault; dp cannot make an entry), and working on it would
+ * mprotect or unmap the fuzzer's own code.  Under map_lock, before any op.
+ */
+static void map_own_snapshot(void)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	unsigned long lo, hi;
+	char line[512];
+
+	P.nown = 0;
+	if (!f)
+		return;
+	while (P.nown < NOWN && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && !strstr(line, "/dev/dp")) {
+			P.own[P.nown].lo = lo;
+			P.own[P.nown++].hi = hi;
+		}
+	fclose(f);
+}
+
+static int map_own_overlap(const uint8_t *addr, size_t len)
+{
+	uintptr_t lo = (uintptr_t)addr, hi = lo + len;
+	int i;
+
+	for (i = 0; i < P.nown; i++)
+		if (P.own[i].lo < hi && lo < P.own[i].hi)
+			return 1;
+	return 0;
+}
+
+/*
+ * An entry to work on, under map_lock, or -1: one that covers the
+ * process's own mappings is dropped and counted, never touched.
+ */
+static int map_pick(struct rng *r)
+{
+	int i;
+
+	if (!P.nmap)
+		return -1;
+	i = (int)below(r, (uint32_t)P.nmap);
+	if (map_own_overlap(P.map[i].addr, P.map[i].len)) {
+		P.map[i] = P.map[--P.nmap];
+		__atomic_fetch_add(&sh->map_stale, 1, __ATOMIC_RELAXED);
+		return -1;
+	}
+	return i;
+}
+
 /* Forget every entry that overlaps [addr, addr + len): it changed. */
 static void map_drop_range(const uint8_t *addr, size_t len)
 {
@@ -927,6 +987,10 @@ static void map_drop_range(const uint8_t *addr, size_t len)
 static void map_add(uint8_t *addr, size_t len, int dp)
 {
 	map_drop_range(addr, len);
+	if (map_own_overlap(addr, len)) {	/* cannot be: never track it */
+		__atomic_fetch_add(&sh->map_stale, 1, __ATOMIC_RELAXED);
+		return;
+	}
 	if (P.nmap == NMAP) {
 		munmap(addr, len);
 		return;
@@ -1042,8 +1106,7 @@ static void op_mmap(struct thr *t)
 		flags |= MAP_NORESERVE;
 	}
 	pthread_mutex_lock(&P.map_lock);
-	if (P.nmap && one_in(r, 4)) {	/* over one of ours: replace it */
-		i = (int)below(r, (uint32_t)P.nmap);
+	if (P.nmap && one_in(r, 4) && (i = map_pick(r)) >= 0) {	/* over one of ours */
 		hint = P.map[i].addr;
 		if (len > P.map[i].len)
 			len = P.map[i].len;
@@ -1067,9 +1130,9 @@ static void op_remap(struct thr *t)
 	int i;
 
 	pthread_mutex_lock(&P.map_lock);
-	if (!P.nmap)
+	i = map_pick(r);
+	if (i < 0)
 		goto out;
-	i = (int)below(r, (uint32_t)P.nmap);
 	m = P.map[i];
 	switch (below(r, 5)) {
 	case 0:		/* shrink in place */
@@ -1144,8 +1207,8 @@ static void op_mprotect(struct thr *t)
 	size_t off, len;
 
 	pthread_mutex_lock(&P.map_lock);
-	if (P.nmap) {
-		i = (int)below(r, (uint32_t)P.nmap);
+	i = map_pick(r);
+	if (i >= 0) {
 		pick_part(r, &P.map[i], &off, &len);
 		ok = mprotect(P.map[i].addr + off, len, prot) == 0;
 		if (ok && (prot & PROT_WRITE) && P.map[i].dp)
@@ -1172,8 +1235,8 @@ static void op_madvise(struct thr *t)
 	int ok = 0, i;
 
 	pthread_mutex_lock(&P.map_lock);
-	if (P.nmap) {
-		i = (int)below(r, (uint32_t)P.nmap);
+	i = map_pick(r);
+	if (i >= 0) {
 		pick_part(r, &P.map[i], &off, &len);
 		ok = madvise(P.map[i].addr + off, len,
 			     adv[below(r, sizeof(adv) / sizeof(adv[0]))]) == 0;
@@ -1191,9 +1254,11 @@ static void op_munmap(struct thr *t)
 
 	pthread_mutex_lock(&P.map_lock);
 	if (P.nmap) {
-		int i = (int)below(r, (uint32_t)P.nmap);
+		int i = map_pick(r);
 		uint8_t *gone;
 
+		if (i < 0)
+			goto out;
 		m = &P.map[i];
 		pick_part(r, m, &off, &len);
 		gone = m->addr + off;
@@ -1212,6 +1277,7 @@ static void op_munmap(struct thr *t)
 		if (ok)
 			map_drop_range(gone, len);
 	}
+out:
 	count(OP_MUNMAP, ok);
 	pthread_mutex_unlock(&P.map_lock);
 }
@@ -1687,6 +1753,7 @@ static void __attribute__((noreturn)) fuzz_proc(int idx, uint64_t seed)
 		pthread_create(&P.tid[i], NULL, fuzz_thread, &thr[i]);
 	}
 	pthread_create(&it, NULL, interrupter, &iseed);
+	map_own_snapshot();	/* the threads wait for the lock: no op yet */
 	pthread_mutex_unlock(&P.map_lock);
 	pthread_join(it, NULL);
 	for (i = 0; i < NTHREADS; i++)
@@ -2339,6 +2406,9 @@ static void check_violations(void)
 			  (unsigned long long)sh->ctrl_odd);
 	if (sh->ctrl_said)
 		ktap_diag("first control page read without the magic: %s", sh->ctrl_what);
+	if (sh->map_stale)
+		ktap_diag("the fuzzer's table held %llu entries over its own program, libraries or stacks, dropped untouched (its bookkeeping, not dp's)",
+			  (unsigned long long)sh->map_stale);
 	ktap_ok(n == 0 && !sh->kid_crashes, "no rule broken while fuzzing (%d found)", n);
 }
 
