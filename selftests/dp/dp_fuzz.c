@@ -962,7 +962,7 @@ static int map_pick(struct rng *r)
 		return -1;
 	i = (int)below(r, (uint32_t)P.nmap);
 	if (map_own_overlap(P.map[i].addr, P.map[i].len)) {
-		P.map[i] = P.map[--P.nmap];
+		map_forget(i);
 		__atomic_fetch_add(&sh->map_stale, 1, __ATOMIC_RELAXED);
 		return -1;
 	}
