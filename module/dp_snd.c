@@ -996,7 +996,6 @@ static void dp_snd_abort_msg(struct dp_snd *s, u32 isn, int err)
 	u32 peer_inc = 0;
 
 	mutex_lock(&s->tx_mutex);
-	dp_snd_reclaim(s, false);	/* a failed session's copies: all */
 	spin_lock_irq(&s->lock);
 	WRITE_ONCE(s->in_msg, false);
 	if (!s->dead && s->state == DP_SND_OPEN && s->isn == isn) {
