@@ -20,7 +20,8 @@ clang libclang-rt-14-dev python3
 linux-perf linux-source-6.1 rsync
 scdoc groff-base python3-yaml
 debhelper dh-dkms lintian dpkg-dev fakeroot pkg-config
-liburing-dev libfabric-dev libfabric-bin"
+liburing-dev libfabric-dev libfabric-bin
+openmpi-bin libopenmpi-dev netpipe-openmpi"
 # (linux-source-6.1 and rsync: make check builds and installs selftests/dp
 # with the kernel's kselftest framework, tools/kselftest.sh; linux-perf: make
 # profile; scdoc to dpkg-dev: the man pages and the Debian packages, built
@@ -28,7 +29,9 @@ liburing-dev libfabric-dev libfabric-bin"
 # statically, and libdp/dp_uring.h; libfabric-dev: the headers and
 # library libdp/fi's provider libdp-fi.so is built against, and
 # libfabric-bin: its fi_info, which make unit's libdp/fi check loads the
-# provider with; docs/mpi.md)
+# provider with; docs/mpi.md; openmpi-bin, libopenmpi-dev (mpicc) and
+# netpipe-openmpi: Open MPI, NetPIPE and tools/mpi's test program in the
+# MPI guest image, tools/mpi/mkimage.sh)
 
 # Only make check-debug builds a kernel: Debian's 6.1 source tarball (under
 # /usr/src, also in the list above) and what its build needs.
