@@ -47,6 +47,7 @@
  * @frag: the session's large message open in the pool, if any
  *	(docs/reliability.md, "Large messages"); written under the pool's
  *	lock too.
+ * @open: in dp_rcv.open while @frag has a message open.
  * @want: the cost of the message its writer waits for, as its last window
  *	probe said (0: none): the target of its grants is raised to it, at
  *	most the pool less the wrap reserve, until a grant gives it that much
@@ -76,6 +77,7 @@ struct dp_rx_peer {
 	u32 n_ooo;
 	struct dp_rcv_pair *pair;
 	struct dp_frag_rx frag;
+	struct list_head open;
 	u32 want;
 	u32 frag_extra;
 	struct rcu_head rcu;
@@ -384,7 +386,10 @@ static void dp_rcv_ooo_free(struct dp_rcv *r, struct dp_rx_peer *rp)
 static void dp_rcv_frag_abort(struct dp_rcv *r, struct dp_rx_peer *rp)
 {
 	lockdep_assert_held(&r->lock);
-	if (rp->frag.open && dp_pool_frag_abort(r->pool, &rp->frag))
+	if (!rp->frag.open)
+		return;
+	list_del_init(&rp->open);
+	if (dp_pool_frag_abort(r->pool, &rp->frag))
 		dp_count(r->node, DP_CTR_RX_DROP_SEQ);
 }
 
@@ -655,6 +660,7 @@ static struct dp_rx_peer *dp_rcv_place(struct dp_rcv *r,
 	rp->idle = true;	/* not sharing the pool until its HELLO's grant */
 	INIT_LIST_HEAD(&rp->active);
 	INIT_LIST_HEAD(&rp->ooo);
+	INIT_LIST_HEAD(&rp->open);
 	list_add_tail(&rp->lru, &r->lru);
 	hash_add_rcu(r->peers, &rp->hnode, dp_rcv_hash(r, &from));
 	r->n_peers++;
@@ -849,6 +855,21 @@ static bool dp_rcv_within(const struct dp_rx_peer *rp, u32 cost)
 	return dp_credit_allows(rp->arrived + cost, rp->credit);
 }
 
+/* How often the open messages are looked at: a quarter of unreach_ms. */
+static unsigned long dp_rcv_open_period(void)
+{
+	return msecs_to_jiffies(READ_ONCE(dp_unreach_ms) / 4) + 1;
+}
+
+/* @rp's large message was opened: it is watched.  Holds r->lock. */
+static void dp_rcv_opened(struct dp_rcv *r, struct dp_rx_peer *rp)
+{
+	lockdep_assert_held(&r->lock);
+	list_add_tail(&rp->open, &r->open);
+	if (!r->dead)
+		queue_delayed_work(dp_wq, &r->open_work, dp_rcv_open_period());
+}
+
 /*
  * Place in-order fragment @in of @h in the pool (the sender fields go in
  * at the first one); the message is counted when its last one comes.
@@ -865,9 +886,12 @@ static int dp_rcv_frag(struct dp_rcv *r, struct dp_rx_peer *rp,
 			    dp_ep_token_uid(r->ep, h->src_uid), tok_seq);
 	if (drop)
 		return drop;
-	if (in->kind != DP_FRAG_FIRST)
+	if (in->kind == DP_FRAG_FIRST)
+		dp_rcv_opened(r, rp);
+	else
 		rp->frag_extra++;
 	if (in->kind == DP_FRAG_LAST) {
+		list_del_init(&rp->open);
 		dp_count(r->node, DP_CTR_RX_MSGS);
 		dp_count_add(r->node, DP_CTR_RX_BYTES, in->total);
 		trace_dp_rx(r->node, h, tok_seq);
@@ -1321,6 +1345,42 @@ static void dp_rcv_ack_work(struct work_struct *work)
 	} while (more);
 }
 
+/*
+ * Readers see the pool in ring order, so a large message open holds back
+ * every message behind it, of every sender.  One whose sender fell silent
+ * past unreach_ms (it died, its host stalled, or its write() hangs in a
+ * copy that never ends: a page nobody serves) is given up, its sender
+ * forgotten as at eviction (a RESET if it speaks again).  This runs while
+ * any message is open, whether or not the pool is short of room (the
+ * re-grant's reclaim only runs then), so no reader waits on such a sender
+ * for much more than unreach_ms.  At most DP_EVICT_SCAN open messages are
+ * looked at per round, in turn, with interrupts off.
+ */
+static void dp_rcv_open_work(struct work_struct *work)
+{
+	struct dp_rcv *r = container_of(to_delayed_work(work), struct dp_rcv,
+					open_work);
+	unsigned long now = jiffies, next = dp_rcv_open_period();
+	struct dp_rx_peer *rp, *tmp;
+	unsigned int n = 0;
+
+	spin_lock_irq(&r->lock);
+	list_for_each_entry_safe(rp, tmp, &r->open, open) {
+		if (n++ == DP_EVICT_SCAN)
+			break;
+		if (dp_rcv_silent(rp, now))
+			dp_rcv_drop_peer(r, rp);	/* leaves r->open */
+	}
+	if (n > DP_EVICT_SCAN) {	/* @rp and those after it first, soon */
+		while (r->open.next != &rp->open)
+			list_move_tail(r->open.next, &r->open);
+		next = 1;
+	}
+	if (!list_empty(&r->open) && !r->dead)
+		queue_delayed_work(dp_wq, &r->open_work, next);
+	spin_unlock_irq(&r->lock);
+}
+
 void dp_rcv_init(struct dp_rcv *r, struct dp_endpoint *ep,
 		 struct dp_node *node)
 {
@@ -1333,7 +1393,9 @@ void dp_rcv_init(struct dp_rcv *r, struct dp_endpoint *ep,
 	hash_init(r->srcs);
 	INIT_LIST_HEAD(&r->lru);
 	INIT_LIST_HEAD(&r->active);
+	INIT_LIST_HEAD(&r->open);
 	INIT_DELAYED_WORK(&r->ack_work, dp_rcv_ack_work);
+	INIT_DELAYED_WORK(&r->open_work, dp_rcv_open_work);
 }
 
 /*
@@ -1383,6 +1445,7 @@ void dp_rcv_stop(struct dp_rcv *r)
 	r->dead = true;
 	spin_unlock_irq(&r->lock);
 	cancel_delayed_work_sync(&r->ack_work);
+	cancel_delayed_work_sync(&r->open_work);
 	do {
 		b->n = 0;
 		spin_lock_irq(&r->lock);

@@ -79,7 +79,7 @@ struct dp_ack_batch {
  *	Its own senders are not held to the per-source limits.
  * @seed: random, drawn at init: the hash seed of @peers and @srcs, so
  *	that no sender can choose its chain.
- * @lock: guards everything below but @ack_work and @rx_dup, and every rx
+ * @lock: guards everything below but the works and @rx_dup, and every rx
  *	peer; irq-safe.
  * @peers: struct dp_rx_peer by sender; RCU readers.
  * @n_peers: entries in @peers.
@@ -95,7 +95,7 @@ struct dp_ack_batch {
  * @sws_room: with @starved, the room at which a re-grant makes an update
  *	worth its frame to some sender short of credit (the least of their
  *	needs): releases that make less do not run @ack_work.
- * @dead: closing: @ack_work is not queued any more.
+ * @dead: closing: neither work is queued any more.
  * @ooo_bytes: what the messages held after gaps cost (bytes and their
  *	headers), all senders together: at most the pool size.
  * @n_resets: entries in @resets.
@@ -104,6 +104,9 @@ struct dp_ack_batch {
  *	walks the table only while some are, and an ACK that rode on DATA
  *	leaves it nothing to do.
  * @ack_work: sends owed ACKs, window updates and RESETs.
+ * @open: the rx peers with a large message open (dp_rx_peer.open), in
+ *	the order @open_work looks at them.
+ * @open_work: gives up an open message whose sender fell silent.
  * @batch: @ack_work's frames, kept here so that it allocates nothing.
  *	Not under @lock: only @ack_work uses it (a work item never runs
  *	twice at once), and dp_rcv_stop() once @ack_work is cancelled for
@@ -135,6 +138,8 @@ struct dp_rcv {
 	struct dp_reset resets[DP_RESETS_PENDING];
 	u32 n_due;
 	struct delayed_work ack_work;
+	struct list_head open;
+	struct delayed_work open_work;
 	struct dp_ack_batch batch;
 	atomic64_t rx_dup;
 };

@@ -354,7 +354,7 @@ static void test_frag_probe_want_once(void)
 	w_teardown();
 }
 
-enum end { END_HELLO, END_INC, END_FIN, END_OWNER, END_SILENT, END_CLOSE };
+enum end { END_HELLO, END_INC, END_FIN, END_OWNER, END_SILENT, END_STALL, END_CLOSE };
 
 /*
  * Sender 11's message is open, sender 12's whole message waits behind it;
@@ -402,6 +402,11 @@ static void frag_end(enum end how)
 		kmock_run();
 		CHECK_EQ(w_rx_peers(B), 1);
 		break;
+	case END_STALL:		/* silent, the pool not short: only the clock */
+		kmock_advance(dp_unreach_ms + dp_unreach_ms / 4 + 2);
+		CHECK_EQ(w_rx_peers(B), 1);
+		CHECK(!B->rcv.open_work.work.pending, "the watch stops: nothing open");
+		break;
 	case END_CLOSE:
 		w_close(B);
 		CHECK_EQ(ctr(DP_CTR_RX_DROP_SEQ), seq_drops + 1);
@@ -445,6 +450,84 @@ static void test_frag_end_silent(void)
 	frag_end(END_SILENT);
 }
 
+static void test_frag_end_stall(void)
+{
+	frag_end(END_STALL);
+}
+
+/*
+ * A large message whose sender is heard (its fragments keep coming,
+ * however slowly) is never given up, however long it takes.
+ */
+static void test_frag_slow_kept(void)
+{
+	u32 i;
+
+	setup(65536);
+	hello(11, 100);
+	hello(12, 500);
+	put(11, 0, 100, BIG, 0);
+	put(12, 0, 500, 300, 0);
+	for (i = 1; i <= 3; i++) {
+		kmock_advance(dp_unreach_ms * 3 / 4);
+		CHECK_EQ(w_rx_peers(B), 2);
+		CHECK_EQ(w_queued(B), 0);
+		CHECK(B->rcv.open_work.work.pending, "the watch goes on while it is open");
+		if (i < 3)
+			put(11, 0, 100 + i, BIG, i);	/* the middle ones */
+	}
+	put(11, 0, 103, BIG, 3);
+	CHECK_EQ(ctr(DP_CTR_RX_DROP_SEQ), 0);
+	CHECK_EQ(w_queued(B), 2);
+	expect(11, 0, 1, BIG);
+	expect(12, 0, 1, 300);
+	kmock_advance(dp_unreach_ms / 4 + 2);
+	CHECK(!B->rcv.open_work.work.pending, "the watch stops: nothing open");
+	w_teardown();
+}
+
+/*
+ * The watch looks at DP_EVICT_SCAN open messages a round, the rest in the
+ * next: more senders than that stop mid-message, and once they have been
+ * silent past unreach_ms every one is given up and counted.
+ */
+static void test_frag_watch_many(void)
+{
+	const u32 n = DP_EVICT_SCAN + 6;
+	u32 i;
+
+	struct dp_msg_hdr h;
+	struct dp_frag f;
+
+	CHECK_EQ(dp_frag_get(BIG, FRAME, 0, &f), 0);
+	setup(4u << 20);
+	for (i = 0; i < n; i++) {
+		hello(100 + i, 1000);
+		put(100 + i, 0, 1000, BIG, 0);
+		/* it gives back the rest of its credit, for the next one */
+		h = hdr(DP_WT_ACK, 100 + i, 0);
+		h.flags = DP_WF_RETURN;
+		h.ack = 1000;
+		h.credit = dp_frag_credit(BIG, f.len);
+		dp_rcv_return(&B->rcv, &h);
+	}
+	CHECK_EQ(ctr(DP_CTR_RX_DROP_FULL), 0);
+	CHECK_EQ(w_queued(B), 0);
+	CHECK_EQ(w_rx_peers(B), n);
+	kmock_advance(dp_unreach_ms / 2);
+	for (i = 0; i < DP_EVICT_SCAN; i++)
+		put(100 + i, 0, 1001, BIG, 1);	/* the first 64 heard: kept */
+	kmock_advance(dp_unreach_ms / 2 + dp_unreach_ms / 4 + 2);
+	/* the last 6 are behind 64 live ones, and found all the same */
+	CHECK_EQ(w_rx_peers(B), DP_EVICT_SCAN);
+	CHECK_EQ(ctr(DP_CTR_RX_DROP_SEQ), n - DP_EVICT_SCAN);
+	kmock_advance(dp_unreach_ms / 2);
+	CHECK_EQ(w_rx_peers(B), 0);
+	CHECK_EQ(ctr(DP_CTR_RX_DROP_SEQ), n);
+	CHECK(!B->rcv.open_work.work.pending, "the watch stops: nothing open");
+	w_teardown();
+}
+
 static void test_frag_end_close(void)
 {
 	frag_end(END_CLOSE);
@@ -467,6 +550,12 @@ const struct unit_test rcv_frag_tests[] = {
 	{ "rcv frag: abort on FIN", test_frag_end_fin },
 	{ "rcv frag: abort when the DPID changes hands", test_frag_end_owner },
 	{ "rcv frag: abort when the sender falls silent", test_frag_end_silent },
+	{ "rcv frag: abort when the sender stalls mid-message, the pool not short",
+	  test_frag_end_stall },
+	{ "rcv frag: a slow sender that is heard keeps its message open",
+	  test_frag_slow_kept },
+	{ "rcv frag: the watch looks at 64 open messages a round, then the rest",
+	  test_frag_watch_many },
 	{ "rcv frag: abort when the endpoint closes", test_frag_end_close },
 	{ NULL, NULL },
 };
