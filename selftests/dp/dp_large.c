@@ -30,6 +30,11 @@
  *          the receiver never sees a partial message, counts the aborted
  *          one in rx_drop_seq, then gets a new sender's messages intact,
  *          and its pool has room again for a message of max_msg
+ *  hol     a writer whose copy hangs mid-message (userfaultfd) does not
+ *          hold another user's messages to the same endpoint back for
+ *          longer than about unreach_ms, even with room in the pool: they
+ *          arrive while it still hangs; the hung write then fails with
+ *          ECONNRESET (t_hol())
  *  mixed   a sender of large messages and one of small messages to the
  *          same endpoint at once: each sender's messages arrive in its
  *          order, intact
@@ -705,6 +710,179 @@ static void t_kill_uffd(int b)
 	dp_close(a);
 }
 
+/*
+ * hol: a writer whose copy never ends must not hold other users' messages
+ * back for good.  Readers see the pool in ring order, so a large message
+ * open in it holds back every message behind it.  User 1001's 1 MiB
+ * write() hangs mid-message (its second half is a userfaultfd region
+ * nobody serves, as a page of a hung FUSE or network file would leave
+ * it), and user 1002 sends small messages to the same endpoint, too few
+ * to fill its pool.  The receiver gives up the open message once its
+ * sender has been silent for unreach_ms (1500 here): 1002's messages then
+ * arrive, intact and in order, while 1001's write still hangs; nothing of
+ * the open message is ever seen, and it is counted once.  Then a second
+ * thread of 1001 writes on the same edge (it waits behind the hung
+ * message), the page is served, the hung write fails (its session was
+ * forgotten: ECONNRESET), and the second thread's message opens a new
+ * session and arrives.
+ */
+#define HOL_N		20
+#define HOL_UID_X	1001
+#define HOL_UID_Y	1002
+#define HOL_DPID_X	3010
+#define HOL_DPID_Y	3011
+#define HOL_DPID_R	210
+
+static int h_fd;
+static uint8_t *h_buf;
+static int h_err[2];
+
+static void *h_large(void *arg)
+{
+	(void)arg;
+	h_err[0] = write(h_fd, h_buf, MIB) < 0 ? errno : 0;
+	return NULL;
+}
+
+static void *h_small(void *arg)
+{
+	(void)arg;
+	h_err[1] = send_now(h_fd, 7, 2, 300);
+	return NULL;
+}
+
+/* An endpoint of node A as @uid (bound after the switch: its wire uid). */
+static int h_ep_as(uid_t uid, uint32_t dpid)
+{
+	if (dpt_ns(dpt.nsa) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		return -1;
+	return dpt_ep("", dpid, 0);
+}
+
+/* User 1001: message 0, then the write that hangs; see t_hol(). */
+static void h_child_x(int to_parent, int from_parent)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_zeropage zp;
+	struct uffdio_register reg;
+	pthread_t large, small;
+	struct pollfd p;
+	char c, res[2];
+	int uffd;
+
+	/* made as root: unprivileged userfaultfd may not catch kernel copies */
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	h_fd = h_ep_as(HOL_UID_X, HOL_DPID_X);
+	if (uffd < 0 || h_fd < 0 || dpt_connect(h_fd, dpt.nidb, HOL_DPID_R) ||
+	    send_now(h_fd, 7, 0, 1))
+		_exit(2);
+	wait_max_msg(h_fd, MIB);
+	h_buf = mmap(NULL, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ioctl(uffd, UFFDIO_API, &api) || h_buf == MAP_FAILED)
+		_exit(3);
+	reg.range.start = (unsigned long)h_buf + MIB / 2;
+	reg.range.len = MIB / 2;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		_exit(3);
+	fill(7, 1, h_buf, MIB / 2);
+	if (pthread_create(&large, NULL, h_large, NULL))
+		_exit(4);
+	p.fd = uffd;
+	p.events = POLLIN;
+	if (poll(&p, 1, DPT_WAIT_MS) != 1)
+		_exit(5);
+	if (write(to_parent, "F", 1) != 1 || read(from_parent, &c, 1) != 1 ||
+	    pthread_create(&small, NULL, h_small, NULL))
+		_exit(6);
+	dpt_sleep_ms(200);	/* the small write waits behind the large one */
+	zp.range = reg.range;
+	zp.mode = 0;
+	if (ioctl(uffd, UFFDIO_ZEROPAGE, &zp))
+		_exit(7);
+	pthread_join(large, NULL);
+	pthread_join(small, NULL);
+	res[0] = (char)h_err[0];
+	res[1] = (char)h_err[1];
+	if (write(to_parent, res, 2) != 2)
+		_exit(8);
+	_exit(drain(h_fd));
+}
+
+/* User 1002: HOL_N small messages to the same endpoint. */
+static void h_child_y(void)
+{
+	int fd = h_ep_as(HOL_UID_Y, HOL_DPID_Y);
+	uint32_t i;
+
+	if (fd < 0 || dpt_connect(fd, dpt.nidb, HOL_DPID_R))
+		_exit(2);
+	for (i = 0; i < HOL_N; i++)
+		if (send_now(fd, 8, i, 100 + 37 * i))
+			_exit(1);
+	_exit(drain(fd));
+}
+
+static void t_hol(void)
+{
+	uint64_t seq0 = ctr_b(DP_CTR_RX_DROP_SEQ), seq;
+	int up[2], down[2], b, ok, sx, sy;
+	char old[32], c = 0, res[2] = { -1, -1 };
+	struct pollfd p;
+	pid_t x, y;
+	uint32_t i;
+
+	b = dpt_ep(dpt.nsb, HOL_DPID_R, POOL_BIG);
+	if (b < 0 || pipe(up) || pipe(down) || dpt_param("unreach_ms", "1500", old, sizeof(old)))
+		ktap_bail("hol: endpoint, pipes, unreach_ms");
+	x = dpt_fork();
+	if (x == 0) {
+		close(up[0]);
+		close(down[1]);
+		h_child_x(up[1], down[0]);
+	}
+	close(up[1]);
+	close(down[0]);
+	ok = recv_check(b, 7, 0, 1);
+	p.fd = up[0];
+	p.events = POLLIN;
+	ok = ok && poll(&p, 1, DPT_WAIT_MS) == 1 && read(up[0], &c, 1) == 1 && c == 'F';
+	ktap_ok(ok, "hol: uid %d's 1 MiB write() hangs on a page in its second half", HOL_UID_X);
+	/*
+	 * Idle with nobody waiting, its session gives back the credit it did
+	 * not use (credit_idle_ms, 100): 1002 then has room and never runs
+	 * short, so nothing but the watch gives the open message up.
+	 */
+	dpt_sleep_ms(500);
+	y = dpt_fork();
+	if (y == 0)
+		h_child_y();
+	for (i = 0, ok = 1; i < HOL_N && ok; i++)
+		ok = recv_check(b, 8, i, 100 + 37 * i);
+	ktap_ok(ok, "hol: meanwhile uid %d's %u messages to the same endpoint arrive, intact, in order (%u)",
+		HOL_UID_Y, HOL_N, i - !ok);
+	sy = dpt_wait_child(y, DPT_WAIT_MS);
+	ktap_ok(sy == 0, "hol: uid %d's sender has them all acknowledged (%#x)", HOL_UID_Y, sy);
+	seq = dpt_wait_ctr(dpt.nsb, DP_CTR_RX_DROP_SEQ, seq0 + 1, DPT_WAIT_MS);
+	ktap_ok(seq == seq0 + 1, "hol: the open message was given up, counted once in rx_drop_seq (+%lld)",
+		(long long)(seq - seq0));
+	ok = write(down[1], "S", 1) == 1 && poll(&p, 1, DPT_WAIT_MS) == 1 &&
+	     read(up[0], res, 2) == 2;
+	ktap_ok(ok && res[0] == ECONNRESET,
+		"hol: served at last, the hung write fails with ECONNRESET (%s)",
+		ok ? strerror(res[0]) : "no answer");
+	ok = ok && res[1] == 0 && recv_check(b, 7, 2, 300);
+	ktap_ok(ok, "hol: a write that waited behind it goes on a new session and arrives intact (%s)",
+		strerror(res[1]));
+	sx = dpt_wait_child(x, DPT_WAIT_MS);
+	ktap_ok(sx == 0 && quiet(b, 200),
+		"hol: nothing else arrives, no part of the given-up message (%#x)", sx);
+	dpt_param("unreach_ms", old, NULL, 0);
+	close(up[0]);
+	close(down[1]);
+	dp_close(b);
+}
+
 #define MIXED_LARGE	8
 #define MIXED_SMALL	400
 
@@ -898,6 +1076,11 @@ int main(int argc, char **argv)
 		t = now_s();
 		t_kill();
 		ktap_diag("kill: %.1f s", now_s() - t);
+	}
+	if (part("hol")) {
+		t = now_s();
+		t_hol();
+		ktap_diag("hol: %.1f s", now_s() - t);
 	}
 	if (part("mixed")) {
 		t = now_s();
