@@ -640,9 +640,13 @@ static bool dp_snd_ready(struct dp_snd *s, u32 space)
 {
 	u8 state = READ_ONCE(s->state);
 
-	if (READ_ONCE(s->dead) || state == DP_SND_FAILED || state == DP_SND_IDLE)
+	if (READ_ONCE(s->dead))
 		return true;
-	return state == DP_SND_OPEN && !READ_ONCE(s->in_msg) && dp_cwnd_open(s) &&
+	if (READ_ONCE(s->in_msg))
+		return false;	/* its writer first, whatever the session does */
+	if (state == DP_SND_FAILED || state == DP_SND_IDLE)
+		return true;
+	return state == DP_SND_OPEN && dp_cwnd_open(s) &&
 	       dp_credit_allows(READ_ONCE(s->snd_space) + space, READ_ONCE(s->credit));
 }
 
@@ -706,6 +710,14 @@ static enum dp_snd_step dp_snd_admit(struct dp_snd *s, struct dp_txmsg *m,
 		*err = -ENOTCONN;
 		return DP_STEP_ERR;
 	}
+	/*
+	 * Another writer's large message first.  If the session fails under
+	 * it, that writer reports the error (dp_snd_abort_msg()), once: a
+	 * writer waiting here must not take it too, for a message it never
+	 * sent.
+	 */
+	if (s->in_msg)
+		return DP_STEP_WAIT;
 	switch (s->state) {
 	case DP_SND_FAILED:
 		*err = s->err;		/* reported once */
@@ -721,8 +733,6 @@ static enum dp_snd_step dp_snd_admit(struct dp_snd *s, struct dp_txmsg *m,
 		*err = -EMSGSIZE;
 		return DP_STEP_ERR;
 	}
-	if (s->in_msg)
-		return DP_STEP_WAIT;	/* another writer's fragments first */
 	/* What follows makes the peer owe an answer: its silence counts now. */
 	if (!dp_snd_pending(s))
 		s->wait_since = jiffies;

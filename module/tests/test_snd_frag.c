@@ -303,6 +303,52 @@ static void test_snd_frag_fail_once(void)
 	w_teardown();
 }
 
+static int waiter_err;
+static bool waiter_tried;
+
+/* Once the session has failed under the large message: a second writer. */
+static void waiter_hook(void)
+{
+	w_run(1);
+	if (!waiter_tried && w_info(ab).state == DP_SND_FAILED) {
+		waiter_tried = true;
+		waiter_err = w_send(ab, 100);
+	}
+}
+
+/*
+ * The same, with another writer that comes while the session has failed
+ * and the large message's writer has not yet said so: it waits behind the
+ * message (EAGAIN here, nonblocking) and does not take the error, which
+ * only the large message's write reports.
+ */
+static void test_snd_frag_fail_waiter(void)
+{
+	int err;
+
+	open_ab(1u << 20);
+	ab->cwnd = 4;
+	ab->ssthresh = 4;
+	lost_seq = w_info(ab).snd_nxt;
+	w.drop = drop_data_after_lost;
+	waiter_tried = false;
+	kmock_wait_hook = waiter_hook;
+	kmock_wait_rounds = 100000;
+	err = dp_snd_send(ab, w_payload, 20000, false);
+	kmock_wait_hook = NULL;
+	w.drop = NULL;
+	CHECK_EQ(err, -ETIMEDOUT);
+	CHECK(waiter_tried, "a writer came while the session had failed");
+	CHECK_EQ(waiter_err, -EAGAIN);
+	CHECK(!ab->in_msg, "no large message in progress");
+	CHECK_EQ(w_send(ab, 100), -EAGAIN);	/* a new session's HELLO */
+	CHECK_EQ(w_info(ab).state, DP_SND_HELLO);
+	w_pump();
+	CHECK_EQ(w_info(ab).state, DP_SND_OPEN);
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_teardown();
+}
+
 /*
  * The receiver's largest message shrinks after a large one was sent (its
  * link's frame grew): the first fragment it now refuses can never arrive,
@@ -348,6 +394,8 @@ const struct unit_test snd_frag_tests[] = {
 	  test_snd_frag_first_eintr },
 	{ "snd frag: a session that fails mid-message reports its error once",
 	  test_snd_frag_fail_once },
+	{ "snd frag: a writer waiting behind it does not take that error",
+	  test_snd_frag_fail_waiter },
 	{ "snd frag: the receiver's limit shrinks under a message in flight: EMSGSIZE",
 	  test_snd_frag_limit_shrinks },
 	{ NULL, NULL },
