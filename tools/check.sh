@@ -16,16 +16,19 @@
 #   guest   the cross-guest exchange in 2 QEMU guests per kernel and the
 #           single-guest suite in the first of them (tools/qemu/cluster.py;
 #           on 6.1 the exchange only, when stage kselftest ran), then
-#           the tulip suite per kernel (one guest, two tulips, dp's driver),
+#           the tulip suite per kernel (one guest, two tulips, dp's driver:
+#           the core suite on the newest kernel, its NIC path on the
+#           others, then the driver's tests),
 #           the lossless-edge tests per kernel over virtio-net and tulip (2
 #           guests through the fault relay), then on the newest kernel the 4-guest exchange and the fault
 #           relay's self-test (2 guests through dpswitch)
 #   myri    dp's myri backend on the simulated Myrinet fabric (tools/myrisim):
 #           per kernel the core suite in one guest with two LANai cards
 #           (cluster.py --mode myricore: run_local.sh over dp's myri
-#           driver), on the newest kernel both cards on one switch, on the
-#           others on two (--myri-hosts 0,2: every packet crosses the link
-#           between the switches); then on the newest kernel the exchange
+#           driver), on the newest kernel its NIC path with both cards on
+#           one switch, on the others the whole suite on two switches
+#           (--myri-hosts 0,2: every packet crosses the link between the
+#           switches); then on the newest kernel the exchange
 #           and run_myri.sh (cluster.py --mode myri), 2 guests on one switch
 #           and 4 across two
 # Not in the default list, run by make check-debug (docs/debug-kernel.md):
@@ -229,6 +232,12 @@ stage_guest() {
 	for k in $KVERS; do
 		if [ "$ksft_done" = 1 ] && [ "$k" = "$KSFT_KVER" ]; then
 			# its single-guest suite ran under the kselftest framework
+# The core suite's tests that drive a NIC backend's data path and its
+# life (send, receive, order, a full pool, large messages, a NIC going and
+# coming, a send faulting mid-copy): run_local.sh's DPT_ONLY for the
+# backend runs that do not take the whole suite.
+NIC_PATH='xfer|order|pool_full|nic_gone|node_set|send_fault|large'
+
 			guest "guest cluster x2 $k" "guest-$k" "$k" cluster --kernel "$k" \
 				--guests 2 --smp 1
 			continue
@@ -237,9 +246,20 @@ stage_guest() {
 		guest "guest selftests $k" "guest-$k" "$k" check --kernel "$k" --guests 2 --smp 2
 	done
 	# dp's own tulip driver: the core suite and the driver's tests in one
-	# guest with two tulips on a QEMU hub.
+	# guest with two tulips on a QEMU hub.  The whole core suite on the
+	# newest kernel; on the others the driver's tests and the core suite's
+	# NIC path (NIC_PATH): dp's code over a tulip is the same on every
+	# kernel (no compat switch in it; what differs between kernels, the
+	# pool's mmap, busy polling, io_uring, is in the netdev runs above).
+	local last
+	for last in $KVERS; do :; done	# the newest kernel
 	for k in $KVERS; do
-		guest "guest tulip $k" "guest-tulip-$k" "$k-tulip" tulip --kernel "$k"
+		if [ "$k" = "$last" ]; then
+			guest "guest tulip $k" "guest-tulip-$k" "$k-tulip" tulip --kernel "$k"
+		else
+			DPT_ONLY=$NIC_PATH guest "guest tulip $k (driver tests, NIC path)" \
+				"guest-tulip-$k" "$k-tulip" tulip --kernel "$k"
+		fi
 	done
 	# Lossless edges across two guests through the fault relay
 	# (selftests/dp/run_rel.sh: a stream under drop/dup/reorder/corrupt,
@@ -250,8 +270,7 @@ stage_guest() {
 	# check under 45 minutes on 2 cores now that these 2-vCPU guests get
 	# one TCG thread each (docs/harness.md); REL_FULL=1 streams 10^5 on all
 	# four.
-	local n last nic
-	for last in $KVERS; do :; done	# the newest kernel
+	local n nic
 	for k in $KVERS; do
 		for nic in virtio tulip; do
 			n=100000
@@ -450,12 +469,15 @@ stage_soak_debug() {
 
 # The core suite over dp's myri driver per kernel (as over the tulips): one
 # guest, two simulated LANai cards, node dpA on myri0 and dpB on myri1.  On
-# the newest kernel the cards share one switch; on the others the second
-# card is on the other switch of the default topology (--myri-hosts 0,2),
-# so every packet crosses two switches and the link between them
-# (cluster.py checks the simulator's hop count).  One run per kernel, not
-# two, to keep the stage's time: the newest kernel also runs the streams
-# below on both topologies, so each kernel meets two switches.  The
+# the newest kernel the cards share one switch, and the suite's NIC path
+# runs (NIC_PATH; the whole suite over the tulips is there); on the others
+# the whole suite, with the second card on the other switch of the default
+# topology (--myri-hosts 0,2), so every packet crosses two switches and the
+# link between them (cluster.py checks the simulator's hop count).  One run
+# per kernel, not two, to keep the stage's time: the newest kernel also
+# runs the streams below on both topologies, so each kernel meets two
+# switches.  dp's myri driver has no compat switch: its code is the same
+# on every kernel.  The
 # fabric's faults, the mapper and the streams between guests on one kernel:
 # the driver's code is the same on both (both build it warning- and
 # sparse-free); 2 guests on one switch, then 4 across two.
@@ -464,8 +486,8 @@ stage_myri() {
 	for k in $KVERS; do newest=$k; done
 	for k in $KVERS; do
 		if [ "$k" = "$newest" ]; then
-			guest "guest myri core $k (two cards, one switch)" "guest-myricore-$k" \
-				"$k-myricore" myricore --kernel "$k" --smp 2
+			DPT_ONLY=$NIC_PATH guest "guest myri core $k (two cards, one switch, NIC path)" \
+				"guest-myricore-$k" "$k-myricore" myricore --kernel "$k" --smp 2
 		else
 			guest "guest myri core $k (two cards, two switches)" \
 				"guest-myricore2-$k" "$k-myricore2" myricore --kernel "$k" --smp 2 \

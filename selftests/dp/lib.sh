@@ -318,6 +318,7 @@ run_test() {
 	log="$T/$name.log"
 	: >"$log"
 	st=0
+	t0=$(date +%s)
 	if [ "$setup" = dpload ] && ! dpload_up; then
 		echo "# setup failed: dp-load" >"$log"
 		sed 's/^/# /' "$T/setup.log" >>"$log"
@@ -340,6 +341,8 @@ run_test() {
 		echo "# teardown: the module did not unload cleanly" >>"$log"
 		[ $st -eq 0 ] && st=1
 	fi
+	# how long it took, setup and teardown included (make check's budget)
+	echo "# $name: $(($(date +%s) - t0)) s" >>"$log"
 	nest "$log"
 	if [ $st -eq 4 ]; then
 		ktap_result ok "$name" "SKIP $(sed -n 's/.*# SKIP //p' "$log" | tail -n 1)"
