@@ -18,7 +18,8 @@
 #   make demo         deps, build, dpperf in a 2-guest real-time run, icount runs
 #                     on e1000 and on tulip (dp's own driver against UDP/TCP over
 #                     Linux's), a 2-guest run on the simulated Myrinet fabric (dp
-#                     against UDP/TCP over myri0), then the report (build/results/)
+#                     against UDP/TCP over myri0), NetPIPE over Open MPI on dp
+#                     against Open MPI over TCP, then the report (build/results/)
 #   make deps         install the Debian packages (tools/deps.sh)
 #   make install      libdp, dpctl (and its bash completion), dpperf, the man
 #                     pages and the netlink spec into DESTDIR/PREFIX
@@ -29,12 +30,17 @@
 #   make all          dp.ko for both kernels, libdp, tools, selftests, initramfs images
 #   make module       dp.ko per kernel in build/KVER/src/ (warnings are errors)
 #   make unit         host unit tests (module/tests, libdp, libdp/fi, tools, tools/qemu,
-#                     tools/myrisim)
+#                     tools/myrisim, tools/mpi)
 #   make sparse       sparse over the module, per kernel
 #   make dkms         dkms add/build/remove per kernel (needs root)
 #   make kselftest    selftests/dp built, installed and run (one guest, 6.1) by the
 #                     kselftest framework of Debian's linux-source-6.1
 #   make guest-check  selftests in 2 guests per kernel
+#   make mpi-image    the MPI guest image (Open MPI, NetPIPE, libfabric's tools,
+#                     libdp-fi.so) for the newest kernel (tools/mpi/mkimage.sh;
+#                     docs/mpi.md)
+#   make guest-mpi    4 guests on it: fi_info, fi_pingpong, NetPIPE and
+#                     tools/mpi's mpi_test over Open MPI on dp, mpi_test over TCP
 #   make guest-ping   harness self-test: 2 guests, then 4 through dpswitch, then 2
 #                     through dpswitch with injected faults (mode faults)
 #   make shell        one interactive guest (KVER=... to choose; Ctrl-a x quits)
@@ -53,7 +59,8 @@ RESULTS := $(TOP)/build/results
 USERSPACE := libdp tools selftests
 # directory:target pairs run by `make unit`; a missing Makefile or target fails
 UNIT := module/tests:check module/tests:fuzz-smoke libdp:check libdp/fi:check tools:check \
-	tools/qemu:check tools/myrisim:check man:check netlink:check tools:deb-check
+	tools/qemu:check tools/myrisim:check man:check netlink:check tools:deb-check \
+	tools/mpi:check
 GUEST_TIMEOUT ?= 900
 
 # Stages depend on each other's files in order (module, stage, image): keep
@@ -62,7 +69,7 @@ GUEST_TIMEOUT ?= 900
 
 .PHONY: all check check-debug soak profile demo deps module userspace initramfs unit sparse dkms \
 	install deb \
-	guest-check guest-ping shell clean demo-run
+	guest-check guest-ping shell clean demo-run mpi-image guest-mpi
 
 all: module userspace initramfs
 
@@ -121,6 +128,16 @@ guest-check: all
 			--out $(RESULTS)/$$k --timeout $(GUEST_TIMEOUT) || rc=1; \
 	done; exit $$rc
 
+# MPI over dp (docs/mpi.md): its own guest image, so that the others stay
+# small; on the newest kernel, as make check runs it (MPI_KVER=... to choose)
+MPI_KVER ?= $(lastword $(KVERS))
+mpi-image: all
+	tools/mpi/mkimage.sh $(MPI_KVER)
+
+guest-mpi: mpi-image
+	tools/qemu/cluster.py --kernel $(MPI_KVER) --guests 4 --smp 1 --mode mpi \
+		--out $(RESULTS)/$(MPI_KVER)-mpi --timeout $(GUEST_TIMEOUT)
+
 guest-ping: initramfs
 	tools/qemu/cluster.py --kernel $(KVER) --guests 2 --mode ping --out $(RESULTS)/ping-2
 	tools/qemu/cluster.py --kernel $(KVER) --guests 4 --mode ping --out $(RESULTS)/ping-4
@@ -177,9 +194,11 @@ ICOUNT_NIC ?= e1000,mitigation=off
 # raw over Linux's tulip driver, then dp over its own (DEMO_TULIP=0 skips
 # it), then two guests on the simulated Myrinet fabric (one switch): dp,
 # and UDP and TCP over myri0 (DEMO_MYRI=0 skips it); the report runs on
-# whatever they produced.
+# whatever they produced.  Last, MPI (DEMO_MPI=0 skips it): NetPIPE between
+# two guests of the MPI image, Open MPI over dp against Open MPI over TCP.
 DEMO_TULIP ?= 1
 DEMO_MYRI ?= 1
+DEMO_MPI ?= 1
 demo-run: all
 	@rc=0; \
 	tools/qemu/cluster.py --kernel $(KVER) --guests 2 --smp 1 --mode demo \
@@ -200,6 +219,13 @@ demo-run: all
 			--timeout $(GUEST_TIMEOUT) || rc=1; \
 		cp $(RESULTS)/myri/demo.tsv $(RESULTS)/demo-myri.tsv || rc=1; \
 	fi; \
+	rm -f $(RESULTS)/demo-mpi.tsv; \
+	if [ "$(DEMO_MPI)" = 1 ]; then \
+		tools/mpi/mkimage.sh $(KVER) && \
+		tools/qemu/cluster.py --kernel $(KVER) --guests 2 --smp 1 --mode mpidemo \
+			--out $(RESULTS)/mpi --timeout $(GUEST_TIMEOUT) || rc=1; \
+		cp $(RESULTS)/mpi/mpidemo.tsv $(RESULTS)/demo-mpi.tsv || rc=1; \
+	fi; \
 	if [ -x tools/dpperf/report ]; then tools/dpperf/report $(RESULTS) || rc=1; \
 	else echo "demo: no tools/dpperf/report yet; raw results in $(RESULTS)/{demo,icount}.tsv"; fi; \
 	exit $$rc
@@ -208,7 +234,7 @@ print-%:
 	@echo $($*)
 
 clean:
-	@for d in $(USERSPACE) libdp/fi module/tests man; do \
+	@for d in $(USERSPACE) libdp/fi tools/mpi module/tests man; do \
 		[ -f $$d/Makefile ] && $(MAKE) -C $$d clean || true; \
 	done
 	rm -rf build

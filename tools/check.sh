@@ -31,6 +31,11 @@
 #           switches); then on the newest kernel the exchange
 #           and run_myri.sh (cluster.py --mode myri), 2 guests on one switch
 #           and 4 across two
+#   mpi     MPI over dp on the newest kernel (docs/mpi.md): the MPI guest
+#           image (tools/mpi/mkimage.sh), then 4 guests on it (cluster.py
+#           --mode mpi, tools/mpi/guest-mpi.sh): fi_info and fi_pingpong
+#           over the provider, NetPIPE and mpi_test over Open MPI on dp,
+#           mpi_test over Open MPI's TCP
 # Not in the default list, run by make check-debug (docs/debug-kernel.md):
 #   debug_deps      tools/deps.sh --debug-kernel (kernel source, build tools)
 #   debug_kernel    the debug kernel (tools/debug-kernel/build.sh; cached)
@@ -501,8 +506,30 @@ stage_myri() {
 		--guests 4 --smp 1
 }
 
+# MPI over dp (docs/mpi.md), on the newest kernel: the MPI guest image (the
+# harness's image plus Open MPI, NetPIPE, libfabric's tools and
+# libdp-fi.so; tools/mpi/mkimage.sh), then 4 one-vCPU guests on it
+# (tools/mpi/guest-mpi.sh): fi_info finds the provider, fi_pingpong -p dp
+# -e rdm between two guests, NetPIPE between two over Open MPI on dp (pml
+# cm, mtl ofi, FI_PROVIDER=dp), mpi_test on all four over dp and over Open
+# MPI's TCP (pml ob1, btl tcp), dp's counters showing which carried what.
+stage_mpi() {
+	local k newest rc=0 log=$logs/mpi-image.log
+	for k in $KVERS; do newest=$k; done
+	k=$newest
+	tools/mpi/mkimage.sh "$k" >"$log" 2>&1 || rc=$?
+	result "MPI guest image $k (tools/mpi/mkimage.sh)" $rc "$log"
+	if [ $rc -ne 0 ]; then
+		result "guest mpi x4 $k (no image)" 1 "$log"
+		return
+	fi
+	guest "guest mpi x4 $k (Open MPI over dp and TCP)" "guest-mpi-$k" "$k-mpi" mpi \
+		--kernel "$k" --guests 4 --smp 1
+	grep -E '^cluster: .* took ' "$logs/guest-mpi-$k.log" | sed 's/^cluster: /  /'
+}
+
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(deps build unit sparse dkms kselftest guest myri)
+[ ${#stages[@]} -gt 0 ] || stages=(deps build unit sparse dkms kselftest guest myri mpi)
 t_all=$(date +%s)
 for s in "${stages[@]}"; do
 	declare -F "stage_$s" >/dev/null || { echo "check: unknown stage $s" >&2; exit 2; }

@@ -3,8 +3,8 @@
 """Boot N dp test guests under QEMU (TCG) and judge their output.
 
   cluster.py --kernel KVER --guests N
-             --mode check|cluster|demo|faults|icount|kselftest|myri|myricore|ping|run|
-                    shell|tulip
+             --mode check|cluster|demo|faults|icount|kselftest|mpi|mpidemo|myri|myricore|
+                    ping|run|shell|tulip
              --out DIR [--timeout S] [--initramfs FILE] [--nic MODEL] [--cmd SH]
              [--nics K] [--nic-driver none] [--faults SPEC] [--vmlinuz FILE]
              [--mem MIB] [--fabric TOPO] [--myri-hosts H,H] [--no-nart]
@@ -33,6 +33,12 @@ each test's "# "-prefixed output is counted as its nested KTAP.  Modes ping and 
 (2 guests, through the fault relay) are the harness's self-tests; mode run
 runs --cmd in every guest (one KTAP result each); mode shell gives one
 interactive guest on this terminal.
+Modes mpi and mpidemo boot from the MPI image (tools/mpi/mkimage.sh,
+build/KVER/initramfs-mpi.cpio, unless --initramfs says otherwise) and run
+tools/mpi/guest-mpi.sh: mode mpi (make check, 4 guests) fi_info,
+fi_pingpong, NetPIPE and mpi_test over Open MPI on dp's libfabric provider,
+and mpi_test over Open MPI's TCP; mode mpidemo (make demo, 2 guests) NetPIPE
+over dp and over TCP for the report (DIR/mpidemo.tsv).
 --no-nart (mode cluster) gives the guests no NART file: each turns neighbour
 discovery on and waits until it has found every other guest before the
 exchange, then runs run_disc.sh (duplicate NIDs, static entries over
@@ -59,9 +65,9 @@ The run fails on a guest that does not finish, a missing document or one
 whose runner exited non-zero, a missing or "not ok" KTAP result, a skip that
 is not on the allow-list (--skips, tools/qemu/skips.txt), or a kernel log with an oops, BUG, WARNING, lockdep, KASAN or UBSAN
 report, a hung task, or a kmemleak report (the guest init scans for leaks at
-the end on kernels with kmemleak).  For demo and icount the lines between
-DPPERF-BEGIN and DPPERF-END of every guest are saved, in guest order, to
-DIR/MODE.tsv.
+the end on kernels with kmemleak).  For demo, icount and mpidemo the lines
+between DPPERF-BEGIN and DPPERF-END of every guest are saved, in guest
+order, to DIR/MODE.tsv.
 The last line printed is "cluster: P passed, F failed, S skipped".
 """
 import argparse
@@ -615,10 +621,11 @@ def read(path):
 DOCS = {"cluster": ["run_cluster"], "tulip": ["run_local", "run_tulip"],
         "faults": ["faults"], "ping": ["ping"], "run": ["run"],
         "kselftest": ["kselftest"], "demo": ["demo"], "icount": ["icount"],
-        "myri": ["run_cluster", "run_myri"], "myricore": ["run_local"]}
+        "myri": ["run_cluster", "run_myri"], "myricore": ["run_local"],
+        "mpi": ["mpi"], "mpidemo": ["mpidemo"]}
 # Modes whose documents must hold KTAP results (demo and icount print figures).
-KTAP_MODES = ("check", "cluster", "faults", "kselftest", "myri", "myricore", "ping", "run",
-              "tulip")
+KTAP_MODES = ("check", "cluster", "faults", "kselftest", "mpi", "mpidemo", "myri", "myricore",
+              "ping", "run", "tulip")
 ALLOW = os.path.join(HERE, "skips.txt")
 DOC_BEGIN = re.compile(r"^DPG-DOC-BEGIN (\S+)\s*$")
 DOC_END = re.compile(r"^DPG-DOC-END (\S+) rc=(\d+)\s*$")
@@ -774,10 +781,11 @@ def judge(a, g, prefix, timed_out, qemu_rc, allow=None):
 
 def run(a):
     kernel = a.vmlinuz or f"/boot/vmlinuz-{a.kernel}"
-    initramfs = a.initramfs or os.path.join(TOP, "build", a.kernel, "initramfs.cpio")
+    image = "initramfs-mpi.cpio" if a.mode in ("mpi", "mpidemo") else "initramfs.cpio"
+    initramfs = a.initramfs or os.path.join(TOP, "build", a.kernel, image)
     for f in (kernel, initramfs):
         if not os.path.exists(f):
-            sys.exit(f"cluster: {f} missing (make initramfs)")
+            sys.exit(f"cluster: {f} missing (make initramfs; MPI: tools/mpi/mkimage.sh KVER)")
     if a.mode == "icount" and a.guests != 1:
         sys.exit("cluster: icount mode runs one guest")
     if a.nics > 1 and a.guests != 1:
@@ -876,7 +884,7 @@ def run(a):
             print(f"cluster:   SKIP {name} # {why}{'' if listed else ' (NOT on the allow-list)'}")
         for what in rep.failures:
             print(f"cluster:   FAIL {what}")
-    if a.mode in ("demo", "icount"):
+    if a.mode in ("demo", "icount", "mpidemo"):
         tsv = os.path.join(a.out, f"{a.mode}.tsv")
         with open(tsv, "w") as f:
             f.write("".join(line + "\n" for line in perf_all))
@@ -934,7 +942,8 @@ def main():
     ap.add_argument("--guests", type=int, default=2)
     ap.add_argument("--mode", default="check",
                     choices=["check", "cluster", "demo", "faults", "icount", "kselftest",
-                             "myri", "myricore", "ping", "run", "shell", "tulip"])
+                             "mpi", "mpidemo", "myri", "myricore", "ping", "run", "shell",
+                             "tulip"])
     ap.add_argument("--out", help="log directory (default build/results/KVER)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds for the whole run")
     ap.add_argument("--initramfs")

@@ -1,0 +1,260 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# guest-mpi.sh: MPI over dp between QEMU guests (cluster.py --mode mpi or
+# mpidemo, the image tools/mpi/mkimage.sh builds; docs/mpi.md).
+#
+# Every guest loads dp for its node as the other cluster modes do
+# (dp-load: its NID, eth0, the NART), starts dprsh's server on its private
+# address (10.77.0.NID, the emulated link only) so that mpirun can start
+# orted there, and checks that libfabric finds the provider (fi_info -p dp,
+# from its default directory and through FI_PROVIDER_PATH).  Guest 0 then
+# drives the runs while the others wait at a barrier:
+#   mode mpi (make check, 4 guests):
+#     - dprsh runs a command on every other guest;
+#     - fi_pingpong -p dp -e rdm (msg, then tagged, data checked) between
+#       guest 0 (client) and guest 1 (server, started through dprsh);
+#     - NetPIPE (NPmpi) between guests 0 and 1 over Open MPI on dp
+#       (--mca pml cm --mca mtl ofi, FI_PROVIDER=dp), 1 B to MPI_NP_MAX
+#       (default 32768) bytes, MPI_NP_REPEATS (20) repeats per size;
+#     - mpi_test on all guests over dp, then over Open MPI's TCP transport
+#       (--mca pml ob1 --mca btl tcp,self) to prove the program; its KTAP
+#       is nested under one result each;
+#     - dp carried the first run (guest 0's rx_msgs grew) and not the
+#       second (unchanged);
+#   mode mpidemo (make demo, 2 guests): NetPIPE from 1 B to 1 MiB over dp
+#     and over TCP on the same link, printed for the report as
+#     mode=mpi lines between DPPERF-BEGIN and DPPERF-END (one-way latency
+#     in us and bandwidth in 10^6 bytes/s at 1 B, 1 KiB, 64 KiB, 1 MiB).
+# Every step is under a timeout (an mpi_test run 120 s, a NetPIPE run 300 s).  KTAP on stdout; exit 1 on a failure.
+# shellcheck disable=SC2086 # LAUNCH, OVER_DP, OVER_TCP: lists of words
+set -u
+# shellcheck source=/dev/null
+. /etc/dp/env
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+
+MPIDIR=$(dirname "$0")
+T=/tmp/mpi
+mkdir -p "$T"
+n=0 failed=0
+diag() { echo "# $*"; }
+up() { cut -d' ' -f1 /proc/uptime; }
+t_last=$(up)
+result() {	# result STATUS DESCRIPTION (and the step's time)
+	n=$((n + 1))
+	t=$(up)
+	diag "took $(awk -v a="$t_last" -v b="$t" 'BEGIN { printf "%.1f", b - a }') s"
+	t_last=$t
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+		failed=1
+	fi
+}
+indent() { sed 's/^/  /'; }
+barrier() { timeout $((${2:-300} + 30)) dp-barrier "$1" "${2:-300}" || diag "barrier $1 failed"; }
+counter() { dpctl stats "$1" 2>/dev/null || echo -1; }
+
+# Open MPI as root in the guests, in mpirun and in the orted dprsh starts
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+# Open MPI's out-of-band and TCP traffic on the emulated link only
+OMPI_MCA_oob_tcp_if_include=$DP_IF OMPI_MCA_btl_tcp_if_include=$DP_IF
+export OMPI_MCA_oob_tcp_if_include OMPI_MCA_btl_tcp_if_include
+
+if [ "$DP_MODE" = mpidemo ]; then
+	case $DP_GUEST_ID in 0) plan=5 ;; *) plan=3 ;; esac
+else
+	case $DP_GUEST_ID in 0) plan=13 ;; *) plan=5 ;; esac
+fi
+echo "KTAP version 1"
+echo "1..$plan"
+if [ "$DP_NGUESTS" -lt 2 ]; then
+	diag "needs 2 or more guests, has $DP_NGUESTS"
+	i=0
+	while [ $i -lt "$plan" ]; do result 1 "guest-mpi needs 2 guests"; i=$((i + 1)); done
+	exit 1
+fi
+
+# --- every guest: the node, dprsh, the provider
+hosts=""
+i=0
+while [ $i -lt "$DP_NGUESTS" ]; do
+	echo "10.77.0.$((i + 1)) dpg$i" >>/etc/hosts
+	hosts="$hosts${hosts:+,}dpg$i:1"
+	i=$((i + 1))
+done
+
+timeout 60 dp-load >"$T/load.log" 2>&1
+st=$?
+[ $st -eq 0 ] || sed 's/^/# /' "$T/load.log"
+result $st "dp-load (nid $DP_NID on $DP_IF)"
+
+dprsh -d "10.77.0.$DP_NID" >"$T/dprsh.log" 2>&1 &
+dprsh_pid=$!
+sleep 0.2
+kill -0 $dprsh_pid 2>/dev/null
+st=$?
+[ $st -eq 0 ] || sed 's/^/# dprsh: /' "$T/dprsh.log"
+result $st "dprsh server on 10.77.0.$DP_NID"
+
+if [ "$DP_MODE" != mpidemo ]; then
+	timeout 60 fi_info -p dp >"$T/fi_info" 2>&1
+	st=$?
+	grep -q 'provider: dp' "$T/fi_info" || st=1
+	sed 's/^/# fi_info: /' "$T/fi_info" | head -n 12
+	result $st "fi_info -p dp lists the provider (default directory)"
+
+	# through FI_PROVIDER_PATH: found in /usr/lib/dp/fi, not in an empty dir
+	mkdir -p "$T/empty"
+	FI_PROVIDER_PATH=/usr/lib/dp/fi timeout 60 fi_info -p dp >"$T/fi_path" 2>&1
+	st=$?
+	grep -q 'provider: dp' "$T/fi_path" || st=1
+	FI_PROVIDER_PATH=$T/empty timeout 60 fi_info -p dp >"$T/fi_empty" 2>&1 && st=1
+	grep -q 'provider: dp' "$T/fi_empty" && st=1
+	[ $st -eq 0 ] || sed 's/^/# /' "$T/fi_path" "$T/fi_empty"
+	result $st "FI_PROVIDER_PATH=/usr/lib/dp/fi finds it, an empty directory does not"
+fi
+barrier mpi-ready
+
+# mpirun COMMON: the launcher (orted through dprsh, no tree spawn)
+LAUNCH="--mca plm_rsh_agent dprsh --mca plm_rsh_no_tree_spawn 1 --bind-to none"
+OVER_DP="--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include dp -x FI_PROVIDER
+	--mca mtl_ofi_verbose 1"
+OVER_TCP="--mca pml ob1 --mca btl tcp,self"
+FI_PROVIDER=dp
+export FI_PROVIDER
+
+# fi_pingpong MODE SIZE ITERS: server on guest 1 through dprsh, client here
+pingpong() {
+	port=$((47600 + n))
+	dprsh dpg1 "timeout 60 fi_pingpong -p dp -e rdm -m $1 -c -I $3 -S $2 -B $port" \
+		>"$T/pp-srv" 2>&1 &
+	srv=$!
+	i=0
+	while [ $i -lt 100 ] && ! dprsh dpg1 "ss -ltnH 'sport = :$port'" 2>/dev/null | grep -q .; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	timeout 60 fi_pingpong -p dp -e rdm -m "$1" -c -I "$3" -S "$2" -P $port 10.77.0.2 \
+		>"$T/pp-cli" 2>&1
+	cst=$?
+	wait $srv
+	sst=$?
+	sed 's/^/# client: /' "$T/pp-cli"
+	if [ $cst -ne 0 ] || [ $sst -ne 0 ]; then
+		sed 's/^/# server: /' "$T/pp-srv"
+		diag "client exited $cst, server $sst"
+		return 1
+	fi
+}
+
+# netpipe NAME OUTFILE MAX [REPEATS] MCA...: NPmpi between guests 0 and 1
+netpipe() {
+	name=$1 npout=$2 max=$3 reps=$4
+	shift 4
+	rm -f "$npout"
+	timeout 300 mpirun $LAUNCH --host dpg0:1,dpg1:1 -np 2 "$@" \
+		NPmpi -p 0 -l 1 -u "$max" ${reps:+-n $reps} -o "$npout" >"$T/np-$name.log" 2>&1
+	st=$?
+	if [ "$DP_MODE" = mpidemo ]; then
+		grep -- '-->' "$T/np-$name.log" | sed "s/^/# $name: /"
+	else
+		tail -n 4 "$T/np-$name.log" | sed "s/^/# $name: /"
+	fi
+	# every size up to the bound measured
+	[ -s "$npout" ] && awk -v m="$max" '$1 == m { f = 1 } END { exit !f }' "$npout" || st=1
+	[ $st -eq 0 ] || sed "s/^/# $name: /" "$T/np-$name.log" | tail -n 40
+	return $st
+}
+
+# np_line FILE SIZE: "latency_us MB/s" at that size (NetPIPE's third column
+# is the one-way time in seconds)
+np_line() {
+	awk -v s="$2" '$1 == s { printf "%.2f %.2f\n", $3 * 1e6, s / $3 / 1e6; exit }' "$1"
+}
+
+# mpitest NAME MCA...: mpi_test on every guest, its KTAP nested
+mpitest() {
+	name=$1
+	shift
+	timeout 120 mpirun $LAUNCH --host "$hosts" -np "$DP_NGUESTS" "$@" \
+		"$MPIDIR/mpi_test" >"$T/mt-$name.log" 2>&1
+	st=$?
+	# rank 0's KTAP first, then the other ranks' lines
+	grep -v '^# rank [1-9]' "$T/mt-$name.log" | indent
+	grep '^# rank [1-9]' "$T/mt-$name.log" | indent
+	grep -q '^ok 11 ' "$T/mt-$name.log" || st=1
+	return $st
+}
+
+if [ "$DP_GUEST_ID" -eq 0 ] && [ "$DP_MODE" = mpidemo ]; then
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	netpipe np-dp "$T/np-dp.out" 1048576 "" $OVER_DP
+	result $? "NPmpi over dp (pml cm, mtl ofi, FI_PROVIDER=dp), 1 B to 1 MiB"
+	netpipe np-tcp "$T/np-tcp.out" 1048576 "" $OVER_TCP
+	result $? "NPmpi over TCP (pml ob1, btl tcp), 1 B to 1 MiB"
+	diag "netpipe runs took $(awk -v a="$t0" '{ print $1 - a }' /proc/uptime) s"
+	echo DPPERF-BEGIN
+	echo "# mode=mpi NetPIPE (NPmpi -p 0 -l 1 -u 1048576) between 2 guests: dp = Open MPI pml cm + mtl ofi + FI_PROVIDER=dp; tcp = Open MPI pml ob1 + btl tcp"
+	for proto in dp tcp; do
+		for s in 1 1024 65536 1048576; do
+			np_line "$T/np-$proto.out" $s | while read -r lat bw; do
+				printf 'mode=mpi\t%s\tmpilat\t%s\t%s\tus\n' $proto $s "$lat"
+				printf 'mode=mpi\t%s\tmpibw\t%s\t%s\tMB/s\n' $proto $s "$bw"
+			done
+		done
+	done
+	echo DPPERF-END
+elif [ "$DP_GUEST_ID" -eq 0 ]; then
+	# dprsh reaches every other guest
+	st=0
+	i=1
+	while [ $i -lt "$DP_NGUESTS" ]; do
+		h=$(timeout 30 dprsh "dpg$i" hostname 2>&1)
+		[ "$h" = "dpg$i" ] || { diag "dprsh dpg$i hostname: $h"; st=1; }
+		i=$((i + 1))
+	done
+	result $st "dprsh runs a command on the other $((DP_NGUESTS - 1)) guests"
+
+	pingpong msg 1 1000
+	result $? "fi_pingpong -p dp -e rdm -m msg -c, 1 B x 1000, guest 0 to guest 1"
+	pingpong tagged 1000000 20
+	result $? "fi_pingpong -p dp -e rdm -m tagged -c, 1 MB x 20, guest 0 to guest 1"
+
+	max=${MPI_NP_MAX:-32768}
+	netpipe np-dp "$T/np-dp.out" "$max" "${MPI_NP_REPEATS:-20}" $OVER_DP
+	st=$?
+	for s in 1 "$max"; do
+		np_line "$T/np-dp.out" "$s" | while read -r lat bw; do
+			diag "NPmpi over dp: $s B: $lat us one way, $bw MB/s"
+		done
+	done
+	result $st "NPmpi over dp (pml cm, mtl ofi, FI_PROVIDER=dp), 1 B to $max B"
+
+	rx0=$(counter rx_msgs)
+	mpitest dp $OVER_DP
+	result $? "mpi_test over dp on $DP_NGUESTS guests (pml cm, mtl ofi, FI_PROVIDER=dp)"
+	rx1=$(counter rx_msgs)
+	diag "guest 0's dp rx_msgs: $rx0 before, $rx1 after"
+	[ "$rx0" -ge 0 ] && [ "$rx1" -ge $((rx0 + 100)) ]
+	result $? "dp carried mpi_test's messages (guest 0's rx_msgs grew by $((rx1 - rx0)))"
+
+	mpitest tcp $OVER_TCP
+	result $? "mpi_test over TCP on $DP_NGUESTS guests (pml ob1, btl tcp)"
+	rx2=$(counter rx_msgs)
+	[ "$rx2" -ge 0 ] && [ "$rx2" -eq "$rx1" ]
+	result $? "dp carried nothing of the TCP run (rx_msgs $rx1, then $rx2)"
+fi
+barrier mpi-done 600
+
+# the node's counters that moved, for the record (drops, resets, given up)
+dpctl stats 2>/dev/null | awk '$2 != 0 { printf "%s=%s ", $1, $2 } END { print "" }' |
+	sed 's/^/# dp counters: /'
+kill $dprsh_pid 2>/dev/null
+wait $dprsh_pid 2>/dev/null
+timeout 60 rmmod dp
+result $? "rmmod dp"
+[ "$n" -eq "$plan" ] || { diag "$n results for a plan of $plan"; failed=1; }
+exit $failed
