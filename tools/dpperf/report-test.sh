@@ -53,6 +53,15 @@ gen() {
 	gen icount udp rate msg/s 1:40000
 	echo DPPERF-END
 } >"$d/run2.tsv"
+# MPI over dp against MPI over TCP (NetPIPE, tools/mpi/guest-mpi.sh)
+{
+	echo DPPERF-BEGIN
+	gen mpi dp mpilat us 1:40 1048576:9000
+	gen mpi tcp mpilat us 1:100 1048576:12000
+	gen mpi dp mpibw MB/s 1:0.03 1048576:116.5
+	gen mpi tcp mpibw MB/s 1:0.01 1048576:87.38
+	echo DPPERF-END
+} >"$d/demo-mpi.tsv"
 
 n=0 rc=0
 check() {	# check DESCRIPTION COMMAND...
@@ -81,6 +90,10 @@ check "bandwidth against size row" has "| 1048576 | 100.00 | - | 80.00 | - | 1.2
 check "n1/2 of dp, interpolated" has "| dp | 2048 | 100.00 | 1..1048576 |"
 check "n1/2 of TCP at a measured size" has "| TCP | 4096 | 80.00 | 1..1048576 |"
 check "n1/2 of UDP from its own peak" has "| UDP | 1024 | 40.00 | 1..16384 |"
+check "MPI section and its note" has "NetPIPE's NPmpi between two guests"
+check "MPI latency table" has "### MPI latency, one way (NetPIPE: half the round trip) (us, lower is better)"
+check "MPI latency ratio" has "| 1 | 40.0 | 100.0 | 0.40 |"
+check "MPI bandwidth ratio" has "| 1048576 | 116.50 | 87.38 | 1.33 |"
 check "failure noted" has "failed proto=tcp test=pingpong size=1500 reason=timeout"
 if command -v gnuplot >/dev/null; then
 	check "latency.png" test -s "$d/latency.png"
