@@ -232,17 +232,17 @@ stage_kselftest() {
 	ksft_done=1
 }
 
-stage_guest() {
-	local k
-	for k in $KVERS; do
-		if [ "$ksft_done" = 1 ] && [ "$k" = "$KSFT_KVER" ]; then
-			# its single-guest suite ran under the kselftest framework
 # The core suite's tests that drive a NIC backend's data path and its
 # life (send, receive, order, a full pool, large messages, a NIC going and
 # coming, a send faulting mid-copy): run_local.sh's DPT_ONLY for the
 # backend runs that do not take the whole suite.
 NIC_PATH='xfer|order|pool_full|nic_gone|node_set|send_fault|large'
 
+stage_guest() {
+	local k
+	for k in $KVERS; do
+		if [ "$ksft_done" = 1 ] && [ "$k" = "$KSFT_KVER" ]; then
+			# its single-guest suite ran under the kselftest framework
 			guest "guest cluster x2 $k" "guest-$k" "$k" cluster --kernel "$k" \
 				--guests 2 --smp 1
 			continue
