@@ -861,13 +861,20 @@ static unsigned long dp_rcv_open_period(void)
 	return msecs_to_jiffies(READ_ONCE(dp_unreach_ms) / 4) + 1;
 }
 
+/* Have open_work look in @delay jiffies, unless it is due already. */
+static void dp_rcv_watch(struct dp_rcv *r, unsigned long delay)
+{
+	lockdep_assert_held(&r->lock);
+	if (!r->dead && queue_delayed_work(dp_wq, &r->open_work, delay))
+		r->open_due = jiffies + delay;
+}
+
 /* @rp's large message was opened: it is watched.  Holds r->lock. */
 static void dp_rcv_opened(struct dp_rcv *r, struct dp_rx_peer *rp)
 {
 	lockdep_assert_held(&r->lock);
 	list_add_tail(&rp->open, &r->open);
-	if (!r->dead)
-		queue_delayed_work(dp_wq, &r->open_work, dp_rcv_open_period());
+	dp_rcv_watch(r, dp_rcv_open_period());
 }
 
 /*
@@ -1363,12 +1370,24 @@ static void dp_rcv_open_work(struct work_struct *work)
 	unsigned long now = jiffies, next = dp_rcv_open_period();
 	struct dp_rx_peer *rp, *tmp;
 	unsigned int n = 0;
+	bool stalled;
 
 	spin_lock_irq(&r->lock);
+	/*
+	 * Run more than half of unreach_ms late: this host did not run us
+	 * (a guest its host did not schedule, a suspended machine), and
+	 * could not hear anyone meanwhile.  That is not the senders'
+	 * silence: it counts from now, as the sender's own clock does
+	 * (dp_snd_stalled()).
+	 */
+	stalled = time_after(now, r->open_due +
+			     msecs_to_jiffies(READ_ONCE(dp_unreach_ms) / 2));
 	list_for_each_entry_safe(rp, tmp, &r->open, open) {
 		if (n++ == DP_EVICT_SCAN)
 			break;
-		if (dp_rcv_silent(rp, now))
+		if (stalled)
+			dp_rcv_heard(r, rp);
+		else if (dp_rcv_silent(rp, now))
 			dp_rcv_drop_peer(r, rp);	/* leaves r->open */
 	}
 	if (n > DP_EVICT_SCAN) {	/* @rp and those after it first, soon */
@@ -1376,8 +1395,8 @@ static void dp_rcv_open_work(struct work_struct *work)
 			list_move_tail(r->open.next, &r->open);
 		next = 1;
 	}
-	if (!list_empty(&r->open) && !r->dead)
-		queue_delayed_work(dp_wq, &r->open_work, next);
+	if (!list_empty(&r->open))
+		dp_rcv_watch(r, next);
 	spin_unlock_irq(&r->lock);
 }
 

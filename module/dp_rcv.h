@@ -107,6 +107,7 @@ struct dp_ack_batch {
  * @open: the rx peers with a large message open (dp_rx_peer.open), in
  *	the order @open_work looks at them.
  * @open_work: gives up an open message whose sender fell silent.
+ * @open_due: when @open_work was last queued to run.
  * @batch: @ack_work's frames, kept here so that it allocates nothing.
  *	Not under @lock: only @ack_work uses it (a work item never runs
  *	twice at once), and dp_rcv_stop() once @ack_work is cancelled for
@@ -140,6 +141,7 @@ struct dp_rcv {
 	struct delayed_work ack_work;
 	struct list_head open;
 	struct delayed_work open_work;
+	unsigned long open_due;
 	struct dp_ack_batch batch;
 	atomic64_t rx_dup;
 };

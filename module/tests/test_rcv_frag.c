@@ -528,6 +528,30 @@ static void test_frag_watch_many(void)
 	w_teardown();
 }
 
+/*
+ * The receiver's own host stalls (its work runs past unreach_ms late): it
+ * heard nobody meanwhile, which is not the sender's silence.  The open
+ * message is kept, and given up only once the sender stays silent for
+ * unreach_ms after.
+ */
+static void test_frag_watch_stall(void)
+{
+	setup(65536);
+	hello(11, 100);
+	put(11, 0, 100, BIG, 0);
+	jiffies += 2 * dp_unreach_ms;	/* nothing ran meanwhile */
+	kmock_run();
+	CHECK_EQ(w_rx_peers(B), 1);
+	CHECK_EQ(ctr(DP_CTR_RX_DROP_SEQ), 0);
+	put(11, 0, 101, BIG, 1);
+	kmock_advance(dp_unreach_ms / 2);
+	CHECK_EQ(w_rx_peers(B), 1);
+	kmock_advance(dp_unreach_ms * 3 / 4 + 2);
+	CHECK_EQ(w_rx_peers(B), 0);
+	CHECK_EQ(ctr(DP_CTR_RX_DROP_SEQ), 1);
+	w_teardown();
+}
+
 static void test_frag_end_close(void)
 {
 	frag_end(END_CLOSE);
@@ -556,6 +580,8 @@ const struct unit_test rcv_frag_tests[] = {
 	  test_frag_slow_kept },
 	{ "rcv frag: the watch looks at 64 open messages a round, then the rest",
 	  test_frag_watch_many },
+	{ "rcv frag: a stall of the receiver's own host is not the sender's silence",
+	  test_frag_watch_stall },
 	{ "rcv frag: abort when the endpoint closes", test_frag_end_close },
 	{ NULL, NULL },
 };
