@@ -590,6 +590,62 @@ static void t_stall(void)
 	dp_close(b);
 }
 
+/*
+ * 1 MiB whose first half is message @i of @tag and whose second half is a
+ * userfaultfd region of @uffd nobody serves (yet): a write() of it copies
+ * the first half, then waits on a page fault.  *@range: the second half.
+ * The buffer, or exits the child with 3.
+ */
+static uint8_t *uffd_half(int uffd, uint32_t tag, uint32_t i, struct uffdio_range *range)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	uint8_t *buf;
+
+	buf = mmap(NULL, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) || buf == MAP_FAILED)
+		_exit(3);
+	reg.range.start = (unsigned long)buf + MIB / 2;
+	reg.range.len = MIB / 2;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		_exit(3);
+	fill(tag, i, buf, MIB / 2);
+	*range = reg.range;
+	return buf;
+}
+
+/* Wait (bounded) until a thread faults on @uffd's region. */
+static int uffd_faulted(int uffd)
+{
+	struct pollfd p = { .fd = uffd, .events = POLLIN };
+
+	return poll(&p, 1, DPT_WAIT_MS) == 1;
+}
+
+/* Whether this kernel has userfaultfd; if not, @what is skipped. */
+static int have_uffd(const char *what)
+{
+	int probe = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+
+	if (probe < 0 && errno == ENOSYS) {
+		ktap_skip("no userfaultfd in this kernel (CONFIG_USERFAULTFD)", "%s", what);
+		return 0;
+	}
+	if (probe >= 0)
+		close(probe);
+	return 1;
+}
+
+/* Whether the byte @want comes on pipe @fd within DPT_WAIT_MS. */
+static int pipe_says(int fd, char want)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c = 0;
+
+	return poll(&p, 1, DPT_WAIT_MS) == 1 && read(fd, &c, 1) == 1 && c == want;
+}
+
 static void t_kill_uffd(int b);
 
 /* kill: the child's writer thread and what it writes */
@@ -611,9 +667,7 @@ static void *k_writer(void *arg)
  */
 static void k_child(int pfd)
 {
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg;
-	struct pollfd p;
+	struct uffdio_range range;
 	pthread_t th;
 	int uffd;
 
@@ -622,20 +676,10 @@ static void k_child(int pfd)
 		_exit(2);
 	wait_max_msg(k_fd, MIB);
 	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	k_buf = mmap(NULL, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) || k_buf == MAP_FAILED)
-		_exit(3);
-	reg.range.start = (unsigned long)k_buf + MIB / 2;
-	reg.range.len = MIB / 2;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
-		_exit(3);
-	fill(5, 1, k_buf, MIB / 2);
+	k_buf = uffd_half(uffd, 5, 1, &range);
 	if (pthread_create(&th, NULL, k_writer, NULL))
 		_exit(4);
-	p.fd = uffd;
-	p.events = POLLIN;
-	if (poll(&p, 1, DPT_WAIT_MS) != 1)
+	if (!uffd_faulted(uffd))
 		_exit(5);
 	if (write(pfd, "F", 1) != 1)
 		_exit(6);
@@ -645,15 +689,10 @@ static void k_child(int pfd)
 
 static void t_kill(void)
 {
-	int probe = (int)syscall(SYS_userfaultfd, O_CLOEXEC), b;
+	int b;
 
-	if (probe < 0 && errno == ENOSYS) {
-		ktap_skip("no userfaultfd in this kernel (CONFIG_USERFAULTFD)",
-			  "kill: a sender killed mid-message");
+	if (!have_uffd("kill: a sender killed mid-message"))
 		return;
-	}
-	if (probe >= 0)
-		close(probe);
 	b = dpt_ep(dpt.nsb, 208, POOL_BIG);
 	if (b < 0)
 		ktap_bail("kill: endpoint");
@@ -665,9 +704,7 @@ static void t_kill_uffd(int b)
 {
 	uint64_t seq0 = ctr_b(DP_CTR_RX_DROP_SEQ), seq;
 	struct dp_ep_stats st;
-	struct pollfd p;
 	int pfd[2], a, ok, s;
-	char c = 0;
 	uint32_t m;
 	pid_t pid;
 
@@ -679,10 +716,7 @@ static void t_kill_uffd(int b)
 		k_child(pfd[1]);
 	}
 	close(pfd[1]);
-	ok = recv_check(b, 5, 0, 1);
-	p.fd = pfd[0];
-	p.events = POLLIN;
-	ok = ok && poll(&p, 1, DPT_WAIT_MS) == 1 && read(pfd[0], &c, 1) == 1 && c == 'F';
+	ok = recv_check(b, 5, 0, 1) && pipe_says(pfd[0], 'F');
 	ktap_ok(ok, "kill: the sender's 1 MiB write() waits on a fault in its second half");
 	dpt_sleep_ms(500);	/* for the first half's fragments to land */
 	ktap_ok(quiet(b, 0), "kill: meanwhile the receiver sees no part of it");
@@ -762,11 +796,8 @@ static int h_ep_as(uid_t uid, uint32_t dpid)
 /* User 1001: message 0, then the write that hangs; see t_hol(). */
 static void h_child_x(int to_parent, int from_parent)
 {
-	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_zeropage zp;
-	struct uffdio_register reg;
 	pthread_t large, small;
-	struct pollfd p;
 	char c, res[2];
 	int uffd;
 
@@ -777,26 +808,15 @@ static void h_child_x(int to_parent, int from_parent)
 	    send_now(h_fd, 7, 0, 1))
 		_exit(2);
 	wait_max_msg(h_fd, MIB);
-	h_buf = mmap(NULL, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (ioctl(uffd, UFFDIO_API, &api) || h_buf == MAP_FAILED)
-		_exit(3);
-	reg.range.start = (unsigned long)h_buf + MIB / 2;
-	reg.range.len = MIB / 2;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
-		_exit(3);
-	fill(7, 1, h_buf, MIB / 2);
+	h_buf = uffd_half(uffd, 7, 1, &zp.range);
 	if (pthread_create(&large, NULL, h_large, NULL))
 		_exit(4);
-	p.fd = uffd;
-	p.events = POLLIN;
-	if (poll(&p, 1, DPT_WAIT_MS) != 1)
+	if (!uffd_faulted(uffd))
 		_exit(5);
 	if (write(to_parent, "F", 1) != 1 || read(from_parent, &c, 1) != 1 ||
 	    pthread_create(&small, NULL, h_small, NULL))
 		_exit(6);
 	dpt_sleep_ms(200);	/* the small write waits behind the large one */
-	zp.range = reg.range;
 	zp.mode = 0;
 	if (ioctl(uffd, UFFDIO_ZEROPAGE, &zp))
 		_exit(7);
@@ -827,19 +847,13 @@ static void t_hol(void)
 {
 	uint64_t seq0 = ctr_b(DP_CTR_RX_DROP_SEQ), seq;
 	int up[2], down[2], b, ok, sx, sy;
-	char old[32], c = 0, res[2] = { -1, -1 };
-	struct pollfd p;
+	char old[32], res[2] = { -1, -1 };
+	struct pollfd p = { .events = POLLIN };
 	pid_t x, y;
 	uint32_t i;
 
-	x = (pid_t)syscall(SYS_userfaultfd, O_CLOEXEC);
-	if (x < 0 && errno == ENOSYS) {
-		ktap_skip("no userfaultfd in this kernel (CONFIG_USERFAULTFD)",
-			  "hol: a writer hung mid-message");
+	if (!have_uffd("hol: a writer hung mid-message"))
 		return;
-	}
-	if (x >= 0)
-		close(x);
 	b = dpt_ep(dpt.nsb, HOL_DPID_R, POOL_BIG);
 	if (b < 0 || pipe(up) || pipe(down) || dpt_param("unreach_ms", "1500", old, sizeof(old)))
 		ktap_bail("hol: endpoint, pipes, unreach_ms");
@@ -851,10 +865,8 @@ static void t_hol(void)
 	}
 	close(up[1]);
 	close(down[0]);
-	ok = recv_check(b, 7, 0, 1);
+	ok = recv_check(b, 7, 0, 1) && pipe_says(up[0], 'F');
 	p.fd = up[0];
-	p.events = POLLIN;
-	ok = ok && poll(&p, 1, DPT_WAIT_MS) == 1 && read(up[0], &c, 1) == 1 && c == 'F';
 	ktap_ok(ok, "hol: uid %d's 1 MiB write() hangs on a page in its second half", HOL_UID_X);
 	/*
 	 * Idle with nobody waiting, its session gives back the credit it did
