@@ -116,6 +116,12 @@ if [ "$DP_MODE" != mpidemo ]; then
 	[ $st -eq 0 ] || sed 's/^/# /' "$T/fi_path" "$T/fi_empty"
 	result $st "FI_PROVIDER_PATH=/usr/lib/dp/fi finds it, an empty directory does not"
 fi
+# dp's session changes and drops into tracefs, printed at the end: what
+# ended a session, if one ends (docs/trace.md)
+TR=/sys/kernel/tracing
+for e in dp_session dp_drop; do
+	echo 1 >"$TR/events/dp/$e/enable" 2>/dev/null
+done
 barrier mpi-ready
 
 # mpirun COMMON: the launcher (orted through dprsh, no tree spawn)
@@ -249,6 +255,8 @@ elif [ "$DP_GUEST_ID" -eq 0 ]; then
 fi
 barrier mpi-done 600
 
+# the sessions that failed or were reset, and the drops, for the record
+grep -E 'dp_drop|err=-[1-9]' "$TR/trace" 2>/dev/null | tail -n 40 | sed 's/^/# trace: /'
 # the node's counters that moved, for the record (drops, resets, given up)
 dpctl stats 2>/dev/null | awk '$2 != 0 { printf "%s=%s ", $1, $2 } END { print "" }' |
 	sed 's/^/# dp counters: /'
