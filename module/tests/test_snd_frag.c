@@ -378,6 +378,77 @@ static void test_snd_frag_limit_shrinks(void)
 	w_teardown();
 }
 
+/*
+ * Three senders to one pool, each sending large messages (a quarter of
+ * the pool, costing half of it: Open MPI's 1 MiB segments to a 4 MiB
+ * pool), nonblocking and retried as an MPI provider does, while the
+ * reader takes everything at once.  No two costs fit together, so each
+ * message needs the room the others hold.  A sender that waits for a
+ * large message must not keep the part of the window it got meanwhile:
+ * two such waiters, each holding part and neither enough, wait for good
+ * (Open MPI over dp hung so with 1 MiB segments).  Every message arrives,
+ * whole and in order per sender.
+ */
+#define CROWD		3
+#define CROWD_MSGS	40
+
+/* The length of sender @i's message @n: mostly large, some small. */
+static u32 crowd_len(unsigned int i, unsigned int n)
+{
+	u32 x = (i * 2654435761u) ^ (n * 40503u + 0x9e37u);
+
+	x ^= x >> 13;
+	x *= 0x5bd1e995u;
+	x ^= x >> 15;
+	return x % 4 ? 8192 + x % 8193 : 1 + x % 1400;
+}
+
+static void test_snd_frag_crowd(void)
+{
+	struct dp_endpoint *from[CROWD];
+	struct dp_snd *to_b[CROWD];
+	unsigned int sent[CROWD] = { 0 }, got[CROWD] = { 0 }, total = 0;
+	u32 ms, i, len;
+
+	w_setup();
+	for (i = 0; i < W_PAYLOAD; i++)
+		w_payload[i] = (u8)(i * 31 + (i >> 11));
+	B = w_ep(1, &w.nodes[1], 20, 65536, W_B_INC);
+	for (i = 0; i < CROWD; i++) {
+		from[i] = w_ep(i ? i + 1 : 0, &w.nodes[0], 10 + i, 65536,
+			       W_A_INC + i);
+		to_b[i] = w_connect(from[i], 2, 20);
+	}
+	CHECK(dp_frag_credit(16384, FRAME) > 65536 / 2, "no two fit");
+	for (ms = 0; ms < 30000 && total < CROWD * CROWD_MSGS; ms++) {
+		for (i = 0; i < CROWD; i++)
+			if (sent[i] < CROWD_MSGS &&
+			    !w_send(to_b[i], crowd_len(i, sent[i])))
+				sent[i]++;
+		w_run(1);
+		for (;;) {
+			struct dp_token *t = dp_ring_head(&B->pool.ring);
+
+			if (!t)
+				break;
+			i = t->src_dpid - 10;
+			if (i < CROWD) {
+				len = crowd_len(i, got[i]);
+				CHECK(t->len == len && !memcmp(t + 1, w_payload, len),
+				      "sender %u message %u whole", i, got[i]);
+				CHECK_EQ(t->seq, ++got[i]);
+			}
+			total++;
+			w_read(B, 1, NULL);
+		}
+	}
+	printf("#   crowd: %u messages in %u ms\n", total, ms);
+	for (i = 0; i < CROWD; i++)
+		CHECK(got[i] == CROWD_MSGS, "sender %u: %u of %u messages (%u sent)",
+		      i, got[i], CROWD_MSGS, sent[i]);
+	w_teardown();
+}
+
 const struct unit_test snd_frag_tests[] = {
 	{ "snd frag: cut into FIRST, MID, LAST; credit charged at the first",
 	  test_snd_frag_cut },
@@ -398,5 +469,7 @@ const struct unit_test snd_frag_tests[] = {
 	  test_snd_frag_fail_waiter },
 	{ "snd frag: the receiver's limit shrinks under a message in flight: EMSGSIZE",
 	  test_snd_frag_limit_shrinks },
+	{ "snd frag: senders waiting for large messages hold no part of the room",
+	  test_snd_frag_crowd },
 	{ NULL, NULL },
 };
