@@ -52,6 +52,9 @@
  *	probe said (0: none): the target of its grants is raised to it, at
  *	most the pool less the wrap reserve, until a grant gives it that much
  *	or that message arrives.
+ * @wants: in dp_rcv.wants while @want is more than its fair window: such
+ *	a message is granted whole, in the order they asked
+ *	(dp_rcv_grant_whole()).
  * @frag_extra: fragments after the first so far in the session: a token's
  *	seq counts messages, not frames (seq - isn + 1 - @frag_extra).
  */
@@ -79,6 +82,7 @@ struct dp_rx_peer {
 	struct dp_frag_rx frag;
 	struct list_head open;
 	u32 want;
+	struct list_head wants;
 	u32 frag_extra;
 	struct rcu_head rcu;
 };
@@ -160,6 +164,14 @@ static u64 dp_rcv_used(struct dp_rcv *r)
 	return r->ring->prod - READ_ONCE(r->ring->cons);
 }
 
+/* @rp's writer waits for no message now.  Caller holds r->lock. */
+static void dp_rcv_unwant(struct dp_rcv *r, struct dp_rx_peer *rp)
+{
+	lockdep_assert_held(&r->lock);
+	rp->want = 0;
+	list_del_init(&rp->wants);
+}
+
 /* Idle senders hold no credit and take no share of the pool. */
 static void dp_rcv_set_idle(struct dp_rcv *r, struct dp_rx_peer *rp,
 			    bool idle)
@@ -171,6 +183,7 @@ static void dp_rcv_set_idle(struct dp_rcv *r, struct dp_rx_peer *rp,
 	if (idle) {
 		r->n_active--;
 		list_del_init(&rp->active);
+		dp_rcv_unwant(r, rp);
 	} else {
 		r->n_active++;
 		list_add_tail(&rp->active, &r->active);
@@ -252,10 +265,108 @@ static bool dp_rcv_update_due(struct dp_rcv *r, const struct dp_rx_peer *rp,
 	return unsaid >= (s32)dp_rcv_sws(smax) || !dp_rcv_used(r);
 }
 
+/* What @rp's credit lacks of @target (0: nothing). */
+static u32 dp_rcv_lack(const struct dp_rx_peer *rp, u32 target)
+{
+	s32 have = dp_seq_diff(rp->credit, rp->arrived);
+
+	if (have < 0)
+		have = 0;	/* a sender beyond its credit is refused anyway */
+	return (u32)have >= target ? 0 : target - (u32)have;
+}
+
+/* The credit a large message that waits needs: its cost, within the pool. */
+static u32 dp_rcv_want_cost(const struct dp_rcv *r, const struct dp_rx_peer *rp,
+			    u32 smax)
+{
+	u32 size = r->ring->size;
+
+	return min(rp->want, size > smax ? size - smax : 0);
+}
+
+/*
+ * @rp's fair window.  While a large message waits for its turn (the first
+ * of r->wants), the others share the pool less its cost: as they send,
+ * their windows shrink to that, and the room it needs comes free once the
+ * reader has taken the pool, however fast they send (else a stream of
+ * small messages could keep it waiting for good).  No room is kept for it
+ * outright: a reader that holds messages until a small one comes would
+ * then wait for good, and a window of at least one message each stays.
+ * Caller holds r->lock.
+ */
+static u32 dp_rcv_target(struct dp_rcv *r, const struct dp_rx_peer *rp,
+			 u32 smax)
+{
+	struct dp_rx_peer *first;
+	u32 size = r->ring->size;
+
+	lockdep_assert_held(&r->lock);
+	first = list_first_entry_or_null(&r->wants, struct dp_rx_peer, wants);
+	if (!first || first == rp || r->n_active < 2)
+		return dp_credit_target(size, smax, r->n_active);
+	return dp_credit_target(size - dp_rcv_want_cost(r, first, smax), smax,
+				r->n_active - 1);
+}
+
+/*
+ * The large message whose turn it is waits for room: a release that makes
+ * what it lacks re-grants (dp_rcv_released()).  Caller holds r->lock.
+ */
+static void dp_rcv_turn_short(struct dp_rcv *r, u32 smax)
+{
+	struct dp_rx_peer *first;
+	u32 lack;
+
+	lockdep_assert_held(&r->lock);
+	first = list_first_entry_or_null(&r->wants, struct dp_rx_peer, wants);
+	if (!first)
+		return;
+	lack = dp_rcv_lack(first, dp_rcv_want_cost(r, first, smax));
+	WRITE_ONCE(r->starved, true);
+	if (lack < r->sws_room)
+		r->sws_room = max_t(u32, lack, DP_TOKEN_ALIGN);
+}
+
+/*
+ * @rp's writer waits for a large message, whose cost is more than its fair
+ * window: granted whole or not at all, one at a time, in the order such
+ * writers asked.  Part of it is of no use to the writer, and held while it
+ * waits it may be just what another waiting writer lacks: two such, each
+ * holding part of the room and neither enough, waited for good (its
+ * probe gave back what it held, dp_rcv_probe()).  Returns whether the
+ * sender should hear of its credit now.  Caller holds r->lock.
+ */
+static bool dp_rcv_grant_whole(struct dp_rcv *r, struct dp_rx_peer *rp,
+			       u32 room, u32 smax)
+{
+	u32 lack = dp_rcv_lack(rp, dp_rcv_want_cost(r, rp, smax));
+
+	lockdep_assert_held(&r->lock);
+	if (list_empty(&rp->wants))
+		list_add_tail(&rp->wants, &r->wants);
+	if (lack) {
+		if (room < lack ||
+		    list_first_entry(&r->wants, struct dp_rx_peer, wants) != rp) {
+			dp_rcv_turn_short(r, smax);
+			return false;
+		}
+		rp->credit += lack;
+		r->outstanding += lack;
+	}
+	/*
+	 * Asked once: granted, the cost no longer raises the target (a writer
+	 * that gave its large message up sends small ones and never probes
+	 * again; topped up to the cost for good, it would keep the room).
+	 */
+	dp_rcv_unwant(r, rp);
+	dp_rcv_turn_short(r, smax);	/* the next one's turn */
+	return dp_rcv_unsaid(rp) > 0;
+}
+
 /*
  * Raise @rp's credit towards its fair window, within the unpromised room.
- * Returns whether the sender should hear about it now
- * (dp_rcv_update_due()).
+ * Returns whether the sender
+ * should hear about it now (dp_rcv_update_due()).
  */
 static bool dp_rcv_grant(struct dp_rcv *r, struct dp_rx_peer *rp,
 			 u32 smax)
@@ -268,17 +379,18 @@ static bool dp_rcv_grant(struct dp_rcv *r, struct dp_rx_peer *rp,
 	room = dp_credit_room(size, smax, dp_rcv_used(r), r->outstanding);
 	target = dp_credit_target(size, smax, r->n_active);
 	if (rp->want > target)		/* a large message waits: its cost */
-		target = min(rp->want, size > smax ? size - smax : 0);
+		return dp_rcv_grant_whole(r, rp, room, smax);
+	/*
+	 * Any message it waits for fits its fair share: every such fits at
+	 * once when the reader has taken all, so it needs no turn.
+	 */
+	list_del_init(&rp->wants);
+	target = dp_rcv_target(r, rp, smax);
 	add = dp_credit_grant(rp->credit, rp->arrived, target, room);
 	rp->credit += add;
 	r->outstanding += add;
-	/*
-	 * Asked once: granted, the cost no longer raises the target (a writer
-	 * that gave its large message up sends small ones and never probes
-	 * again; topped up to the cost for good, it would keep the room).
-	 */
 	if (rp->want && dp_seq_diff(rp->credit, rp->arrived) >= (s32)target)
-		rp->want = 0;
+		dp_rcv_unwant(r, rp);
 	if (dp_seq_diff(rp->credit, rp->arrived) < (s32)(target / 2))
 		dp_rcv_short(r, rp, smax);
 	return dp_rcv_update_due(r, rp, target, smax);
@@ -661,6 +773,7 @@ static struct dp_rx_peer *dp_rcv_place(struct dp_rcv *r,
 	INIT_LIST_HEAD(&rp->active);
 	INIT_LIST_HEAD(&rp->ooo);
 	INIT_LIST_HEAD(&rp->open);
+	INIT_LIST_HEAD(&rp->wants);
 	list_add_tail(&rp->lru, &r->lru);
 	hash_add_rcu(r->peers, &rp->hnode, dp_rcv_hash(r, &from));
 	r->n_peers++;
@@ -693,7 +806,7 @@ void dp_rcv_hello(struct dp_rcv *r, const struct dp_msg_hdr *h)
 	dp_rcv_ooo_free(r, rp);
 	dp_rcv_frag_abort(r, rp);
 	rp->frag_extra = 0;
-	rp->want = 0;
+	dp_rcv_unwant(r, rp);
 	rp->peer_inc = h->src_inc;
 	rp->isn = h->seq;
 	rp->rcv_nxt = h->seq;
@@ -736,6 +849,16 @@ void dp_rcv_probe(struct dp_rcv *r, const struct dp_msg_hdr *h)
 		dp_rcv_heard(r, rp);
 		/* untrusted: only ever within the pool (dp_rcv_grant()) */
 		rp->want = h->credit & ~(DP_TOKEN_ALIGN - 1);
+		/*
+		 * All it sent has arrived (seq is its next): it holds no more
+		 * credit than it has not used, and it gave that back to ask
+		 * (dp_snd.c): a window it could not send in is of no use to it
+		 * and may be what another sender waits for.
+		 */
+		if (h->seq == rp->rcv_nxt) {
+			dp_rcv_forget_credit(r, rp);
+			rp->adv = rp->credit;
+		}
 		dp_rcv_set_idle(r, rp, false);
 		dp_rcv_grant(r, rp, dp_rcv_smax(r));
 		dp_rcv_owe(r, rp, DP_ACK_NOW);
@@ -951,7 +1074,7 @@ static int dp_rcv_one(struct dp_rcv *r, struct dp_rx_peer *rp,
 	rp->arrived += cost;
 	r->outstanding -= cost;
 	if (cost >= rp->want)
-		rp->want = 0;	/* what it waited for came */
+		dp_rcv_unwant(r, rp);	/* what it waited for came */
 	return 0;
 }
 
@@ -1198,6 +1321,7 @@ void dp_rcv_unpair(struct dp_rcv *r, struct dp_rcv_pair *p)
  */
 void dp_rcv_released(struct dp_rcv *r)
 {
+	struct dp_rx_peer *first;
 	unsigned long flags;
 	u64 used;
 
@@ -1206,8 +1330,18 @@ void dp_rcv_released(struct dp_rcv *r)
 	spin_lock_irqsave(&r->lock, flags);
 	used = dp_rcv_used(r);
 	if (!used || dp_credit_room(r->ring->size, dp_rcv_smax(r), used,
-				    r->outstanding) >= r->sws_room)
+				    r->outstanding) >= r->sws_room) {
+		/*
+		 * The large message whose turn it is takes its room now, before
+		 * new messages of the others fill the pool again: the moment a
+		 * reader has taken what it holds may be the only one there is.
+		 */
+		first = list_first_entry_or_null(&r->wants, struct dp_rx_peer,
+						 wants);
+		if (first && dp_rcv_grant(r, first, dp_rcv_smax(r)))
+			dp_rcv_mark(r, first, DP_ACK_NOW);
 		dp_rcv_kick(r, true);
+	}
 	spin_unlock_irqrestore(&r->lock, flags);
 }
 
@@ -1413,6 +1547,7 @@ void dp_rcv_init(struct dp_rcv *r, struct dp_endpoint *ep,
 	INIT_LIST_HEAD(&r->lru);
 	INIT_LIST_HEAD(&r->active);
 	INIT_LIST_HEAD(&r->open);
+	INIT_LIST_HEAD(&r->wants);
 	INIT_DELAYED_WORK(&r->ack_work, dp_rcv_ack_work);
 	INIT_DELAYED_WORK(&r->open_work, dp_rcv_open_work);
 }

@@ -104,6 +104,8 @@ struct dp_ack_batch {
  *	walks the table only while some are, and an ACK that rode on DATA
  *	leaves it nothing to do.
  * @ack_work: sends owed ACKs, window updates and RESETs.
+ * @wants: the rx peers whose writer waits for a large message, in the
+ *	order they asked: each is granted its whole cost in turn.
  * @open: the rx peers with a large message open (dp_rx_peer.open), in
  *	the order @open_work looks at them.
  * @open_work: gives up an open message whose sender fell silent.
@@ -133,6 +135,7 @@ struct dp_rcv {
 	u32 outstanding;
 	bool starved;
 	u32 sws_room;
+	struct list_head wants;
 	bool dead;
 	u32 ooo_bytes;
 	u32 n_resets;

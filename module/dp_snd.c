@@ -418,6 +418,21 @@ static enum dp_snd_action dp_snd_idle(struct dp_snd *s, unsigned long now)
 	return DP_SND_RETURN;
 }
 
+/*
+ * A window probe goes (nothing is in flight, a writer lacks credit): it
+ * gives back the credit we hold, which the writer could not send in.  The
+ * receiver does the same on the probe (dp_rcv_probe()): a large message's
+ * writer holding part of the room while it waits for the whole may keep
+ * from another such writer just what it lacks, and both then wait for
+ * good.  The probe's answer brings what the receiver grants.  Caller holds
+ * s->lock.
+ */
+static void dp_snd_ask(struct dp_snd *s)
+{
+	lockdep_assert_held(&s->lock);
+	WRITE_ONCE(s->credit, s->snd_space);
+}
+
 /* The peer owes the session an answer: a HELLO's, an ACK, a window. */
 static bool dp_snd_pending(const struct dp_snd *s)
 {
@@ -495,8 +510,10 @@ static enum dp_snd_action dp_snd_due(struct dp_snd *s)
 	dp_snd_arm(s, now + dp_snd_timeout(s));
 	if (s->state == DP_SND_HELLO)
 		return DP_SND_HELLO_AGAIN;
-	if (s->snd_una == s->snd_nxt)
+	if (s->snd_una == s->snd_nxt) {
+		dp_snd_ask(s);
 		return DP_SND_PROBE;
+	}
 	dp_cwnd_loss(s, true);
 	s->recovering = true;
 	s->refill = false;
@@ -747,6 +764,7 @@ static enum dp_snd_step dp_snd_admit(struct dp_snd *s, struct dp_txmsg *m,
 		if (s->snd_una != s->snd_nxt)
 			return DP_STEP_WAIT;	/* its ACKs will bring credit */
 		dp_snd_arm(s, jiffies + dp_snd_timeout(s));
+		dp_snd_ask(s);
 		return DP_STEP_PROBE;	/* idle (credit given back): ask now */
 	}
 	WRITE_ONCE(s->want, 0);

@@ -449,6 +449,157 @@ static void test_snd_frag_crowd(void)
 	w_teardown();
 }
 
+/*
+ * Two senders of small messages (DPIDs 10 and 12) and one of a large one
+ * (11), to B's 64 KiB pool.
+ */
+static struct dp_snd *small_to_b, *small2_to_b, *large_to_b;
+
+static void open_two(void)
+{
+	struct dp_endpoint *s1, *s2, *s3;
+	u32 i;
+
+	w_setup();
+	for (i = 0; i < W_PAYLOAD; i++)
+		w_payload[i] = (u8)(i * 31 + (i >> 11));
+	B = w_ep(1, &w.nodes[1], 20, 65536, W_B_INC);
+	s1 = w_ep(0, &w.nodes[0], 10, 65536, W_A_INC);
+	s2 = w_ep(2, &w.nodes[0], 11, 65536, W_A_INC + 1);
+	s3 = w_ep(3, &w.nodes[0], 12, 65536, W_A_INC + 2);
+	small_to_b = w_connect(s1, 2, 20);
+	large_to_b = w_connect(s2, 2, 20);
+	small2_to_b = w_connect(s3, 2, 20);
+}
+
+/*
+ * Read B's messages but the newest @keep bytes' worth at least (the reader
+ * keeps them); count the large one (from DPID 11).
+ */
+static unsigned int read_but(u32 keep, unsigned int *large)
+{
+	struct dp_ring *ring = &B->pool.ring;
+	unsigned int n = 0;
+	struct dp_token *t;
+
+	while ((t = dp_ring_head(ring)) &&
+	       ring->prod - ring->cons >= keep + DP_TOKEN_SPACE(t->len)) {
+		if (t->src_dpid == 11)
+			(*large)++;
+		n++;
+		w_read(B, 1, NULL);
+	}
+	return n;
+}
+
+/*
+ * Two streams of small messages, @per_ms each a millisecond (0: as fast as
+ * the credit allows), while the reader takes all: a large message that
+ * costs more than half the pool comes in turn, not never.
+ */
+static void large_turn(unsigned int per_ms)
+{
+	unsigned int large = 0, small = 0, ms, i;
+	bool sent = false;
+
+	open_two();
+	for (ms = 0; ms < 150 && !large; ms++) {
+		for (i = 0; i < per_ms || !per_ms; i++)
+			if (w_send(small_to_b, 1000))
+				break;
+		for (i = 0; i < per_ms || !per_ms; i++)
+			if (w_send(small2_to_b, 1000))
+				break;
+		if (!sent && ms >= 30)		/* the streams run by then */
+			sent = !w_send(large_to_b, 16384);
+		w_run(1);
+		small += read_but(0, &large);
+	}
+	CHECK(large == 1, "%u a ms: the large message arrived (after %u ms, %u small ones)",
+	      per_ms, ms, small);
+	printf("#   large turn, %u a ms: after %u ms, %u small ones\n", per_ms,
+	       ms, small);
+	w_teardown();
+}
+
+static void test_snd_frag_large_turn(void)
+{
+	large_turn(0);
+	large_turn(4);
+}
+
+/*
+ * The reader keeps 32 KiB of messages unread: the large message cannot
+ * fit until it reads them, and meanwhile no room is kept for it: the
+ * small sender goes on.  Once the reader takes everything, it goes.
+ */
+static void test_snd_frag_large_no_fit(void)
+{
+	unsigned int large = 0, small = 0, before, ms;
+	bool sent = false;
+
+	open_two();
+	for (ms = 0; ms < 40; ms++) {		/* the reader's 32 KiB */
+		w_send(small_to_b, 1000);
+		w_run(1);
+	}
+	CHECK(B->pool.ring.prod - B->pool.ring.cons >= 32768, "32 KiB kept");
+	for (ms = 0; ms < 2000; ms++) {
+		if (!sent)
+			sent = !w_send(large_to_b, 16384);
+		w_send(small_to_b, 1000);
+		w_run(1);
+		small += read_but(32768, &large);
+	}
+	before = small;
+	CHECK(!large, "the large message cannot fit yet");
+	CHECK(small > 100, "small messages flow meanwhile (%u)", small);
+	for (ms = 0; ms < 5000 && !large; ms++) {
+		if (!sent)
+			sent = !w_send(large_to_b, 16384);
+		w_run(1);
+		small += read_but(0, &large);
+	}
+	CHECK(large == 1, "then the large message arrived (%u small before)",
+	      before);
+	w_teardown();
+}
+
+/*
+ * A writer that waits for a large message gives back, with its probe, the
+ * part of the window it holds: the sender and the receiver then agree it
+ * holds nothing (the receiver kept none of it: a sender that believed in
+ * it would send into credit the receiver no longer has).  Once the reader
+ * has taken the pool, the message is granted whole and arrives.
+ */
+static void test_snd_frag_probe_gives_back(void)
+{
+	struct dp_endpoint *a2;
+	struct dp_rcv_info ri;
+	u32 cost = dp_frag_credit(16384, FRAME);
+
+	open_ab(65536);
+	a2 = w_ep(2, &w.nodes[0], 11, 65536, W_A_INC + 1);
+	CHECK_EQ(w_send(w_connect(a2, 2, 20), 1), -EAGAIN);	/* its HELLO */
+	w_pump();
+	CHECK_EQ(w_send(ab, 16384), 0);		/* within the first window */
+	w_run(5);				/* acknowledged */
+	CHECK(w_info(ab).credit_left > 0 && (u32)w_info(ab).credit_left < cost,
+	      "part of a second one's cost left (%d)", w_info(ab).credit_left);
+	CHECK_EQ(w_send(ab, 16384), -EAGAIN);	/* it probes */
+	CHECK_EQ(w_info(ab).credit_left, 0);
+	w_pump();
+	CHECK(w_rinfo(B, 1, 10, &ri), "B has A's session");
+	CHECK_EQ(ri.credit_left, 0);
+	CHECK_EQ(w_info(ab).credit_left, 0);
+	CHECK_EQ(w_read(B, 1, NULL), 1);
+	w_run(5);
+	CHECK_EQ(w_send(ab, 16384), 0);
+	w_run(5);
+	expect_msg(16384, 2);
+	w_teardown();
+}
+
 const struct unit_test snd_frag_tests[] = {
 	{ "snd frag: cut into FIRST, MID, LAST; credit charged at the first",
 	  test_snd_frag_cut },
@@ -471,5 +622,11 @@ const struct unit_test snd_frag_tests[] = {
 	  test_snd_frag_limit_shrinks },
 	{ "snd frag: senders waiting for large messages hold no part of the room",
 	  test_snd_frag_crowd },
+	{ "snd frag: a stream of small messages does not keep a large one waiting",
+	  test_snd_frag_large_turn },
+	{ "snd frag: no room is kept for a large message the reader leaves no room for",
+	  test_snd_frag_large_no_fit },
+	{ "snd frag: a probe for a large message gives back the window held, at both ends",
+	  test_snd_frag_probe_gives_back },
 	{ NULL, NULL },
 };
