@@ -33,7 +33,7 @@
 #define DPFI_INJECT_SIZE	4096
 #define DPFI_QUEUE_SIZE		1024
 #define DPFI_POOL_DEFAULT	(4u << 20)	/* 1 MiB segments fit its max_msg */
-#define DPFI_SEG_DEFAULT	(256u << 10)	/* payload bytes per dp message */
+#define DPFI_SEG_DEFAULT	(1u << 20)	/* payload bytes per dp message */
 #define DPFI_SEG_MIN		1024u
 #define DPFI_CQ_EPS		8		/* endpoints bound to one CQ */
 
