@@ -21,10 +21,13 @@
 #                     against UDP/TCP over myri0), NetPIPE over Open MPI on dp
 #                     against Open MPI over TCP, then the report (build/results/)
 #   make deps         install the Debian packages (tools/deps.sh)
-#   make install      libdp, dpctl (and its bash completion), dpperf, the man
-#                     pages and the netlink spec into DESTDIR/PREFIX
-#                     (default /usr/local)
-#   make deb          the Debian packages dp-dkms, libdp1, libdp-dev, dp-utils
+#   make install      libdp, the libfabric provider libdp-fi.so (needs
+#                     libfabric-dev; into PREFIX/lib/MULTIARCH/libfabric),
+#                     dpctl (and its bash completion), dpperf, the man pages
+#                     and the netlink spec into DESTDIR/PREFIX (default
+#                     /usr/local)
+#   make deb          the Debian packages dp-dkms, libdp1, libdp-dev, dp-utils,
+#                     libfabric-dp
 #                     (dpkg-buildpackage on a clean copy, then lintian) in
 #                     build/deb/
 #   make all          dp.ko for both kernels, libdp, tools, selftests, initramfs images
@@ -90,7 +93,7 @@ userspace:
 # What a user installs by hand (the Debian packages split the same files).
 PREFIX ?= /usr/local
 install:
-	@set -e; for d in libdp tools man netlink; do \
+	@set -e; for d in libdp libdp/fi tools man netlink; do \
 		$(MAKE) -C $$d install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX); \
 	done
 

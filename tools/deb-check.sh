@@ -8,6 +8,13 @@
 # (libdp/test/fakedp.so, LD_PRELOAD), both ranks on one host; on a real
 # node (or guest) the same binary talks to dp.ko.  dpctl from dp-utils runs
 # too (nart check needs no module), and dp-dkms's source tree is checked.
+# libfabric-dp's libdp-fi.so must sit in the provider directory compiled
+# into the libfabric fi_info loads, and fi_info -p dp must list it from
+# there: once through FI_PROVIDER_PATH, once without it, the scratch root's
+# library directory overlaid on this host's in a private mount namespace
+# (unshare; skipped where that is not allowed).  Both runs use the
+# provider's test transport (FI_DP_TEST_FAKE): without /dev/dp it lists
+# nothing.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 deb=$top/build/deb
@@ -27,17 +34,21 @@ t() { # RC DESCRIPTION [LOG]
 		bad=1
 	fi
 }
+skip() { # DESCRIPTION REASON
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
 echo "TAP version 13"
-echo "1..9"
+echo "1..12"
 
 rc=0; make -s -C "$top" deb >"$tmp/deb.log" 2>&1 || rc=1
 t $rc "make deb: dpkg-buildpackage builds the packages, lintian reports no error" "$tmp/deb.log"
 rc=0
-for p in libdp1 libdp-dev dp-utils dp-dkms; do
+for p in libdp1 libdp-dev dp-utils dp-dkms libfabric-dp; do
 	f=$(ls "$deb/${p}_"*.deb 2>/dev/null | head -n 1)
 	{ [ -n "$f" ] && dpkg -x "$f" "$root"; } || { echo "# no $p package"; rc=1; }
 done
-t $rc "libdp1, libdp-dev, dp-utils and dp-dkms unpack into a scratch root (dpkg -x)"
+t $rc "libdp1, libdp-dev, dp-utils, dp-dkms and libfabric-dp unpack into a scratch root (dpkg -x)"
 
 rc=0
 for f in usr/lib/$ma/libdp.so.1 usr/lib/$ma/libdp.so usr/lib/$ma/pkgconfig/libdp.pc \
@@ -94,4 +105,41 @@ rc=0
 [ -n "$src" ] && [ -z "$(cd "$src" && ls -d build selftests libdp module/tests 2>/dev/null)" ] || rc=1
 [ -n "$src" ] && [ -z "$(find "$src" -name '*.o' -o -name '*.ko')" ] || rc=1
 t $rc "dp-dkms's /usr/src tree holds dkms.conf, Kbuild and the module's sources only"
+
+# libfabric-dp.  The provider directory is $(libdir)/libfabric of the
+# libfabric that fi_info loads, as that library has it compiled in.
+unset LD_LIBRARY_PATH FI_PROVIDER_PATH FI_PROVIDER
+provdir=/usr/lib/$ma/libfabric
+rc=0
+lf=$(ldd "$(command -v fi_info)" 2>/dev/null | awk '$1 ~ /^libfabric\.so/ { print $3 }')
+if [ -z "$lf" ] || [ ! -f "$lf" ]; then
+	echo "# no libfabric.so.1 for fi_info (libfabric-bin)"; rc=1
+elif ! grep -a -o '/[[:alnum:]_./-]*/libfabric' "$lf" | sort -u | grep -qx "$provdir"; then
+	echo "# $provdir is not the provider directory of $lf"; rc=1
+fi
+[ -f "$root$provdir/libdp-fi.so" ] || { echo "# missing $provdir/libdp-fi.so"; rc=1; }
+t $rc "libfabric-dp's libdp-fi.so is in $provdir, the provider directory of $lf"
+
+rc=0
+FI_PROVIDER_PATH=$root$provdir FI_DP_TEST_FAKE=1 fi_info -p dp >"$tmp/fi1.log" 2>&1 || rc=1
+grep -qx 'provider: dp' "$tmp/fi1.log" && grep -q 'type: FI_EP_RDM' "$tmp/fi1.log" || rc=1
+t $rc "FI_PROVIDER_PATH=(the package's directory) fi_info -p dp loads the packaged provider" "$tmp/fi1.log"
+
+# fi_info with no FI_PROVIDER_PATH, in a mount namespace where
+# /usr/lib/MA is the scratch root's over this host's (a read-only overlay)
+desc="fi_info -p dp without FI_PROVIDER_PATH finds the packaged provider in $provdir"
+# shellcheck disable=SC2016 # $1 and $2 are the inner shell's
+if ! unshare -rm true 2>/dev/null; then
+	skip "$desc" "no user and mount namespace here (unshare -rm)"
+elif ! unshare -rm sh -c 'mount -t overlay overlay -o "lowerdir=$1:$2" "$2"' sh \
+	"$root/usr/lib/$ma" "/usr/lib/$ma" 2>"$tmp/ov.log"; then
+	skip "$desc" "no overlay mount in a user namespace here: $(head -n 1 "$tmp/ov.log")"
+else
+	rc=0
+	unshare -rm sh -c 'mount -t overlay overlay -o "lowerdir=$1:$2" "$2" &&
+		FI_DP_TEST_FAKE=1 fi_info -p dp' sh "$root/usr/lib/$ma" "/usr/lib/$ma" \
+		>"$tmp/fi2.log" 2>&1 || rc=1
+	grep -qx 'provider: dp' "$tmp/fi2.log" && grep -q 'type: FI_EP_RDM' "$tmp/fi2.log" || rc=1
+	t $rc "$desc" "$tmp/fi2.log"
+fi
 exit $bad
