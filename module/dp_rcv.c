@@ -689,27 +689,21 @@ static bool dp_rcv_evict_share(struct dp_rcv *r, const struct dp_msg_hdr *h)
  * Senders silent past unreach_ms keep no credit: one that died, or whose
  * RETURN or FIN was lost, would otherwise hold its share of the pool for
  * good.  If it speaks again, DATA beyond its credit makes a new grant
- * (dp_rcv_next()).  One silent in the middle of a large message is
- * forgotten (its message aborted, as at eviction), or it would hold back
- * every message behind it for good: if it speaks again it gets a RESET.
- * Caller holds r->lock.
+ * (dp_rcv_next()).  One silent in the middle of a large message is the
+ * watch's (dp_rcv_open_work()), which gives it up within a quarter of
+ * unreach_ms, and not when this host itself stalled: deciding here too,
+ * without that guard, gave up messages of senders this host had merely
+ * not run to hear.  Caller holds r->lock.
  */
 static void dp_rcv_reclaim(struct dp_rcv *r)
 {
 	unsigned long now = jiffies;
-	struct hlist_node *tmp;
 	struct dp_rx_peer *rp;
 	int bkt;
 
 	lockdep_assert_held(&r->lock);
-	hash_for_each_safe(r->peers, bkt, tmp, rp, hnode) {
-		if (!dp_rcv_silent(rp, now))
-			continue;
-		if (rp->frag.open) {
-			dp_rcv_drop_peer(r, rp);
-			continue;
-		}
-		if (rp->idle)
+	hash_for_each(r->peers, bkt, rp, hnode) {
+		if (!dp_rcv_silent(rp, now) || rp->frag.open || rp->idle)
 			continue;
 		dp_rcv_forget_credit(r, rp);
 		dp_rcv_ooo_free(r, rp);

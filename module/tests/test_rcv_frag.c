@@ -400,6 +400,8 @@ static void frag_end(enum end how)
 		B->rcv.starved = true;
 		mod_delayed_work(dp_wq, &B->rcv.ack_work, 0);
 		kmock_run();
+		/* the re-grant leaves it to the watch, its next round */
+		kmock_advance(dp_unreach_ms / 4);
 		CHECK_EQ(w_rx_peers(B), 1);
 		break;
 	case END_STALL:		/* silent, the pool not short: only the clock */
@@ -552,6 +554,30 @@ static void test_frag_watch_stall(void)
 	w_teardown();
 }
 
+/*
+ * The same stall, and the pool short when this host runs again: the
+ * re-grant (which takes credit back from senders silent past unreach_ms)
+ * leaves open messages to the watch, whose stall guard keeps this one.
+ * Before, the re-grant gave it up itself, stall or not.
+ */
+static void test_frag_regrant_stall(void)
+{
+	setup(65536);
+	hello(11, 100);
+	put(11, 0, 100, BIG, 0);
+	jiffies += 2 * dp_unreach_ms;	/* nothing ran meanwhile */
+	B->rcv.starved = true;		/* a release: re-grant first */
+	mod_delayed_work(dp_wq, &B->rcv.ack_work, 0);
+	kmock_run();
+	CHECK_EQ(w_rx_peers(B), 1);
+	CHECK_EQ(ctr(DP_CTR_RX_DROP_SEQ), 0);
+	put(11, 0, 101, BIG, 1);
+	kmock_advance(dp_unreach_ms * 5 / 4 + 2);
+	CHECK_EQ(w_rx_peers(B), 0);
+	CHECK_EQ(ctr(DP_CTR_RX_DROP_SEQ), 1);
+	w_teardown();
+}
+
 static void test_frag_end_close(void)
 {
 	frag_end(END_CLOSE);
@@ -582,6 +608,8 @@ const struct unit_test rcv_frag_tests[] = {
 	  test_frag_watch_many },
 	{ "rcv frag: a stall of the receiver's own host is not the sender's silence",
 	  test_frag_watch_stall },
+	{ "rcv frag: nor when the pool is short as it runs again (the re-grant)",
+	  test_frag_regrant_stall },
 	{ "rcv frag: abort when the endpoint closes", test_frag_end_close },
 	{ NULL, NULL },
 };
