@@ -120,6 +120,13 @@ ktap_run() { # NAME LOG CMD...
 	tally "$name" "$(tail -n 1 <<<"$summary")" "$rc" "$log" "$summary"
 }
 
+# the newest kernel of KVERS (they are listed oldest first)
+newest_kernel() {
+	local k
+	for k in $KVERS; do :; done
+	echo "$k"
+}
+
 stage_deps() {
 	if ! tools/deps.sh >"$logs/deps.log" 2>&1; then
 		cat "$logs/deps.log"
@@ -257,7 +264,7 @@ stage_guest() {
 	# kernel (no compat switch in it; what differs between kernels, the
 	# pool's mmap, busy polling, io_uring, is in the netdev runs above).
 	local last
-	for last in $KVERS; do :; done	# the newest kernel
+	last=$(newest_kernel)
 	for k in $KVERS; do
 		if [ "$k" = "$last" ]; then
 			guest "guest tulip $k" "guest-tulip-$k" "$k-tulip" tulip --kernel "$k"
@@ -292,6 +299,7 @@ stage_guest() {
 	# discovery before the exchange, then run_disc.sh checks duplicate NIDs,
 	# static entries over discovered ones, ageing out and unloading with
 	# discovery on (docs/discovery.md; one kernel: the code path is the same).
+	k=$last
 	guest "guest cluster x4 $k (neighbour discovery)" "guest-cluster4-$k" "$k-4" cluster \
 		--kernel "$k" --guests 4 --smp 1 --no-nart
 	# The fault relay end to end (harness self-test, about 30 s): two guests
@@ -488,7 +496,7 @@ stage_soak_debug() {
 # sparse-free); 2 guests on one switch, then 4 across two.
 stage_myri() {
 	local k newest
-	for k in $KVERS; do newest=$k; done
+	newest=$(newest_kernel)
 	for k in $KVERS; do
 		if [ "$k" = "$newest" ]; then
 			DPT_ONLY=$NIC_PATH guest "guest myri core $k (two cards, one switch, NIC path)" \
@@ -514,9 +522,8 @@ stage_myri() {
 # cm, mtl ofi, FI_PROVIDER=dp), mpi_test on all four over dp and over Open
 # MPI's TCP (pml ob1, btl tcp), dp's counters showing which carried what.
 stage_mpi() {
-	local k newest rc=0 log=$logs/mpi-image.log
-	for k in $KVERS; do newest=$k; done
-	k=$newest
+	local k rc=0 log=$logs/mpi-image.log
+	k=$(newest_kernel)
 	tools/mpi/mkimage.sh "$k" >"$log" 2>&1 || rc=$?
 	result "MPI guest image $k (tools/mpi/mkimage.sh)" $rc "$log"
 	if [ $rc -ne 0 ]; then
