@@ -364,9 +364,9 @@ static bool dp_rcv_grant_whole(struct dp_rcv *r, struct dp_rx_peer *rp,
 }
 
 /*
- * Raise @rp's credit towards its fair window, within the unpromised room.
- * Returns whether the sender
- * should hear about it now (dp_rcv_update_due()).
+ * Raise @rp's credit towards its fair window, within the unpromised room
+ * (a large message's cost: dp_rcv_grant_whole()).  Returns whether the
+ * sender should hear about it now (dp_rcv_update_due()).
  */
 static bool dp_rcv_grant(struct dp_rcv *r, struct dp_rx_peer *rp,
 			 u32 smax)
