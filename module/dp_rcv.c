@@ -265,14 +265,11 @@ static bool dp_rcv_update_due(struct dp_rcv *r, const struct dp_rx_peer *rp,
 	return unsaid >= (s32)dp_rcv_sws(smax) || !dp_rcv_used(r);
 }
 
-/* What @rp's credit lacks of @target (0: nothing). */
-static u32 dp_rcv_lack(const struct dp_rx_peer *rp, u32 target)
+/* The rx peer whose large message's turn it is, if any.  Holds r->lock. */
+static struct dp_rx_peer *dp_rcv_turn(struct dp_rcv *r)
 {
-	s32 have = dp_seq_diff(rp->credit, rp->arrived);
-
-	if (have < 0)
-		have = 0;	/* a sender beyond its credit is refused anyway */
-	return (u32)have >= target ? 0 : target - (u32)have;
+	lockdep_assert_held(&r->lock);
+	return list_first_entry_or_null(&r->wants, struct dp_rx_peer, wants);
 }
 
 /* The credit a large message that waits needs: its cost, within the pool. */
@@ -297,11 +294,9 @@ static u32 dp_rcv_want_cost(const struct dp_rcv *r, const struct dp_rx_peer *rp,
 static u32 dp_rcv_target(struct dp_rcv *r, const struct dp_rx_peer *rp,
 			 u32 smax)
 {
-	struct dp_rx_peer *first;
+	struct dp_rx_peer *first = dp_rcv_turn(r);
 	u32 size = r->ring->size;
 
-	lockdep_assert_held(&r->lock);
-	first = list_first_entry_or_null(&r->wants, struct dp_rx_peer, wants);
 	if (!first || first == rp || r->n_active < 2)
 		return dp_credit_target(size, smax, r->n_active);
 	return dp_credit_target(size - dp_rcv_want_cost(r, first, smax), smax,
@@ -314,14 +309,13 @@ static u32 dp_rcv_target(struct dp_rcv *r, const struct dp_rx_peer *rp,
  */
 static void dp_rcv_turn_short(struct dp_rcv *r, u32 smax)
 {
-	struct dp_rx_peer *first;
+	struct dp_rx_peer *first = dp_rcv_turn(r);
 	u32 lack;
 
-	lockdep_assert_held(&r->lock);
-	first = list_first_entry_or_null(&r->wants, struct dp_rx_peer, wants);
 	if (!first)
 		return;
-	lack = dp_rcv_lack(first, dp_rcv_want_cost(r, first, smax));
+	lack = dp_credit_grant(first->credit, first->arrived,
+			       dp_rcv_want_cost(r, first, smax), U32_MAX);
 	WRITE_ONCE(r->starved, true);
 	if (lack < r->sws_room)
 		r->sws_room = max_t(u32, lack, DP_TOKEN_ALIGN);
@@ -339,14 +333,14 @@ static void dp_rcv_turn_short(struct dp_rcv *r, u32 smax)
 static bool dp_rcv_grant_whole(struct dp_rcv *r, struct dp_rx_peer *rp,
 			       u32 room, u32 smax)
 {
-	u32 lack = dp_rcv_lack(rp, dp_rcv_want_cost(r, rp, smax));
+	u32 lack = dp_credit_grant(rp->credit, rp->arrived,
+				   dp_rcv_want_cost(r, rp, smax), U32_MAX);
 
 	lockdep_assert_held(&r->lock);
 	if (list_empty(&rp->wants))
 		list_add_tail(&rp->wants, &r->wants);
 	if (lack) {
-		if (room < lack ||
-		    list_first_entry(&r->wants, struct dp_rx_peer, wants) != rp) {
+		if (room < lack || dp_rcv_turn(r) != rp) {
 			dp_rcv_turn_short(r, smax);
 			return false;
 		}
@@ -505,7 +499,10 @@ static void dp_rcv_frag_abort(struct dp_rcv *r, struct dp_rx_peer *rp)
 		dp_count(r->node, DP_CTR_RX_DROP_SEQ);
 }
 
-/* Return a peer's unused credit to the pool.  Caller holds r->lock. */
+/*
+ * Return a peer's unused credit to the pool: it holds none now, nor was it
+ * told of more.  Caller holds r->lock.
+ */
 static void dp_rcv_forget_credit(struct dp_rcv *r, struct dp_rx_peer *rp)
 {
 	s32 left = dp_seq_diff(rp->credit, rp->arrived);
@@ -513,6 +510,7 @@ static void dp_rcv_forget_credit(struct dp_rcv *r, struct dp_rx_peer *rp)
 	if (left > 0)
 		r->outstanding -= left;
 	rp->credit = rp->arrived;
+	rp->adv = rp->credit;
 }
 
 /*
@@ -708,7 +706,6 @@ static void dp_rcv_reclaim(struct dp_rcv *r)
 		dp_rcv_forget_credit(r, rp);
 		dp_rcv_ooo_free(r, rp);
 		rp->gap = false;
-		rp->adv = rp->credit;
 		dp_rcv_set_idle(r, rp, true);
 	}
 }
@@ -849,10 +846,8 @@ void dp_rcv_probe(struct dp_rcv *r, const struct dp_msg_hdr *h)
 		 * (dp_snd.c): a window it could not send in is of no use to it
 		 * and may be what another sender waits for.
 		 */
-		if (h->seq == rp->rcv_nxt) {
+		if (h->seq == rp->rcv_nxt)
 			dp_rcv_forget_credit(r, rp);
-			rp->adv = rp->credit;
-		}
 		dp_rcv_set_idle(r, rp, false);
 		dp_rcv_grant(r, rp, dp_rcv_smax(r));
 		dp_rcv_owe(r, rp, DP_ACK_NOW);
@@ -1330,8 +1325,7 @@ void dp_rcv_released(struct dp_rcv *r)
 		 * new messages of the others fill the pool again: the moment a
 		 * reader has taken what it holds may be the only one there is.
 		 */
-		first = list_first_entry_or_null(&r->wants, struct dp_rx_peer,
-						 wants);
+		first = dp_rcv_turn(r);
 		if (first && dp_rcv_grant(r, first, dp_rcv_smax(r)))
 			dp_rcv_mark(r, first, DP_ACK_NOW);
 		dp_rcv_kick(r, true);
