@@ -15,13 +15,19 @@
 static struct dp_endpoint *A, *B;
 static struct dp_snd *ab;
 
-static void open_ab(u32 bpool)
+/* w_payload: bytes that differ from one fragment to the next. */
+static void fill_payload(void)
 {
 	u32 i;
 
-	ab = w_pair(bpool, &A, &B);
 	for (i = 0; i < W_PAYLOAD; i++)
 		w_payload[i] = (u8)(i * 31 + (i >> 11));
+}
+
+static void open_ab(u32 bpool)
+{
+	ab = w_pair(bpool, &A, &B);
+	fill_payload();
 	CHECK_EQ(w_send(ab, 1), -EAGAIN);
 	w_pump();
 	CHECK_EQ(w_info(ab).state, DP_SND_OPEN);
@@ -411,8 +417,7 @@ static void test_snd_frag_crowd(void)
 	u32 ms, i, len;
 
 	w_setup();
-	for (i = 0; i < W_PAYLOAD; i++)
-		w_payload[i] = (u8)(i * 31 + (i >> 11));
+	fill_payload();
 	B = w_ep(1, &w.nodes[1], 20, 65536, W_B_INC);
 	for (i = 0; i < CROWD; i++) {
 		from[i] = w_ep(i ? i + 1 : 0, &w.nodes[0], 10 + i, 65536,
@@ -458,11 +463,9 @@ static struct dp_snd *small_to_b, *small2_to_b, *large_to_b;
 static void open_two(void)
 {
 	struct dp_endpoint *s1, *s2, *s3;
-	u32 i;
 
 	w_setup();
-	for (i = 0; i < W_PAYLOAD; i++)
-		w_payload[i] = (u8)(i * 31 + (i >> 11));
+	fill_payload();
 	B = w_ep(1, &w.nodes[1], 20, 65536, W_B_INC);
 	s1 = w_ep(0, &w.nodes[0], 10, 65536, W_A_INC);
 	s2 = w_ep(2, &w.nodes[0], 11, 65536, W_A_INC + 1);
