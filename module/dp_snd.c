@@ -103,8 +103,10 @@ static void dp_snd_fail(struct dp_snd *s, int err)
  * Congestion window (docs/reliability.md, section 6.1): credit says what
  * the receiver's pool can hold, the window what the path delivers without
  * loss.  Slow start, then one more message per window acknowledged; a
- * reported hole takes a quarter off (reordering looks like one), a timeout
- * restarts from the floor.  Caller holds s->lock.
+ * reported hole takes a quarter off (reordering looks like one), but not
+ * below DP_CWND_INIT: the receiver that reports it is receiving, and every
+ * session starts at that window anyway.  A timeout restarts from the floor.
+ * Caller holds s->lock.
  */
 static void dp_cwnd_acked(struct dp_snd *s, u32 n)
 {
@@ -124,9 +126,17 @@ static void dp_cwnd_acked(struct dp_snd *s, u32 n)
 
 static void dp_cwnd_loss(struct dp_snd *s, bool timeout)
 {
+	u32 cut = s->cwnd - s->cwnd / 4;
+
 	lockdep_assert_held(&s->lock);
-	s->ssthresh = max(s->cwnd - s->cwnd / 4, DP_CWND_MIN);
-	WRITE_ONCE(s->cwnd, timeout ? DP_CWND_MIN : s->ssthresh);
+	if (timeout) {
+		s->ssthresh = max(cut, DP_CWND_MIN);
+		WRITE_ONCE(s->cwnd, DP_CWND_MIN);
+	} else {
+		/* not below the window every session starts with */
+		s->ssthresh = max(cut, min(s->cwnd, DP_CWND_INIT));
+		WRITE_ONCE(s->cwnd, s->ssthresh);
+	}
 	s->cwnd_acc = 0;
 }
 

@@ -461,6 +461,58 @@ static void test_snd_burst_loss(void)
 	w_teardown();
 }
 
+/* One hole in four messages; the window once it is filled. */
+static u32 hole_cut(void)
+{
+	u32 i;
+
+	first_seq = w_info(ab).snd_nxt;
+	w.drop = drop_first_once;
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(w_send_wait(ab, 100), 0);	/* an idle session asks first */
+	w_pump();
+	w_run(1);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	w_read(B, 8, NULL);
+	w.drop = NULL;
+	return w_info(ab).cwnd;
+}
+
+/*
+ * A reported hole takes a quarter off the window, but never below the
+ * window every session starts with (the receiver that reports it is
+ * receiving); only a timeout falls to the floor, and a hole after it does
+ * not raise the window.
+ */
+static void test_snd_gap_cut(void)
+{
+	u32 n = 0, c0;
+
+	two_open(262144);
+	while (w_send(ab, 1) == 0)
+		n++;
+	w_run(1);
+	w_read(B, 64, NULL);
+	CHECK_EQ(w_info(ab).cwnd, 2 * DP_CWND_INIT);
+	CHECK_EQ(hole_cut(), 2 * DP_CWND_INIT - DP_CWND_INIT / 2);	/* 48 */
+	CHECK_EQ(hole_cut(), 36u);
+	CHECK_EQ(hole_cut(), DP_CWND_INIT);		/* 27 is below it */
+	CHECK_EQ(hole_cut(), DP_CWND_INIT);
+	CHECK_EQ(w_stats(A).tx_retrans, 4);
+	w.drop = drop_data;
+	CHECK_EQ(w_send(ab, 100), 0);
+	w_run(100);
+	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN);
+	w.drop = NULL;
+	w_run(2000);
+	w_read(B, 8, NULL);
+	c0 = w_info(ab).cwnd;
+	CHECK(c0 < DP_CWND_INIT, "window %u after the timeout", c0);
+	n = hole_cut();
+	CHECK(n >= c0 && n < DP_CWND_INIT, "window %u after a hole, %u before", n, c0);
+	w_teardown();
+}
+
 /* A reported hole: only the missing message goes again, at once. */
 static void test_snd_fast_resend(void)
 {
@@ -475,7 +527,8 @@ static void test_snd_fast_resend(void)
 	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_GAP), 1);
 	CHECK_EQ(w_count(DP_WT_DATA, 0), 6);
 	CHECK_EQ(w_stats(A).tx_retrans, 1);
-	CHECK_EQ(w_info(ab).cwnd, DP_CWND_INIT - DP_CWND_INIT / 4);
+	/* a hole takes the window no lower than a session starts with */
+	CHECK_EQ(w_info(ab).cwnd, DP_CWND_INIT);
 	w_run(1);
 	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
 	CHECK_EQ(w_read(B, 8, seq), 5);
@@ -743,6 +796,7 @@ const struct unit_test snd_tests[] = {
 	  test_snd_tmpl },
 	{ "snd: cwnd slow start", test_snd_cwnd_slow_start },
 	{ "snd: timeout: go back, cwnd to its floor, backoff", test_snd_goback },
+	{ "snd: a hole cuts the window, not below the initial one", test_snd_gap_cut },
 	{ "snd: timeout: acknowledgements clock out the rest of the window",
 	  test_snd_goback_refill },
 	{ "snd: a loss beyond what the receiver holds is recovered in round trips",
