@@ -35,6 +35,8 @@
  * @adv: the credit last sent to the sender.
  * @ack_due: DP_ACK_* bits: an ACK is owed.
  * @gap: a gap ACK was sent for the current gap.
+ * @gap_at: jiffies of that ACK: DATA after the gap DP_GAP_AGAIN_MS later
+ *	reports it again (the resend, or the report, may have been lost).
  * @idle: the sender gave its credit back, or stayed silent past unreach_ms
  *	(its credit was taken back): no grants until it asks.
  * @heard: jiffies of the sender's last frame of this session.
@@ -73,6 +75,7 @@ struct dp_rx_peer {
 	u8 ack_due;
 	bool gap;
 	bool idle;
+	unsigned long gap_at;
 	unsigned long heard;
 	struct list_head lru;
 	struct list_head active;
@@ -1105,6 +1108,7 @@ static int dp_rcv_next(struct dp_rcv *r, struct dp_rx_peer *rp,
 	owe = dp_rcv_grant(r, rp, dp_rcv_smax(r)) ? DP_ACK_NOW : DP_ACK_DELAYED;
 	/* Still holding messages: the next hole is there, report it. */
 	rp->gap = rp->n_ooo;
+	rp->gap_at = jiffies;
 	if (rp->gap)
 		owe = DP_ACK_NOW | DP_ACK_GAP;
 	dp_rcv_owe(r, rp, owe);
@@ -1142,6 +1146,18 @@ static int dp_rcv_hold(struct dp_rcv *r, struct dp_rx_peer *rp,
 	return 0;
 }
 
+/*
+ * DATA after a gap asks for the missing message: once, then again each
+ * DP_GAP_AGAIN_MS while the gap stays open and DATA keeps coming after it
+ * (its resend, or the report, was lost; the sender resends at most once a
+ * round trip), so one lost resend costs a round trip, not a timeout.
+ */
+static bool dp_rcv_gap_due(const struct dp_rx_peer *rp)
+{
+	return !rp->gap ||
+	       time_after_eq(jiffies, rp->gap_at + msecs_to_jiffies(DP_GAP_AGAIN_MS));
+}
+
 /* Reliable DATA: exactly once, in order (docs/reliability.md, 5.2). */
 void dp_rcv_data(struct dp_rcv *r, const struct dp_msg_hdr *h,
 		 const void *payload)
@@ -1171,8 +1187,9 @@ void dp_rcv_data(struct dp_rcv *r, const struct dp_msg_hdr *h,
 			drop = dp_rcv_hold(r, rp, h, payload);
 			if (drop == DP_CTR_RX_DROP_DUP)
 				atomic64_inc(&r->rx_dup);
-			if (!rp->gap) {		/* one gap report per gap */
+			if (dp_rcv_gap_due(rp)) {
 				rp->gap = true;
+				rp->gap_at = jiffies;
 				dp_rcv_owe(r, rp, DP_ACK_NOW | DP_ACK_GAP);
 			}
 			break;

@@ -477,6 +477,21 @@ static bool dp_snd_stalled(const struct dp_snd *s, unsigned long now)
 }
 
 /* What the timer or a gap report asks for now.  Caller holds s->lock. */
+/*
+ * Whether a gap report asks for a resend of the first unacknowledged
+ * message: a new hole, or one resent at least a round trip ago (that
+ * resend was lost, or the report is about the hole it left), so a report
+ * repeated while the resend is on its way sends nothing twice.
+ */
+static bool dp_snd_fast_due(const struct dp_snd *s, unsigned long now)
+{
+	u32 rtt_us = s->rtt.srtt ? s->rtt.srtt : s->rtt.rto;
+
+	lockdep_assert_held(&s->lock);
+	return s->snd_una != s->fast_seq ||
+	       time_after_eq(now, s->fast_at + max(usecs_to_jiffies(rtt_us), 1UL));
+}
+
 static enum dp_snd_action dp_snd_due(struct dp_snd *s)
 {
 	unsigned long now = jiffies;
@@ -501,13 +516,15 @@ static enum dp_snd_action dp_snd_due(struct dp_snd *s)
 	if (s->fast) {
 		/*
 		 * The receiver holds what came after the hole: resend only the
-		 * first message missing, once per hole (a lost resend is the
-		 * timer's), and restart the clock.
+		 * first message missing, once per hole and round trip
+		 * (dp_snd_fast_due()), and restart the clock.
 		 */
 		s->fast = false;
-		if (s->snd_una != s->snd_nxt && s->snd_una != s->fast_seq) {
+		if (s->snd_una != s->snd_nxt && dp_snd_fast_due(s, now)) {
+			if (s->snd_una != s->fast_seq)
+				dp_cwnd_loss(s, false);	/* once per hole */
 			s->fast_seq = s->snd_una;
-			dp_cwnd_loss(s, false);
+			s->fast_at = now;
 			dp_snd_arm(s, now + dp_snd_timeout(s));
 			return DP_SND_RESEND;
 		}
@@ -635,6 +652,7 @@ static int dp_snd_open(struct dp_snd *s)
 	WRITE_ONCE(s->peer_max, 0);
 	s->fast = false;
 	s->fast_seq = isn - 1;
+	s->fast_at = jiffies;
 	s->recovering = false;
 	s->refill = false;
 	WRITE_ONCE(s->cwnd, DP_CWND_INIT);

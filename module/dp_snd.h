@@ -110,7 +110,9 @@ struct dp_snd_ep {
  * @state: enum dp_snd_state.
  * @err: ETIMEDOUT or ECONNRESET while FAILED.
  * @fast: a gap was reported: resend the first unacknowledged now.
- * @fast_seq: the seq last resent that way (once per hole).
+ * @fast_seq: the seq last resent that way: once per hole and report,
+ *	again only if the receiver still reports it a round trip later.
+ * @fast_at: jiffies of that resend.
  * @recovering: going back after a timeout: the messages sent before it,
  *	up to @recover, are resent as ACKs open the window.
  * @refill: an ACK moved the window while @recovering: the
@@ -168,6 +170,7 @@ struct dp_snd {
 	bool probe;
 	u32 want;
 	u32 fast_seq;
+	unsigned long fast_at;
 	u32 recover;
 	u32 resend_nxt;
 	u32 cwnd;

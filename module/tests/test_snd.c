@@ -513,6 +513,56 @@ static void test_snd_gap_cut(void)
 	w_teardown();
 }
 
+static int first_drops;
+static bool drop_first_twice(const struct w_frame *f)
+{
+	if (f->h.type == DP_WT_DATA && f->h.seq == first_seq && first_drops < 2) {
+		first_drops++;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A lost resend: while DATA keeps coming after the hole, the receiver
+ * reports it again (DP_GAP_AGAIN_MS) and the sender resends it once more,
+ * a round trip after the first resend: the hole is filled before the
+ * timeout, with no go-back and the window not at its floor.
+ */
+static void test_snd_lost_resend(void)
+{
+	u32 seq[64], i, n, rto;
+
+	two_open(262144);
+	CHECK_EQ(w_send(ab, 100), 0);		/* an RTT sample */
+	w_run(1);
+	w_read(B, 8, NULL);
+	rto = w_info(ab).rto_ms;
+	CHECK(rto > DP_GAP_AGAIN_MS + 4, "rto %u ms", rto);
+	first_seq = w_info(ab).snd_nxt;
+	first_drops = 0;
+	w.drop = drop_first_twice;
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(w_send(ab, 100), 0);
+	w_pump();
+	CHECK_EQ(first_drops, 2);		/* the message, then its resend */
+	CHECK_EQ(w_stats(A).tx_retrans, 1);
+	for (n = 4; n < 40 && w_info(ab).snd_una != w_info(ab).snd_nxt; n++) {
+		CHECK_EQ(w_send(ab, 100), 0);	/* one a ms after the hole */
+		w_run(1);
+	}
+	CHECK(n < 4 + rto - 2, "filled after %u ms (timeout %u ms)", n - 4, rto);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_stats(A).tx_retrans, 2);	/* the hole twice, nothing else */
+	CHECK(w_count(DP_WT_ACK, DP_WF_GAP) >= 2, "gap reports %u",
+	      w_count(DP_WT_ACK, DP_WF_GAP));
+	CHECK(w_info(ab).cwnd > DP_CWND_MIN, "window %u", w_info(ab).cwnd);
+	CHECK_EQ(w_read(B, 64, seq), n);
+	for (i = 1; i < n; i++)
+		CHECK_EQ(seq[i], seq[i - 1] + 1);
+	w_teardown();
+}
+
 /* A reported hole: only the missing message goes again, at once. */
 static void test_snd_fast_resend(void)
 {
@@ -797,6 +847,8 @@ const struct unit_test snd_tests[] = {
 	{ "snd: cwnd slow start", test_snd_cwnd_slow_start },
 	{ "snd: timeout: go back, cwnd to its floor, backoff", test_snd_goback },
 	{ "snd: a hole cuts the window, not below the initial one", test_snd_gap_cut },
+	{ "snd: a lost resend goes again a round trip later, not at the timeout",
+	  test_snd_lost_resend },
 	{ "snd: timeout: acknowledgements clock out the rest of the window",
 	  test_snd_goback_refill },
 	{ "snd: a loss beyond what the receiver holds is recovered in round trips",

@@ -101,6 +101,7 @@ extern unsigned long jiffies;
 #define usecs_to_jiffies(us) (((unsigned long)(us) + 999) / 1000)
 #define time_after(a, b) ((long)((b) - (a)) < 0)
 #define time_before(a, b) time_after(b, a)
+#define time_after_eq(a, b) ((long)((a) - (b)) >= 0)
 u64 ktime_get_ns(void);		/* jiffies in ns, plus kmock_ns_extra */
 extern u64 kmock_ns_extra;
 static inline u64 div_u64(u64 a, u32 b) { return a / b; }
