@@ -42,8 +42,10 @@
  * Each part prints the time it took (not asserted); DPT_LARGE_PARTS (e.g.
  * "random,kill") runs only those after limit.  Across two guests,
  * run_rel.sh uses the same messages under the relay's faults:
- *   dp_large recv DPID KB POOL    (prints "ready" once bound)
- *   dp_large send NID DPID SEED KB
+ *   dp_large recv DPID KB POOL [N]    (prints "ready" once bound)
+ *   dp_large send NID DPID SEED KB [N]
+ * KB is the stream's bytes in KiB (0: no limit), N its most messages
+ * (MAX_MSGS); the stream ends at whichever comes first.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -67,7 +69,7 @@
 #define POOL_BIG	(4u * MIB)
 #define POOL_STALL	(2u * MIB)
 #define POOL_SMALL	(64u * 1024)
-#define MAX_MSGS	4096
+#define MAX_MSGS	16384
 #define STALL_LEN	(400u * 1024)
 #define STALL_N		6
 
@@ -123,6 +125,12 @@ static uint64_t rnd(uint64_t *s)
 	return *s;
 }
 
+/*
+ * At most msg_cap messages (MAX_MSGS unless the peer form's N sets it);
+ * a budget of 0 bytes is no budget: then msg_cap alone ends the stream.
+ */
+static uint32_t msg_cap = MAX_MSGS;
+
 static void gen_sizes(struct gen *g, uint64_t seed, uint32_t frame, uint64_t budget)
 {
 	const uint32_t edges[] = { 1, frame, frame + 1, 2 * frame - 4, 2 * frame - 3, MIB };
@@ -135,7 +143,9 @@ static void gen_sizes(struct gen *g, uint64_t seed, uint32_t frame, uint64_t bud
 		g->len[g->n++] = edges[e];
 		g->total += edges[e];
 	}
-	while (g->total < budget && g->n < MAX_MSGS) {
+	if (!budget)
+		budget = UINT64_MAX;
+	while (g->total < budget && g->n < msg_cap) {
 		uint32_t bits = (uint32_t)(rnd(&g->s) % 21);	/* 2^0 .. 2^20 */
 		uint32_t len = 1 + (uint32_t)(rnd(&g->s) % (1ull << bits));
 
@@ -983,6 +993,14 @@ static void t_mixed(void)
 }
 
 /* Across guests (run_rel.sh): one side of a stream, KTAP-free. */
+/* The peer form's message count N: 1 to MAX_MSGS. */
+static uint32_t cap(const char *arg)
+{
+	unsigned long n = strtoul(arg, NULL, 0);
+
+	return n < 1 ? 1 : n > MAX_MSGS ? MAX_MSGS : (uint32_t)n;
+}
+
 static int peer(int argc, char **argv)
 {
 	uint64_t seed, budget;
@@ -991,7 +1009,9 @@ static int peer(int argc, char **argv)
 	int fd, r;
 
 	wait_ms = 120000;	/* under the relay's faults on TCG */
-	if (argc == 5 && !strcmp(argv[1], "recv")) {
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "recv")) {
+		if (argc == 6)
+			msg_cap = cap(argv[5]);
 		budget = strtoull(argv[3], NULL, 0) * 1024;
 		fd = dpt_ep("", (uint32_t)strtoul(argv[2], NULL, 0),
 			    (uint32_t)strtoul(argv[4], NULL, 0));
@@ -1005,7 +1025,9 @@ static int peer(int argc, char **argv)
 		printf("got %u of %u large messages intact in %.1f s\n", got, n, now_s() - t0);
 		return !(n && got == n && quiet(fd, 200));
 	}
-	if (argc == 6 && !strcmp(argv[1], "send")) {
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "send")) {
+		if (argc == 7)
+			msg_cap = cap(argv[6]);
 		seed = strtoull(argv[4], NULL, 0);
 		budget = strtoull(argv[5], NULL, 0) * 1024;
 		fd = dpt_ep("", (uint32_t)strtoul(argv[3], NULL, 0) + 1, 0);
@@ -1018,7 +1040,7 @@ static int peer(int argc, char **argv)
 		printf("sent (%d) in %.1f s\n", r, now_s() - t0);
 		return r;
 	}
-	fprintf(stderr, "usage: dp_large [recv DPID KB POOL | send NID DPID SEED KB]\n");
+	fprintf(stderr, "usage: dp_large [recv DPID KB POOL [N] | send NID DPID SEED KB [N]]\n");
 	return 2;
 }
 
