@@ -12,8 +12,10 @@
 #                  drop=5,dup=2,reorder=5,corrupt=1: all once, in order,
 #                  intact; the relay corrupted frames and dp caught them
 #   rel_large      seeded sizes from 1 byte to 1 MiB, $DPT_REL_LARGE_KB (4096)
-#                  KiB, under the same faults: every byte checked
-#                  (dp_large recv/send; the seed, DPT_REL_LARGE_SEED, printed)
+#                  KiB, or $DPT_REL_LARGE_N messages if set (REL_LARGE_N of
+#                  tools/check.sh), under the same faults: every byte
+#                  checked (dp_large recv/send; the seed, DPT_REL_LARGE_SEED,
+#                  printed)
 #   rel_stall      the receiver does not read for 10 s, and on until both
 #                  senders are held back: O_NONBLOCK gets EAGAIN with all
 #                  acknowledged and no POLLOUT, a blocking sender waits
@@ -79,6 +81,12 @@ timeout 60 dp-load >>"$T/step.log" 2>&1 && mod_loaded
 res $? "rel_load (nid $DP_NID)"
 bar loaded
 
+# What this node's sessions and counters say, for a failed step.
+sessions() {
+	{ echo "dpctl ep:"; dpctl ep; echo "dpctl stats (non-zero):"; dpctl stats | grep -v ' 0$'; } \
+		>>"$T/step.log" 2>&1
+}
+
 # The receiving side of a stream under the relay's faults: CMD (a receiver
 # that prints "ready" once bound) runs while the sender sends, between the
 # barriers STEP-bound and STEP; it passes if CMD passed and dp's CRC caught
@@ -96,6 +104,7 @@ recv_faulted() { # STEP DESCRIPTION CMD...
 	cat "$T/recv.log" >>"$T/step.log"
 	csum=$(( $(ctr rx_drop_csum) - csum0 ))
 	echo "rx_drop_csum +$csum" >>"$T/step.log"
+	[ "$st" -eq 0 ] || sessions
 	[ "$st" -eq 0 ] && [ "$csum" -gt 0 ]
 	res $? "$what"
 	bar "$step"
@@ -118,25 +127,47 @@ else
 fi
 
 # 2b. large messages under the same faults: seeded sizes from 1 byte to
-# 1 MiB ($DPT_REL_LARGE_KB KiB in all, 4096), fragments of one message lost,
-# duplicated, reordered and corrupted; every byte checked (dp_large).
-# Bounded (300 s to send, 360 to receive): a stuck large message fails this
-# step without taking the steps after it down with the run's timeout.
+# 1 MiB ($DPT_REL_LARGE_KB KiB in all, 4096; or $DPT_REL_LARGE_N messages of
+# log-uniform sizes, about 54 KB each on average), fragments of one message
+# lost, duplicated, reordered and corrupted; every byte checked (dp_large).
+# Bounded (300 s to send, 360 to receive, 0.1 s more per counted message):
+# a stuck large message fails this step without taking the steps after it
+# down with the run's timeout.
 LKB=${DPT_REL_LARGE_KB:-4096}
+LN=${DPT_REL_LARGE_N:-0}
+lwhat="$LKB KiB of messages"
+lcap=""
+if [ "$LN" -gt 0 ]; then
+	LKB=0	# no byte limit: the count ends the stream
+	lwhat="$LN messages"
+	lcap=$LN
+fi
+lmore=$((LN / 10))
 if [ "$me" -eq 1 ]; then
-	recv_faulted large "rel_large: $LKB KiB of messages of 1 B to 1 MiB under drop/dup/reorder/corrupt arrive once, in order, every byte right" \
-		timeout 360 ./dp_large recv 705 "$LKB" 4194304
+	# shellcheck disable=SC2086 # lcap: the count, or nothing
+	recv_faulted large "rel_large: $lwhat of 1 B to 1 MiB under drop/dup/reorder/corrupt arrive once, in order, every byte right" \
+		timeout $((360 + lmore)) ./dp_large recv 705 "$LKB" 4194304 $lcap
 else
 	bar large-bound
 	link set drop=5,dup=2,reorder=5,corrupt=1,seed=43
 	start=$(date +%s)
 	LSEED=${DPT_REL_LARGE_SEED:-$start}
 	retr0=$(ctr tx_retrans)
-	timeout 300 ./dp_large send "$peer_nid" 705 "$LSEED" "$LKB" >>"$T/step.log" 2>&1
+	# shellcheck disable=SC2086 # lcap: the count, or nothing
+	# its sessions every 10 s: the last before a failure goes to the log
+	(while sleep 10; do dpctl ep >"$T/ep.new" 2>&1 && mv "$T/ep.new" "$T/ep.last"; done) &
+	snap=$!
+	timeout $((300 + lmore)) ./dp_large send "$peer_nid" 705 "$LSEED" "$LKB" $lcap >>"$T/step.log" 2>&1
 	st=$?
+	kill $snap 2>/dev/null
+	if [ "$st" -ne 0 ]; then
+		echo "dpctl ep at most 10 s before the end:" >>"$T/step.log"
+		cat "$T/ep.last" >>"$T/step.log" 2>/dev/null
+		sessions
+	fi
 	echo "took $(( $(date +%s) - start )) s, tx_retrans +$(( $(ctr tx_retrans) - retr0 )); relay: $(dp-link stats dropped duplicated reordered corrupted | tr '\n' ' ')" >>"$T/step.log"
 	link reset
-	res $st "rel_large: $LKB KiB of messages of 1 B to 1 MiB sent under drop=5,dup=2,reorder=5,corrupt=1 (seed $LSEED)"
+	res $st "rel_large: $lwhat of 1 B to 1 MiB sent under drop=5,dup=2,reorder=5,corrupt=1 (seed $LSEED)"
 	bar large
 fi
 
