@@ -184,27 +184,49 @@ static void dp_snd_keep(struct dp_snd *s, struct dp_txmsg *m,
 	}
 }
 
-/* A copy slot for a message of @len bytes: a spare, else a new one. */
-static struct dp_txmsg *dp_snd_get(struct dp_snd *s, size_t len)
+/*
+ * The slot for a copy of @need bytes: DP_SND_SLOT (any message of a
+ * 1500-byte MTU), else one frame of @frame if it fits that (jumbo frames:
+ * allocated per fragment, such a copy came from the page allocator and was
+ * zeroed each time); 0: no slot, a copy of its own.
+ */
+static size_t dp_snd_slot_size(size_t need, u32 frame)
 {
-	struct dp_txmsg *m = NULL;
-	bool slot = struct_size(m, data, len) <= DP_SND_SLOT;
+	struct dp_txmsg *m;
+	size_t big = struct_size(m, data, frame);
 
-	if (slot) {
+	if (need <= DP_SND_SLOT)
+		return DP_SND_SLOT;
+	return need <= big ? big : 0;
+}
+
+/*
+ * A copy slot for a message of @len bytes sent in frames of @frame: a
+ * spare of that size, else a new one.
+ */
+static struct dp_txmsg *dp_snd_get(struct dp_snd *s, size_t len, u32 frame)
+{
+	struct dp_txmsg *m, *found = NULL;
+	size_t need = struct_size(m, data, len);
+	size_t size = dp_snd_slot_size(need, frame);
+
+	if (size) {
 		spin_lock_irq(&s->lock);
-		m = list_first_entry_or_null(&s->spare, struct dp_txmsg, node);
-		if (m) {
-			list_del(&m->node);
-			s->n_spare--;
+		list_for_each_entry(m, &s->spare, node) {	/* at most DP_SND_SPARES */
+			if (m->slot == size) {
+				found = m;
+				list_del(&m->node);
+				s->n_spare--;
+				break;
+			}
 		}
 		spin_unlock_irq(&s->lock);
-		if (m)
-			return m;
+		if (found)
+			return found;
 	}
-	m = kmalloc(slot ? DP_SND_SLOT : struct_size(m, data, len),
-		    GFP_KERNEL_ACCOUNT);
+	m = kmalloc(size ? size : need, GFP_KERNEL_ACCOUNT);
 	if (m)
-		m->slot = slot;
+		m->slot = size;
 	return m;
 }
 
@@ -865,7 +887,7 @@ static struct dp_txmsg *dp_snd_copy(struct dp_snd *s, const void __user *buf,
 
 	if (dp_frag_get(len, frame, i, &f))
 		return ERR_PTR(-EMSGSIZE);	/* no frame to cut it for */
-	m = dp_snd_get(s, f.wire_len);
+	m = dp_snd_get(s, f.wire_len, frame);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
 	p = m->data;

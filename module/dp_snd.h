@@ -26,8 +26,10 @@ struct dp_ep_stats;
 #define DP_CWND_MAX	4096u
 
 /*
- * Copy slots: a message whose copy fits DP_SND_SLOT bytes (every message
- * a NIC carries) is copied into a slot of that size, and the slot is kept
+ * Copy slots: a message whose copy fits DP_SND_SLOT bytes (any message of
+ * a 1500-byte MTU) is copied into a slot of that size, a larger one that
+ * fits one frame (jumbo frames) into a slot of a frame's size, and the
+ * slot is kept
  * for the next message once acknowledged: no allocation per message.  An
  * edge keeps at most DP_SND_SPARES spare slots, and none once its session
  * has given its credit back (idle) or ended.
@@ -44,7 +46,8 @@ struct dp_ep_stats;
  * @len: message bytes in @data (a fragment's wire len).
  * @flags: its DP_WF_FRAG_* bits, 0 for a message sent whole.
  * @resent: sent more than once: no RTT sample from it (Karn's rule).
- * @slot: a DP_SND_SLOT-sized allocation, kept for reuse.
+ * @slot: the size of the allocation if it is a copy slot, kept for
+ *	reuse; 0 if not.
  * @sent_ns: ktime of the first transmission.
  * @data: the bytes, copied once from user space.
  */
@@ -55,7 +58,7 @@ struct dp_txmsg {
 	u16 len;
 	u16 flags;
 	bool resent;
-	bool slot;
+	u32 slot;
 	u64 sent_ns;
 	u8 data[];
 };

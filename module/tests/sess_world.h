@@ -17,7 +17,7 @@
 #define W_EDGES		4
 #define W_EPS		8
 #define W_FRAMES	16384
-#define W_MSG_MAX	1500
+#define W_MSG_MAX	9000
 
 struct dp_node {
 	u32 nid;

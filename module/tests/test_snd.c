@@ -674,6 +674,36 @@ static void test_snd_copy_slots(void)
 }
 
 /*
+ * Jumbo frames: a message longer than DP_SND_SLOT that fits one frame of
+ * the link (9000-byte MTU) is copied into a frame-sized slot, reused like
+ * the small ones: no allocation per message (each was a fresh allocation
+ * from the page allocator, zeroed every time).
+ */
+static void test_snd_copy_slots_jumbo(void)
+{
+	long allocs;
+	unsigned int i;
+
+	two_open(262144);
+	w.nodes[0].max_msg = 8948;
+	w.nodes[1].max_msg = 8948;
+	CHECK_EQ(w_send(ab, 8000), 0);		/* the three slots, as above */
+	CHECK_EQ(w_send(ab, 8000), 0);
+	w_run(1);
+	CHECK_EQ(w_send(ab, 8000), 0);
+	w_run(1);
+	CHECK_EQ(w_read(B, 3, NULL), 3);
+	allocs = kmock_kmalloc_snd;
+	for (i = 0; i < 100; i++) {
+		CHECK_EQ(w_send(ab, 2049 + i * 61), 0);	/* 2049 to 8088 bytes */
+		w_run(1);
+		CHECK_EQ(w_read(B, 1, NULL), 1);
+	}
+	CHECK_EQ(kmock_kmalloc_snd, allocs);	/* none by the sender */
+	w_teardown();
+}
+
+/*
  * Idle: the unused credit goes back (RETURN) after credit_idle_ms; the
  * next send asks for a window (probe) before it goes.
  */
@@ -857,6 +887,7 @@ const struct unit_test snd_tests[] = {
 	{ "snd: RTT sample sets the RTO", test_snd_rtt_sample },
 	{ "snd: one lazily armed deadline, not a timer per message", test_snd_lazy_timer },
 	{ "snd: copy slots reused, no allocation per message", test_snd_copy_slots },
+	{ "snd: frame-sized copy slots for jumbo frames, reused", test_snd_copy_slots_jumbo },
 	{ "snd: idle RETURN, then a probe", test_snd_idle_return_then_probe },
 	{ "snd: a lost probe goes again", test_snd_probe_again },
 	{ "snd: receiver closes: RESET with ack, ECONNRESET", test_snd_reset_by_close },
