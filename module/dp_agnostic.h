@@ -81,6 +81,7 @@ static inline u32 dp_crc32c_sse42(u32 crc, const u8 *p, size_t len)
 
 #ifdef __KERNEL__
 u32 dp_crc32c(u32 crc, const u8 *p, size_t len);	/* dp_wire_crc.c */
+void dp_crc32c_select(void);	/* at load: the faster of the two */
 #else
 static inline u32 dp_crc32c(u32 crc, const u8 *p, size_t len)
 {

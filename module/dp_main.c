@@ -105,6 +105,7 @@ static int __init dp_init(void)
 		return -EINVAL;
 	}
 	dp_limits_init();
+	dp_crc32c_select();
 	dp_wq = alloc_workqueue("dp", WQ_MEM_RECLAIM, 0);
 	if (!dp_wq)
 		return -ENOMEM;
