@@ -498,7 +498,6 @@ static bool dp_snd_stalled(const struct dp_snd *s, unsigned long now)
 			  msecs_to_jiffies(READ_ONCE(dp_unreach_ms) / 2));
 }
 
-/* What the timer or a gap report asks for now.  Caller holds s->lock. */
 /*
  * Whether a gap report asks for a resend of the first unacknowledged
  * message: a new hole, or one resent at least a round trip ago (that
@@ -514,6 +513,7 @@ static bool dp_snd_fast_due(const struct dp_snd *s, unsigned long now)
 	       time_after_eq(now, s->fast_at + max(usecs_to_jiffies(rtt_us), 1UL));
 }
 
+/* What the timer or a gap report asks for now.  Caller holds s->lock. */
 static enum dp_snd_action dp_snd_due(struct dp_snd *s)
 {
 	unsigned long now = jiffies;

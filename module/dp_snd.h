@@ -29,10 +29,9 @@ struct dp_ep_stats;
  * Copy slots: a message whose copy fits DP_SND_SLOT bytes (any message of
  * a 1500-byte MTU) is copied into a slot of that size, a larger one that
  * fits one frame (jumbo frames) into a slot of a frame's size, and the
- * slot is kept
- * for the next message once acknowledged: no allocation per message.  An
- * edge keeps at most DP_SND_SPARES spare slots, and none once its session
- * has given its credit back (idle) or ended.
+ * slot is kept for the next message once acknowledged: no allocation per
+ * message.  An edge keeps at most DP_SND_SPARES spare slots, and none once
+ * its session has given its credit back (idle) or ended.
  */
 #define DP_SND_SLOT	2048u
 #define DP_SND_SPARES	32u
