@@ -1108,9 +1108,10 @@ static int dp_rcv_next(struct dp_rcv *r, struct dp_rx_peer *rp,
 	owe = dp_rcv_grant(r, rp, dp_rcv_smax(r)) ? DP_ACK_NOW : DP_ACK_DELAYED;
 	/* Still holding messages: the next hole is there, report it. */
 	rp->gap = rp->n_ooo;
-	rp->gap_at = jiffies;
-	if (rp->gap)
+	if (rp->gap) {
+		rp->gap_at = jiffies;
 		owe = DP_ACK_NOW | DP_ACK_GAP;
+	}
 	dp_rcv_owe(r, rp, owe);
 	return 0;
 }

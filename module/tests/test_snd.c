@@ -486,11 +486,11 @@ static u32 hole_cut(void)
  */
 static void test_snd_gap_cut(void)
 {
-	u32 n = 0, c0;
+	u32 n, c0;
 
 	two_open(262144);
 	while (w_send(ab, 1) == 0)
-		n++;
+		;			/* the first window */
 	w_run(1);
 	w_read(B, 64, NULL);
 	CHECK_EQ(w_info(ab).cwnd, 2 * DP_CWND_INIT);
