@@ -100,7 +100,8 @@ tally() { # NAME LINE RC LOG
 	if [ "$f" -ne 0 ]; then
 		failures+=("$1 ($f)")
 		if grep -qE '^(FAIL|cluster: +FAIL)' <<<"$5"; then
-			grep -E '^(FAIL|cluster: +FAIL)' <<<"$5" | head -n 20 | sed 's/^/       | /'
+			# each failure with the diagnostics its test printed before it
+			grep -E '^(FAIL|cluster: +(FAIL|  #))' <<<"$5" | head -n 60 | sed 's/^/       | /'
 		else
 			tail -n 15 "$4" | sed 's/^/       | /'
 		fi

@@ -882,8 +882,10 @@ def run(a):
             listed = allow is not None and ktap.allow_reason(
                 allow, f"{a.mode} {a.kernel}", name) is not None
             print(f"cluster:   SKIP {name} # {why}{'' if listed else ' (NOT on the allow-list)'}")
-        for what in rep.failures:
+        for what, notes in rep.failures_with_notes():
             print(f"cluster:   FAIL {what}")
+            for note in notes:  # what the test said before it failed
+                print(f"cluster:     {note}")
     if a.mode in ("demo", "icount", "mpidemo"):
         tsv = os.path.join(a.out, f"{a.mode}.tsv")
         with open(tsv, "w") as f:

@@ -29,6 +29,8 @@ VERSION = re.compile(r"^(\s*)(?:KTAP|TAP) version \d+")
 PLAN = re.compile(r"^(\s*)1\.\.(\d+)\s*(?:#\s*(.*?))?\s*$")
 RESULT = re.compile(r"^(\s*)(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*?))?\s*$")
 BAIL = re.compile(r"^\s*Bail out!")
+DIAG = re.compile(r"^\s*#")
+NOTES_MAX = 16  # diagnostic lines kept with a failed result
 
 
 class Report:
@@ -36,17 +38,26 @@ class Report:
         self.passed = self.failed = self.skipped = 0
         self.docs = 0
         self.failures = []  # descriptions
+        self.notes = {}  # index in failures -> the diagnostic lines before it
         self.leaves = []  # (name, kind, reason): every counted result, kind pass/fail/skip
 
-    def fail(self, what):
+    def fail(self, what, notes=()):
         self.failed += 1
+        if notes:
+            self.notes[len(self.failures)] = list(notes)
         self.failures.append(what)
+
+    def failures_with_notes(self):
+        """(description, the diagnostic lines that came before it)."""
+        return [(w, self.notes.get(i, [])) for i, w in enumerate(self.failures)]
 
     def add(self, other):
         self.passed += other.passed
         self.failed += other.failed
         self.skipped += other.skipped
         self.docs += other.docs
+        base = len(self.failures)
+        self.notes.update({base + i: n for i, n in other.notes.items()})
         self.failures += other.failures
         self.leaves += other.leaves
 
@@ -127,8 +138,12 @@ def parse(text, label=""):
     def close_all():
         rep.leaves.extend(close_deeper(-1)[2])
 
+    diag = []  # the diagnostic lines since the last result (the last NOTES_MAX)
     for raw in text.splitlines():
         line = raw.rstrip("\r\n")
+        if DIAG.match(line):
+            diag = (diag + [line.strip()])[-NOTES_MAX:]
+            continue
         m = VERSION.match(line)
         if m:
             ind = len(m.group(1))
@@ -177,6 +192,7 @@ def parse(text, label=""):
             continue
         ind, status, _num, name, directive = m.groups()
         ind = len(ind)
+        notes, diag = diag, []
         directive = (directive or "").strip()
         had_children, child_failed, child_skips = close_deeper(ind)
         if ind in levels and levels[ind].done:
@@ -204,7 +220,7 @@ def parse(text, label=""):
             rep.passed += 1
             lv.leaves.append((name, "pass", ""))
         else:
-            rep.fail(f"{pfx}not ok {name}" + (f" # {directive}" if directive else ""))
+            rep.fail(f"{pfx}not ok {name}" + (f" # {directive}" if directive else ""), notes)
             lv.leaves.append((name, "fail", ""))
             failed_now = True
         if failed_now or child_failed:
@@ -284,8 +300,10 @@ def main(argv):
         if a.prefix:
             total.prefix(a.prefix)
         write_names(a.names, total)
-    for what in total.failures:
+    for what, notes in total.failures_with_notes():
         print(f"FAIL {what}")
+        for note in notes:  # what the test said before it failed
+            print(f"FAIL   {note}")
     print(total.line())
     return 1 if total.failed or not (total.passed + total.skipped) else 0
 

@@ -68,6 +68,21 @@ def test_ktap():
                    "  ok 2 y\nok 1 a\nok 2 b # SKIP netdev only\n")
     check("ktap: skips are named by their path",
           r.skips == [("a/x", "why"), ("b", "netdev only")], str(r.skips))
+    r = ktap.parse("KTAP version 1\n1..1\n  KTAP version 1\n  1..2\n  # early\n  ok 1 x\n"
+                   "  # pid 7 still running\n  #   task 7: dp_wait\n  not ok 2 y\nnot ok 1 a\n")
+    check("ktap: a failure carries the diagnostics since the result before it",
+          r.failures_with_notes() == [("not ok y", ["# pid 7 still running",
+                                                    "#   task 7: dp_wait"])],
+          str(r.failures_with_notes()))
+    many = "".join(f"# line {i}\n" for i in range(40))
+    r = ktap.parse(f"KTAP version 1\n1..2\nok 1 a\n{many}not ok 2 b\n")
+    r2 = ktap.Report()
+    r2.fail("first")
+    r2.add(r)
+    notes = r2.failures_with_notes()
+    check("ktap: the last NOTES_MAX of them, kept through Report.add",
+          notes[0] == ("first", []) and len(notes[1][1]) == ktap.NOTES_MAX
+          and notes[1][1][-1] == "# line 39", str(notes))
 
 
 def write_allow(d, lines):
