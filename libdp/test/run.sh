@@ -56,8 +56,13 @@ crc=$?
 wait $srv
 src=$?
 rm -f "$ready"
-good=$(printf '%s\n' "$out" | awk -F'\t' '$1 == "dp" && $4 != "nan"' | wc -l)
-if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$good" -eq 6 ] &&
+# bw: 3 sizes as dp; rate: batched, so 3 sizes of dp-sendv32 entry (msg/s)
+# and entryns (ns in the send calls), and no rate line of single writes
+good=$(printf '%s\n' "$out" | awk -F'\t' '$1 == "dp" && $2 == "bw" && $4 != "nan"' | wc -l)
+entry=$(printf '%s\n' "$out" |
+	awk -F'\t' '$1 == "dp-sendv32" && ($2 == "entry" || $2 == "entryns") && $4 + 0 > 0' | wc -l)
+if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$good" -eq 3 ] && [ "$entry" -eq 6 ] &&
+   ! printf '%s\n' "$out" | grep -q "^dp$(printf '\t')rate" &&
    printf '%s\n' "$out" | grep -q '^# dp data sends: 32 per dp_sendv call' &&
    ! printf '%s\n' "$out" | grep -q '^# lost'; then
 	echo "ok - dpperf dp --batch 32 (dp_sendv) over fakedp"

@@ -204,6 +204,7 @@ struct xp {
 	struct sockaddr_storage peer;
 	socklen_t peerlen;
 	unsigned int timeout_ms;
+	int64_t send_ns;	/* bw, rate: time inside the data sends this phase */
 };
 
 static volatile sig_atomic_t ticks;
@@ -840,9 +841,10 @@ struct result {
 	uint64_t lost;		/* bw: messages the server did not see */
 	const char *why;	/* failure reason */
 	double p50, p99;	/* pingpong: round-trip percentiles, us */
+	double send_ns;		/* bw, rate: ns inside the send calls per message */
 };
 
-#define RESULT_FAILED	((struct result){ NAN, 0, NULL, NAN, NAN })
+#define RESULT_FAILED	((struct result){ NAN, 0, NULL, NAN, NAN, NAN })
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -1065,6 +1067,7 @@ static int bw_burst(struct xp *x, uint32_t phase, uint32_t seq, uint32_t size,
 		    uint32_t count, uint64_t *seen)
 {
 	struct ctrl req = { .cmd = C_ACKREQ, .phase = phase, .seq = seq }, ack;
+	int64_t t0 = now_ns();
 	uint32_t i;
 
 	if (x->sv) {
@@ -1075,6 +1078,7 @@ static int bw_burst(struct xp *x, uint32_t phase, uint32_t seq, uint32_t size,
 			if (xp_send(x, x->out, size) < 0)
 				return -1;
 	}
+	x->send_ns += now_ns() - t0;
 	if (request(x, &req, C_ACK, after_ms(3 * x->timeout_ms), &ack) < 0)
 		return -1;
 	*seen = ack.value;
@@ -1108,6 +1112,7 @@ static struct result run_bw(struct xp *x, const struct opts *o, int test, uint32
 		return r;
 	}
 	memset(x->out, DATA_FILL, size);
+	x->send_ns = 0;
 	t0 = now_ns();
 	while (sent < count) {
 		k = (uint32_t)(count - sent < c.window ? count - sent : c.window);
@@ -1120,6 +1125,7 @@ static struct result run_bw(struct xp *x, const struct opts *o, int test, uint32
 	r.lost = sent > seen ? sent - seen : 0;
 	r.value = (double)seen * (test == T_RATE ? 1e9 : size * 1000.0) /
 		  (double)(now_ns() - t0);
+	r.send_ns = (double)x->send_ns / (double)(sent ? sent : 1);
 	return r;
 }
 
@@ -1172,9 +1178,11 @@ static void print_value(const struct opts *o, const char *name, uint32_t size,
 		printf("%s\t%s\t%" PRIu32 "\t%.3f\t%s\n", proto_name(o), name, size, v, unit);
 }
 
-static void print_result(const struct opts *o, int test, uint32_t size, const struct result *r)
+static void print_result(const struct opts *o, int test, uint32_t size, const struct result *r,
+			 int value)
 {
-	print_value(o, test_names[test], size, r->value, unit_of(test));
+	if (value)
+		print_value(o, test_names[test], size, r->value, unit_of(test));
 	if (test == T_PINGPONG) {
 		print_value(o, "p50", size, r->p50, "us");
 		print_value(o, "p99", size, r->p99, "us");
@@ -1188,6 +1196,30 @@ static void print_result(const struct opts *o, int test, uint32_t size, const st
 		printf("lost proto=%s test=%s size=%" PRIu32 " messages=%" PRIu64 "\n",
 		       proto_name(o), test_names[test], size, r->lost);
 	}
+	fflush(stdout);
+}
+
+/*
+ * dp's message rate by kernel entry: "entry" (msg/s) and "entryns" (ns
+ * inside the send calls per message) of the proto dp-write, dp-sendvN
+ * (dp_sendv, N per call) or dp-uringN (N DP_URING_SEND per submit), the
+ * report's fast-entry table.  A failed size prints nan, as print_value().
+ */
+static void print_entry(const struct opts *o, const struct xp *x, uint32_t size,
+			const struct result *r)
+{
+	char how[32];
+
+	if (x->uring)
+		snprintf(how, sizeof(how), "dp-uring%u", x->batch);
+	else if (x->sv)
+		snprintf(how, sizeof(how), "dp-sendv%u", x->batch);
+	else
+		snprintf(how, sizeof(how), "dp-write");
+	print_tag(o, 0);
+	printf("%s\tentry\t%" PRIu32 "\t%.3f\tmsg/s\n", how, size, r->value);
+	print_tag(o, 0);
+	printf("%s\tentryns\t%" PRIu32 "\t%.3f\tns\n", how, size, r->send_ns);
 	fflush(stdout);
 }
 
@@ -1274,7 +1306,10 @@ static int run_test(struct xp *x, const struct opts *o, int test, uint32_t *phas
 		failed += r.why != NULL;
 		lost += r.lost;
 		bw[i] = r.value;
-		print_result(o, test, sizes[i], &r);
+		/* batched sends: not the rate of single writes, only an entry line */
+		print_result(o, test, sizes[i], &r, !(test == T_RATE && x->sv));
+		if (test == T_RATE && x->proto == P_DP)
+			print_entry(o, x, sizes[i], &r);
 	}
 	if (test == T_BWSIZE)
 		print_nhalf(o, sizes, bw, n);

@@ -51,6 +51,14 @@ gen() {
 	gen icount udp p99 us 1:40
 	gen icount dp rate msg/s 1:50000
 	gen icount udp rate msg/s 1:40000
+	# by kernel entry: 64-byte messages; a bogus entry proto is ignored
+	gen icount dp-write entry msg/s 64:40000
+	gen icount dp-write entryns ns 64:10000
+	gen icount dp-sendv32 entry msg/s 64:90000
+	gen icount dp-sendv32 entryns ns 64:1500
+	gen icount dp-uring8 entry msg/s 64:60000
+	gen icount dp-uring8 entryns ns 64:nan
+	gen icount dp-bogus entry msg/s 64:1
 	echo DPPERF-END
 } >"$d/run2.tsv"
 # MPI over dp against MPI over TCP (NetPIPE, tools/mpi/guest-mpi.sh)
@@ -85,6 +93,12 @@ check "median ratio" has "| 1 | 19.0 | 32.0 | 0.59 |"
 check "99th percentile ratio" has "| 1 | 30.0 | 40.0 | 0.75 |"
 check "message rate table" has "### Message rate, one sender (msg/s, higher is better)"
 check "message rate ratio" has "| 1 | 50000 | 40000 | 1.25 |"
+check "entry table" has "### Message rate by kernel entry (dp, one sender)"
+check "entry: one write, the baseline" has "| 64 | one write() | 40000 | 10000 | 1.00 |"
+check "entry: a batch against one write" has "| 64 | dp_sendv, 32 per call | 90000 | 1500 | 0.15 |"
+check "entry: a failed cost, no ratio" has "| 64 | io_uring, 8 DP_URING_SEND per submit | 60000 | failed | - |"
+check "entry: an unknown entry is not reported" sh -c "! grep -q bogus '$d/results.md'"
+check "entry: not counted as the rate of single writes" sh -c "! grep -q '| 64 | 40000 | ' '$d/results.md'"
 check "bandwidth against size table" has "### Bandwidth against size, 1 B to 1 MiB (MB/s, higher is better)"
 check "bandwidth against size row" has "| 1048576 | 100.00 | - | 80.00 | - | 1.25 |"
 check "n1/2 of dp, interpolated" has "| dp | 2048 | 100.00 | 1..1048576 |"
