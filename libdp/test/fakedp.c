@@ -128,8 +128,8 @@ static int fake_bind(struct ep *e, const struct dp_bind *b)
 
 	if (e->bound)
 		return errno = EISCONN, -1;
-	if (!b->dpid || b->flags || b->reserved || ds < DP_POOL_MIN || ds > DP_POOL_MAX ||
-	    (ds & (ds - 1)))
+	if (!b->dpid || (b->flags & ~DP_BIND_RAW) || b->reserved || ds < DP_POOL_MIN ||
+	    ds > DP_POOL_MAX || (ds & (ds - 1)))
 		return errno = EINVAL, -1;
 	pool_path(path, sizeof(path), b->dpid);
 	e->pfd = REAL(open)(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

@@ -71,5 +71,34 @@ else
 	echo "not ok - dpperf dp --batch 32 (dp_sendv) over fakedp (client $crc, server $src)"
 	rc=1
 fi
+# dpperf's sendcost (no server) over a raw edge to nobody: one write each,
+# then dp_sendv 32 per call; each size timed, none failed.
+for b in "" "--batch 32"; do
+	n=$((n + 1))
+	how=dp-write
+	[ -n "$b" ] && how=dp-sendv32
+	# shellcheck disable=SC2086 # b: the batch option, or nothing
+	out=$("$dpperf" client --proto dp --dp-raw --peer 1 --test sendcost --sizes 1,64 \
+		--messages 500 $b)
+	crc=$?
+	good=$(printf '%s\n' "$out" |
+		awk -F'\t' -v h="$how" '$1 == h && $2 == "sendcost" && $4 + 0 > 0' | wc -l)
+	if [ $crc -eq 0 ] && [ "$good" -eq 2 ]; then
+		echo "ok - dpperf sendcost $how over fakedp"
+	else
+		printf '%s\n' "$out" | sed 's/^/# /'
+		echo "not ok - dpperf sendcost $how over fakedp (client $crc)"
+		rc=1
+	fi
+done
+# sendcost is a raw edge's, alone: anything else is a usage error
+n=$((n + 1))
+if ! "$dpperf" client --proto dp --peer 1 --test sendcost 2>/dev/null &&
+   ! "$dpperf" client --proto dp --dp-raw --peer 1 --test sendcost,rate 2>/dev/null; then
+	echo "ok - dpperf sendcost without --dp-raw, or with another test, is refused"
+else
+	echo "not ok - dpperf sendcost without --dp-raw, or with another test, is refused"
+	rc=1
+fi
 echo "1..$n"
 exit $rc

@@ -57,11 +57,15 @@ static const char *proto_name(const struct opts *o);
  * T_RATE: small messages per second from one sender; on the wire it is a
  * T_BW phase (the server counts and acks windows the same way).  T_BWSIZE:
  * bandwidth against size, 1 byte to 1 MiB, and from that curve the
- * half-bandwidth size n1/2; T_BW phases too.
+ * half-bandwidth size n1/2; T_BW phases too.  T_SENDCOST: the time inside
+ * the send calls per message on an unreliable dp edge (--dp-raw) to a node
+ * nobody answers for (no server, no ACKs): what a message costs its sender
+ * alone, by kernel entry (one write, --batch, --uring).
  */
-enum test { T_HELLO, T_PINGPONG, T_BW, T_RATE, T_BWSIZE };
-static const char *const test_names[] = { "hello", "pingpong", "bw", "rate", "bwsize" };
-#define MAX_TESTS	4
+enum test { T_HELLO, T_PINGPONG, T_BW, T_RATE, T_BWSIZE, T_SENDCOST };
+static const char *const test_names[] = { "hello", "pingpong", "bw", "rate", "bwsize",
+					  "sendcost" };
+#define MAX_TESTS	5
 
 #define MAX_SIZES	64
 #define MAX_SIZE	(1u << 20)
@@ -78,7 +82,7 @@ static const uint32_t bwsize_sizes[] = { 1, 4, 16, 64, 256, 1024, 4096, 16384, 6
 struct opts {
 	int server;
 	enum proto proto;
-	int tests[MAX_TESTS];	/* T_PINGPONG, T_BW, T_RATE, T_BWSIZE in run order, 0 = none */
+	int tests[MAX_TESTS];	/* T_PINGPONG ... T_SENDCOST in run order, 0 = none */
 	const char *peer;
 	uint32_t dpid, peer_dpid;
 	uint32_t pool;
@@ -1205,17 +1209,22 @@ static void print_result(const struct opts *o, int test, uint32_t size, const st
  * (dp_sendv, N per call) or dp-uringN (N DP_URING_SEND per submit), the
  * report's fast-entry table.  A failed size prints nan, as print_value().
  */
+static void entry_name(const struct xp *x, char *how, size_t n)
+{
+	if (x->uring)
+		snprintf(how, n, "dp-uring%u", x->batch);
+	else if (x->sv)
+		snprintf(how, n, "dp-sendv%u", x->batch);
+	else
+		snprintf(how, n, "dp-write");
+}
+
 static void print_entry(const struct opts *o, const struct xp *x, uint32_t size,
 			const struct result *r)
 {
 	char how[32];
 
-	if (x->uring)
-		snprintf(how, sizeof(how), "dp-uring%u", x->batch);
-	else if (x->sv)
-		snprintf(how, sizeof(how), "dp-sendv%u", x->batch);
-	else
-		snprintf(how, sizeof(how), "dp-write");
+	entry_name(x, how, sizeof(how));
 	print_tag(o, 0);
 	printf("%s\tentry\t%" PRIu32 "\t%.3f\tmsg/s\n", how, size, r->value);
 	print_tag(o, 0);
@@ -1268,6 +1277,40 @@ static void print_nhalf(const struct opts *o, const uint32_t *sizes, const doubl
 		printf("nhalf proto=%s n_half=none (no size measured)\n", proto_name(o));
 }
 
+/*
+ * sendcost: --messages messages of @size on the raw edge to --peer, sent
+ * as the other tests send (one write each, or batched); the time inside
+ * the send calls per message, printed as an entry line "sendcost".  A send
+ * the NIC's queue refuses (ENOBUFS) is retried, its time counted.
+ */
+static int run_sendcost(struct xp *x, const struct opts *o, uint32_t size)
+{
+	char how[32];
+	int64_t t0;
+	uint32_t i;
+	int r = 0;
+
+	memset(x->out, DATA_FILL, size);
+	t0 = now_ns();
+	if (x->sv) {
+		r = dp_send_batched(x, size, o->messages);
+	} else {
+		for (i = 0; i < o->messages && !r; i++)
+			r = xp_send(x, x->out, size);
+	}
+	entry_name(x, how, sizeof(how));
+	print_tag(o, 0);
+	printf("%s\tsendcost\t%" PRIu32 "\t%.3f\tns\n", how, size,
+	       r ? NAN : (double)(now_ns() - t0) / o->messages);
+	if (r) {
+		print_tag(o, 1);
+		printf("failed proto=%s test=sendcost size=%" PRIu32 " reason=%s\n", how, size,
+		       strerror(errno));
+	}
+	fflush(stdout);
+	return r != 0;
+}
+
 /* One test over all sizes; returns the number of failed sizes. */
 static int run_test(struct xp *x, const struct opts *o, int test, uint32_t *phase,
 		    uint32_t cap)
@@ -1279,14 +1322,18 @@ static int run_test(struct xp *x, const struct opts *o, int test, uint32_t *phas
 	struct result r;
 
 	if (!n) {
-		sizes = test == T_BW ? bw_sizes : test == T_RATE ? rate_sizes :
+		int rate = test == T_RATE || test == T_SENDCOST;
+
+		sizes = test == T_BW ? bw_sizes : rate ? rate_sizes :
 			test == T_BWSIZE ? bwsize_sizes : pp_sizes;
 		n = test == T_BW ? (int)(sizeof(bw_sizes) / sizeof(bw_sizes[0])) :
-		    test == T_RATE ? (int)(sizeof(rate_sizes) / sizeof(rate_sizes[0])) :
+		    rate ? (int)(sizeof(rate_sizes) / sizeof(rate_sizes[0])) :
 		    test == T_BWSIZE ? (int)(sizeof(bwsize_sizes) / sizeof(bwsize_sizes[0])) :
 				       (int)(sizeof(pp_sizes) / sizeof(pp_sizes[0]));
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; test == T_SENDCOST && i < n; i++)
+		failed += sizes[i] > x->max_msg ? 1 : run_sendcost(x, o, sizes[i]);
+	for (i = 0; test != T_SENDCOST && i < n; i++) {
 		r = RESULT_FAILED;
 		if (sizes[i] > x->max_msg)
 			r.why = "larger than max_msg";
@@ -1348,6 +1395,12 @@ static int client(struct xp *x, const struct opts *o)
 	uint32_t phase = 0, cap;
 	int i, failed = 0;
 
+	if (o->tests[0] == T_SENDCOST) {	/* alone (parse_args): no server */
+		cap = 0;
+		print_header(o, x, cap);
+		failed = run_test(x, o, T_SENDCOST, &phase, cap);
+		return failed ? 2 : 0;
+	}
 	if (hello(x, o, &cap) < 0) {
 		fprintf(stderr, "dpperf: no answer from the %s server at %s: %s\n",
 			proto_name(o), o->peer, strerror(errno));
@@ -1375,7 +1428,9 @@ static void usage(FILE *f, int status)
 	      "  --test LIST      client: tests to run, in order, from pingpong, bw, rate,\n"
 	      "                   bwsize (default pingpong; all = pingpong,bw; pingpong\n"
 	      "                   also reports the round trip's p50 and p99; bwsize:\n"
-	      "                   bandwidth against size to 1 MiB and its n1/2)\n"
+	      "                   bandwidth against size to 1 MiB and its n1/2); or\n"
+	      "                   sendcost alone (--dp-raw, no server: the time inside\n"
+	      "                   the send calls per message to --peer)\n"
 	      "  --peer ADDR      dp: peer NID; udp/tcp: IPv4 address; raw: peer MAC\n"
 	      "                   (client: required; server: optional, else learnt)\n"
 	      "  --dpid N         dp: local DPID (server 100, client 101)\n"
@@ -1434,7 +1489,7 @@ static int parse_test(const char *t)
 {
 	int k;
 
-	for (k = T_PINGPONG; k <= T_BWSIZE; k++)
+	for (k = T_PINGPONG; k <= T_SENDCOST; k++)
 		if (!strcmp(t, test_names[k]))
 			return k;
 	return 0;
@@ -1455,7 +1510,8 @@ static void parse_tests(struct opts *o, const char *s)
 			if (o->tests[i] == k)
 				k = 0;
 		if (!k || n == MAX_TESTS)
-			die("bad --test \"%s\" (want distinct tests of pingpong, bw, rate, bwsize)", s);
+			die("bad --test \"%s\" (want distinct tests of pingpong, bw, rate, bwsize, sendcost)",
+			    s);
 		o->tests[n++] = k;
 	}
 	if (!n)
@@ -1567,6 +1623,9 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		die("--batch and --uring are for --proto dp");
 	if ((o->poll_usecs >= 0 || o->busy_poll) && o->proto != P_DP)
 		die("--poll-usecs and --busy-poll are for --proto dp");
+	if (o->tests[0] == T_SENDCOST &&
+	    (o->tests[1] || o->proto != P_DP || !o->dp_raw || o->server))
+		die("--test sendcost: a client alone, --proto dp --dp-raw");
 	if (!o->dpid)
 		o->dpid = o->server ? 100 : 101;
 	if (!o->peer_dpid)
