@@ -1161,6 +1161,8 @@ static void print_header(const struct opts *o, const struct xp *x, uint32_t cap)
 		printf("dp data sends: %u per %s\n", x->batch,
 		       x->uring ? "io_uring submit (DP_URING_SEND each)" : "dp_sendv call");
 	}
+	if (o->tests[0] == T_SENDCOST)
+		return;		/* no windows, no server */
 	print_tag(o, 1);
 	printf("bw: windows of at most the receiver pool's capacity (dp v1 drops on a "
 	       "full pool), one small ack per window; the last ack ends the timing\n");
