@@ -1287,6 +1287,7 @@ static void print_nhalf(const struct opts *o, const uint32_t *sizes, const doubl
  */
 static int run_sendcost(struct xp *x, const struct opts *o, uint32_t size)
 {
+	const char *why = size > x->max_msg ? "larger than max_msg" : NULL;
 	char how[32];
 	int64_t t0;
 	uint32_t i;
@@ -1294,12 +1295,16 @@ static int run_sendcost(struct xp *x, const struct opts *o, uint32_t size)
 
 	memset(x->out, DATA_FILL, size);
 	t0 = now_ns();
-	if (x->sv) {
+	if (why) {
+		r = -1;
+	} else if (x->sv) {
 		r = dp_send_batched(x, size, o->messages);
 	} else {
 		for (i = 0; i < o->messages && !r; i++)
 			r = xp_send(x, x->out, size);
 	}
+	if (r && !why)
+		why = strerror(errno);
 	entry_name(x, how, sizeof(how));
 	print_tag(o, 0);
 	printf("%s\tsendcost\t%" PRIu32 "\t%.3f\tns\n", how, size,
@@ -1307,7 +1312,7 @@ static int run_sendcost(struct xp *x, const struct opts *o, uint32_t size)
 	if (r) {
 		print_tag(o, 1);
 		printf("failed proto=%s test=sendcost size=%" PRIu32 " reason=%s\n", how, size,
-		       strerror(errno));
+		       why);
 	}
 	fflush(stdout);
 	return r != 0;
@@ -1334,7 +1339,7 @@ static int run_test(struct xp *x, const struct opts *o, int test, uint32_t *phas
 				       (int)(sizeof(pp_sizes) / sizeof(pp_sizes[0]));
 	}
 	for (i = 0; test == T_SENDCOST && i < n; i++)
-		failed += sizes[i] > x->max_msg ? 1 : run_sendcost(x, o, sizes[i]);
+		failed += run_sendcost(x, o, sizes[i]);
 	for (i = 0; test != T_SENDCOST && i < n; i++) {
 		r = RESULT_FAILED;
 		if (sizes[i] > x->max_msg)
