@@ -101,7 +101,7 @@ tally() { # NAME LINE RC LOG
 		failures+=("$1 ($f)")
 		if grep -qE '^(FAIL|cluster: +FAIL)' <<<"$5"; then
 			# each failure with the diagnostics its test printed before it
-			grep -E '^(FAIL|cluster: +(FAIL|  #))' <<<"$5" | head -n 60 | sed 's/^/       | /'
+			grep -E '^(FAIL|cluster: +(FAIL|  #))' <<<"$5" | head -n 100 | sed 's/^/       | /'
 		else
 			tail -n 15 "$4" | sed 's/^/       | /'
 		fi

@@ -30,7 +30,17 @@ PLAN = re.compile(r"^(\s*)1\.\.(\d+)\s*(?:#\s*(.*?))?\s*$")
 RESULT = re.compile(r"^(\s*)(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?([^#]*?)\s*(?:#\s*(.*?))?\s*$")
 BAIL = re.compile(r"^\s*Bail out!")
 DIAG = re.compile(r"^\s*#")
-NOTES_MAX = 16  # diagnostic lines kept with a failed result
+NOTES_HEAD, NOTES_TAIL = 10, 30  # diagnostic lines kept with a failed result: its first
+#                                  and last ones (the first say what is wrong, a stuck
+#                                  task's stacks may follow)
+
+
+def _notes(diag):
+    """The diagnostic lines to keep with a failed result."""
+    if len(diag) <= NOTES_HEAD + NOTES_TAIL:
+        return list(diag)
+    cut = len(diag) - NOTES_HEAD - NOTES_TAIL
+    return diag[:NOTES_HEAD] + [f"# ... {cut} lines ..."] + diag[-NOTES_TAIL:]
 
 
 class Report:
@@ -138,11 +148,11 @@ def parse(text, label=""):
     def close_all():
         rep.leaves.extend(close_deeper(-1)[2])
 
-    diag = []  # the diagnostic lines since the last result (the last NOTES_MAX)
+    diag = []  # the diagnostic lines since the last result
     for raw in text.splitlines():
         line = raw.rstrip("\r\n")
         if DIAG.match(line):
-            diag = (diag + [line.strip()])[-NOTES_MAX:]
+            diag.append(line.strip())
             continue
         m = VERSION.match(line)
         if m:
@@ -220,7 +230,8 @@ def parse(text, label=""):
             rep.passed += 1
             lv.leaves.append((name, "pass", ""))
         else:
-            rep.fail(f"{pfx}not ok {name}" + (f" # {directive}" if directive else ""), notes)
+            rep.fail(f"{pfx}not ok {name}" + (f" # {directive}" if directive else ""),
+                     _notes(notes))
             lv.leaves.append((name, "fail", ""))
             failed_now = True
         if failed_now or child_failed:

@@ -74,15 +74,17 @@ def test_ktap():
           r.failures_with_notes() == [("not ok y", ["# pid 7 still running",
                                                     "#   task 7: dp_wait"])],
           str(r.failures_with_notes()))
-    many = "".join(f"# line {i}\n" for i in range(40))
+    many = "".join(f"# line {i}\n" for i in range(80))
     r = ktap.parse(f"KTAP version 1\n1..2\nok 1 a\n{many}not ok 2 b\n")
     r2 = ktap.Report()
     r2.fail("first")
     r2.add(r)
     notes = r2.failures_with_notes()
-    check("ktap: the last NOTES_MAX of them, kept through Report.add",
-          notes[0] == ("first", []) and len(notes[1][1]) == ktap.NOTES_MAX
-          and notes[1][1][-1] == "# line 39", str(notes))
+    keep = ktap.NOTES_HEAD + ktap.NOTES_TAIL
+    check("ktap: of many, the first and the last ones, kept through Report.add",
+          notes[0] == ("first", []) and len(notes[1][1]) == keep + 1
+          and notes[1][1][0] == "# line 0" and notes[1][1][ktap.NOTES_HEAD] ==
+          f"# ... {40 + 40 - keep} lines ..." and notes[1][1][-1] == "# line 79", str(notes))
 
 
 def write_allow(d, lines):
