@@ -192,7 +192,7 @@ stage_dkms() {
 # run_rel.sh's KTAP as the subtests of mode run's one result.
 REL_SHORT_N=${REL_SHORT_N:-20000}
 REL_LARGE_N=${REL_LARGE_N:-0}
-REL_CMD='st=0; sh /usr/lib/dp/selftests/run_rel.sh >/tmp/rel.out 2>&1 || st=$?; sed "s/^/  /" /tmp/rel.out; exit $st'
+REL_CMD='{ sh /usr/lib/dp/selftests/run_rel.sh 2>&1; echo $? >/tmp/rel.rc; } | while IFS= read -r l; do echo "  $l"; done; exit $(cat /tmp/rel.rc)'
 
 # guest NAME LOG OUTDIR MODE [cluster.py args]: one counted cluster.py run;
 # its result names are kept for the distinct-check count

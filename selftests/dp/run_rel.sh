@@ -10,7 +10,10 @@
 #   rel_load       dp-load in both guests
 #   rel_stream     $DPT_REL_N (100000) messages of random sizes under
 #                  drop=5,dup=2,reorder=5,corrupt=1: all once, in order,
-#                  intact; the relay corrupted frames and dp caught them
+#                  intact; the relay corrupted frames and dp caught them.
+#                  It and rel_large fail, with both sides' sessions, once
+#                  the sender sent no new message for 150 s or the receiver
+#                  got none for 120 s (watched, recv's IDLE_S)
 #   rel_large      seeded sizes from 1 byte to 1 MiB, $DPT_REL_LARGE_KB (4096)
 #                  KiB, or $DPT_REL_LARGE_N messages if set (REL_LARGE_N of
 #                  tools/check.sh), under the same faults: every byte
@@ -87,6 +90,40 @@ sessions() {
 		>>"$T/step.log" 2>&1
 }
 
+# watched SECS CMD...: run CMD, a sender, with this node's sessions saved
+# every 10 s ($T/ep.last); stopped once the node sent no new message for
+# SECS s (a stalled stream fails its step with what its sessions said,
+# instead of running into the harness's timeout with nothing said).
+# Returns CMD's status.
+watched() {
+	wsecs=$1
+	shift
+	"$@" >>"$T/step.log" 2>&1 &
+	wpid=$!
+	wlast=$(ctr tx_msgs) wsame=0 wi=0
+	while kill -0 $wpid 2>/dev/null; do
+		sleep 1
+		wi=$((wi + 1))
+		[ $((wi % 10)) -eq 0 ] || continue
+		dpctl ep >"$T/ep.new" 2>&1 && mv "$T/ep.new" "$T/ep.last"
+		wnow=$(ctr tx_msgs)
+		if [ "$wnow" = "$wlast" ]; then wsame=$((wsame + 10)); else wsame=0; fi
+		wlast=$wnow
+		if [ $wsame -ge "$wsecs" ]; then
+			echo "no new message sent for $wsecs s: the sender is stopped" >>"$T/step.log"
+			kill $wpid 2>/dev/null
+		fi
+	done
+	wait $wpid
+	wst=$?
+	if [ $wst -ne 0 ]; then
+		echo "dpctl ep at most 10 s before the end:" >>"$T/step.log"
+		cat "$T/ep.last" >>"$T/step.log" 2>/dev/null
+		sessions
+	fi
+	return $wst
+}
+
 # The receiving side of a stream under the relay's faults: CMD (a receiver
 # that prints "ready" once bound) runs while the sender sends, between the
 # barriers STEP-bound and STEP; it passes if CMD passed and dp's CRC caught
@@ -113,12 +150,12 @@ recv_faulted() { # STEP DESCRIPTION CMD...
 # 2. stream under faults
 if [ "$me" -eq 1 ]; then
 	recv_faulted stream "rel_stream: $N messages under drop/dup/reorder/corrupt arrive once, in order, intact" \
-		timeout 1300 $P recv 700 11 "$N" 0 1200
+		timeout 1300 $P recv 700 11 "$N" 0 1200 120
 else
 	bar stream-bound
 	link set drop=5,dup=2,reorder=5,corrupt=1,seed=42
 	start=$(date +%s)
-	timeout 1300 $P send "$peer_nid" 700 11 "$N" 3 >>"$T/step.log" 2>&1
+	watched 150 timeout 1300 $P send "$peer_nid" 700 11 "$N" 3
 	st=$?
 	echo "took $(( $(date +%s) - start )) s; relay: $(dp-link stats dropped duplicated reordered corrupted | tr '\n' ' ')" >>"$T/step.log"
 	link reset
@@ -154,17 +191,8 @@ else
 	LSEED=${DPT_REL_LARGE_SEED:-$start}
 	retr0=$(ctr tx_retrans)
 	# shellcheck disable=SC2086 # lcap: the count, or nothing
-	# its sessions every 10 s: the last before a failure goes to the log
-	(while sleep 10; do dpctl ep >"$T/ep.new" 2>&1 && mv "$T/ep.new" "$T/ep.last"; done) &
-	snap=$!
-	timeout $((300 + lmore)) ./dp_large send "$peer_nid" 705 "$LSEED" "$LKB" $lcap >>"$T/step.log" 2>&1
+	watched 150 timeout $((300 + lmore)) ./dp_large send "$peer_nid" 705 "$LSEED" "$LKB" $lcap
 	st=$?
-	kill $snap 2>/dev/null
-	if [ "$st" -ne 0 ]; then
-		echo "dpctl ep at most 10 s before the end:" >>"$T/step.log"
-		cat "$T/ep.last" >>"$T/step.log" 2>/dev/null
-		sessions
-	fi
 	echo "took $(( $(date +%s) - start )) s, tx_retrans +$(( $(ctr tx_retrans) - retr0 )); relay: $(dp-link stats dropped duplicated reordered corrupted | tr '\n' ' ')" >>"$T/step.log"
 	link reset
 	res $st "rel_large: $lwhat of 1 B to 1 MiB sent under drop=5,dup=2,reorder=5,corrupt=1 (seed $LSEED)"
