@@ -48,27 +48,25 @@ class Report:
         self.passed = self.failed = self.skipped = 0
         self.docs = 0
         self.failures = []  # descriptions
-        self.notes = {}  # index in failures -> the diagnostic lines before it
+        self.notes = []  # per failure: the diagnostic lines before it
         self.leaves = []  # (name, kind, reason): every counted result, kind pass/fail/skip
 
     def fail(self, what, notes=()):
         self.failed += 1
-        if notes:
-            self.notes[len(self.failures)] = list(notes)
         self.failures.append(what)
+        self.notes.append(list(notes))
 
     def failures_with_notes(self):
         """(description, the diagnostic lines that came before it)."""
-        return [(w, self.notes.get(i, [])) for i, w in enumerate(self.failures)]
+        return list(zip(self.failures, self.notes))
 
     def add(self, other):
         self.passed += other.passed
         self.failed += other.failed
         self.skipped += other.skipped
         self.docs += other.docs
-        base = len(self.failures)
-        self.notes.update({base + i: n for i, n in other.notes.items()})
         self.failures += other.failures
+        self.notes += other.notes
         self.leaves += other.leaves
 
     @property
