@@ -208,7 +208,6 @@ struct xp {
 	struct sockaddr_storage peer;
 	socklen_t peerlen;
 	unsigned int timeout_ms;
-	int64_t send_ns;	/* bw, rate: time inside the data sends this phase */
 };
 
 static volatile sig_atomic_t ticks;
@@ -1068,7 +1067,7 @@ static int dp_send_batched(struct xp *x, uint32_t size, uint32_t count)
 
 /* Send count data messages and one ACKREQ; the ACK says how many arrived. */
 static int bw_burst(struct xp *x, uint32_t phase, uint32_t seq, uint32_t size,
-		    uint32_t count, uint64_t *seen)
+		    uint32_t count, uint64_t *seen, int64_t *send_ns)
 {
 	struct ctrl req = { .cmd = C_ACKREQ, .phase = phase, .seq = seq }, ack;
 	int64_t t0 = now_ns();
@@ -1082,7 +1081,7 @@ static int bw_burst(struct xp *x, uint32_t phase, uint32_t seq, uint32_t size,
 			if (xp_send(x, x->out, size) < 0)
 				return -1;
 	}
-	x->send_ns += now_ns() - t0;
+	*send_ns += now_ns() - t0;
 	if (request(x, &req, C_ACK, after_ms(3 * x->timeout_ms), &ack) < 0)
 		return -1;
 	*seen = ack.value;
@@ -1103,6 +1102,7 @@ static struct result run_bw(struct xp *x, const struct opts *o, int test, uint32
 	if (test == T_BWSIZE)
 		count = count < BWSIZE_MIN ? BWSIZE_MIN : count > o->messages ? o->messages : count;
 	uint64_t sent = 0, seen = 0;
+	int64_t send_ns = 0;	/* inside the data sends */
 	struct ctrl c = { .phase = phase, .test = T_BW, .size = size }, ack;
 	uint32_t seq = 0, k;
 	int64_t t0;
@@ -1116,11 +1116,10 @@ static struct result run_bw(struct xp *x, const struct opts *o, int test, uint32
 		return r;
 	}
 	memset(x->out, DATA_FILL, size);
-	x->send_ns = 0;
 	t0 = now_ns();
 	while (sent < count) {
 		k = (uint32_t)(count - sent < c.window ? count - sent : c.window);
-		if (bw_burst(x, phase, ++seq, size, k, &seen) < 0) {
+		if (bw_burst(x, phase, ++seq, size, k, &seen, &send_ns) < 0) {
 			r.why = errno == ETIMEDOUT ? "timeout" : "send";
 			return r;
 		}
@@ -1129,7 +1128,7 @@ static struct result run_bw(struct xp *x, const struct opts *o, int test, uint32
 	r.lost = sent > seen ? sent - seen : 0;
 	r.value = (double)seen * (test == T_RATE ? 1e9 : size * 1000.0) /
 		  (double)(now_ns() - t0);
-	r.send_ns = (double)x->send_ns / (double)(sent ? sent : 1);
+	r.send_ns = (double)send_ns / (double)(sent ? sent : 1);
 	return r;
 }
 
