@@ -329,7 +329,7 @@ static void w_ack(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 		dp_snd_ack(s, h);
 }
 
-static void w_dispatch(const struct dp_msg_hdr *h, const void *payload)
+void w_dispatch(const struct dp_msg_hdr *h, const void *payload)
 {
 	struct dp_endpoint *ep = w_find_ep(h->dst_nid, h->dst_dpid);
 	struct dp_snd *s;

@@ -112,6 +112,8 @@ int w_send_wait(struct dp_snd *s, u32 len);		/* the world runs meanwhile */
 unsigned int w_read(struct dp_endpoint *ep, unsigned int n, u32 *seq);
 unsigned int w_queued(struct dp_endpoint *ep);
 
+/* Hand one frame to its endpoint, dispatched by type as the MDR does. */
+void w_dispatch(const struct dp_msg_hdr *h, const void *payload);
 /* Deliver every frame in flight (and those they cause), then run work. */
 unsigned int w_pump(void);
 /* w_pump() and kmock_advance() a millisecond at a time, @ms times. */

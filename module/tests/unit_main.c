@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Runs every host unit test and prints TAP version 13; exits 1 on failure. */
+/*
+ * Runs every host unit test and prints TAP version 13; exits 1 on failure.
+ * DP_UNIT_ONLY=TEXT runs only the tests whose names contain TEXT.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "unit.h"
 
 int unit_failed;
@@ -8,7 +15,15 @@ const char *unit_skip;
 static const struct unit_test *const suites[] = {
 	wire_tests, ring_tests, nart_tests, fuzz_replay_tests, srom_tests,
 	rel_tests, frag_tests, snd_tests, snd_frag_tests, rcv_tests, rcv_frag_tests, table_tests, disc_tests,
+	chaos_tests,
 };
+
+static bool chosen(const struct unit_test *t)
+{
+	const char *only = getenv("DP_UNIT_ONLY");
+
+	return !only || strstr(t->name, only);
+}
 
 int main(void)
 {
@@ -18,10 +33,12 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
 		for (t = suites[i]; t->name; t++)
-			n++;
+			n += chosen(t);
 	printf("TAP version 13\n1..%u\n", n);
 	for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
 		for (t = suites[i]; t->name; t++) {
+			if (!chosen(t))
+				continue;
 			unit_failed = 0;
 			unit_skip = NULL;
 			t->fn();

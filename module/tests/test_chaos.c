@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Long streams over a faulty link, as run_rel.sh runs them between two
+ * guests, but on the host and in simulated time: a real sender (dp_snd.c)
+ * and a real receiver (dp_rcv.c) in the world of sess_world.c, joined by a
+ * link that delays every frame, drops, duplicates and reorders some (as
+ * the fault relay does; a corrupted frame is one dp's CRC drops, so a drop
+ * here), in both directions.  The sender writes as fast as the session
+ * lets it, the reader reads at a varying pace and sometimes not at all
+ * for a while.  Every message must arrive once, in order, intact; no send
+ * may fail; and the stream must never stand still: no progress for
+ * C_STALL_MS of simulated time fails the test with both sides' sessions.
+ * Seeded: a failure names its seed and is reproduced by it.
+ */
+#include <time.h>
+
+#include "sess_world.h"
+
+#define C_STALL_MS	30000u
+#define C_POOL		(256u * 1024)	/* the receiver's, as dp_rel_peer's */
+
+struct c_frame {
+	struct dp_msg_hdr h;
+	unsigned long due;
+	u8 *data;
+};
+
+struct c_cfg {
+	u64 seed;
+	u32 count;		/* messages */
+	u32 small_max;		/* sizes 4..small_max, ... */
+	u32 large_pct;		/* ... or, this often, up to large_max */
+	u32 large_max;
+	u32 drop, dup, reorder;	/* percent, as dp-link set */
+	u32 hiccup;		/* per million ms: the link holds all for up to 3 s */
+};
+
+static struct {
+	u64 rnd;
+	const struct c_cfg *cfg;
+	struct c_frame *q;	/* frames on the link, unordered */
+	unsigned int nq, cap;
+	unsigned long dropped, duplicated, reordered, passed, hiccups;
+	u32 *lens;		/* each message's length, by index */
+	u32 sent, got, bad;
+	unsigned long progress;	/* jiffies of the last message sent or read */
+	unsigned long pause_until;	/* the reader reads nothing till then */
+	bool stalled;
+} c;
+
+static struct dp_endpoint *A, *B;
+static struct dp_snd *ab;
+
+static u32 c_rand(u32 n)
+{
+	return n ? (u32)(unit_rand(&c.rnd) >> 33) % n : 0;
+}
+
+/* Put a copy of @h and its payload on the link, due in @ms. */
+static void c_put(const struct dp_msg_hdr *h, const void *data, unsigned long ms)
+{
+	struct c_frame *f;
+
+	if (c.nq == c.cap) {
+		c.cap = c.cap ? 2 * c.cap : 256;
+		c.q = realloc(c.q, c.cap * sizeof(*c.q));
+	}
+	f = &c.q[c.nq++];
+	f->h = *h;
+	f->due = jiffies + ms;
+	f->data = malloc(h->len ? h->len : 1);
+	memcpy(f->data, data, h->len);
+}
+
+/*
+ * The frames the sessions sent since the last look go on the link: a
+ * millisecond's latency each, or 20 more if reordered (the relay's
+ * reorder_ms), lost, or twice.
+ */
+static void c_take_sent(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < w.n_frames; i++) {
+		struct w_frame *f = &w.frames[i];
+
+		if (f->done)
+			continue;
+		f->done = true;
+		if (c_rand(100) < c.cfg->drop) {
+			c.dropped++;
+			continue;
+		}
+		if (c_rand(100) < c.cfg->dup) {
+			c.duplicated++;
+			c_put(&f->h, f->data, 1);
+		}
+		if (c_rand(100) < c.cfg->reorder) {
+			c.reordered++;
+			c_put(&f->h, f->data, 21);
+		} else {
+			c_put(&f->h, f->data, 1);
+		}
+	}
+	w.n_frames = 0;		/* every one taken: the log starts again */
+}
+
+/* Deliver what is due, and what that makes the sessions send, till none. */
+static void c_deliver(void)
+{
+	bool more = true;
+
+	while (more) {
+		unsigned int i = 0;
+
+		more = false;
+		c_take_sent();
+		while (i < c.nq) {
+			struct c_frame f = c.q[i];
+
+			if (time_before(jiffies, f.due)) {
+				i++;
+				continue;
+			}
+			c.q[i] = c.q[--c.nq];	/* the order on the link: any */
+			w_dispatch(&f.h, f.data);
+			free(f.data);
+			c.passed++;
+			more = true;
+			c_take_sent();
+		}
+		if (kmock_run())
+			more = true;
+	}
+}
+
+/* The reader: a varying number a millisecond, now and then a pause. */
+static void c_read(void)
+{
+	unsigned int n, i;
+
+	if (time_before(jiffies, c.pause_until))
+		return;
+	if (c_rand(1000) < 2)	/* a reader busy elsewhere for up to 2 s */
+		c.pause_until = jiffies + c_rand(2000);
+	n = 1 + c_rand(16);
+	for (i = 0; i < n; i++) {
+		struct dp_token *t = dp_ring_head(&B->pool.ring);
+		const u8 *p;
+		u32 idx, len;
+
+		if (!t)
+			break;
+		p = (const u8 *)(t + 1);
+		len = t->len;
+		memcpy(&idx, p, sizeof(idx));
+		if (c.got >= c.cfg->count || idx != c.got || len != c.lens[c.got] ||
+		    memcmp(p + 4, w_payload + 4, len - 4)) {
+			if (c.bad++ < 5)
+				printf("#   message %u: index %u, %u bytes (%u expected)\n",
+				       c.got, idx, len, c.got < c.cfg->count ? c.lens[c.got] : 0);
+		}
+		c.got++;
+		c.progress = jiffies;
+		CHECK_EQ(w_read(B, 1, NULL), 1);
+	}
+}
+
+/*
+ * A guest its host did not run for a while (TCG, two guests on two CPUs):
+ * every frame on the link, either way, arrives up to 3 s late.
+ */
+static void c_hiccup(void)
+{
+	unsigned long late = 1 + c_rand(3000);
+	unsigned int i;
+
+	for (i = 0; i < c.nq; i++)
+		c.q[i].due += late;
+	c.hiccups++;
+}
+
+/* One millisecond of the world. */
+static void c_step(void)
+{
+	if (c_rand(1000000) < c.cfg->hiccup)
+		c_hiccup();
+	c_deliver();
+	kmock_advance(1);
+	c_deliver();
+	c_read();
+	if (!c.stalled && jiffies - c.progress > C_STALL_MS)
+		c.stalled = true;
+}
+
+/* The world goes on while a large message's writer waits (the window). */
+static void c_wait_hook(void)
+{
+	if (!c.stalled)
+		c_step();
+}
+
+static void c_dump(const char *why)
+{
+	struct dp_snd_info si = w_info(ab);
+	struct dp_ep_stats sa = w_stats(A), sb = w_stats(B);
+	struct dp_rcv_info ri = { 0 };
+	bool has = w_rinfo(B, 1, 10, &ri);
+
+	printf("#   %s: seed %llu, at %lu ms: sent %u, read %u of %u\n", why,
+	       (unsigned long long)c.cfg->seed, jiffies - 1000000, c.sent, c.got,
+	       c.cfg->count);
+	printf("#   sender: state %u err %u isn %u una %u nxt %u credit_left %d cwnd %u rto %u ms backoff %u heard %u ms ago; probe %d want %u waiters %u in_msg %d armed %d (at %+ld ms) deadline %+ld ms recovering %d\n",
+	       si.state, si.err, si.isn, si.snd_una, si.snd_nxt, si.credit_left,
+	       si.cwnd, si.rto_ms, si.backoff, si.heard_ms, ab->probe, ab->want,
+	       ab->waiters, ab->in_msg, ab->armed, (long)(ab->armed_at - jiffies),
+	       (long)(ab->deadline - jiffies), ab->recovering);
+	printf("#   receiver: %s isn %u rcv_nxt %u held %u credit_left %d ack_owed %d; pool queued %u\n",
+	       has ? "session" : "no session", ri.isn, ri.rcv_nxt, ri.held,
+	       ri.credit_left, ri.ack_owed, w_queued(B));
+	printf("#   A: retrans %llu undelivered %llu blocked %llu; B: drops full %llu\n",
+	       (unsigned long long)sa.tx_retrans, (unsigned long long)sa.tx_undelivered,
+	       (unsigned long long)sa.tx_blocked, (unsigned long long)sb.rx_drop_full);
+	printf("#   link: %u frames on it, passed %lu dropped %lu duplicated %lu reordered %lu, %lu hiccups; timers/works pending %d\n",
+	       c.nq, c.passed, c.dropped, c.duplicated, c.reordered, c.hiccups,
+	       kmock_pending());
+}
+
+static u32 c_size(u32 max)
+{
+	u32 top = c.cfg->small_max;
+
+	if (c_rand(100) < c.cfg->large_pct)
+		top = c.cfg->large_max;
+	if (top > max)
+		top = max;
+	return 4 + c_rand(top - 3);
+}
+
+/* Send message c.sent: 0, or the write's error (-EAGAIN: not now). */
+static int c_send_one(void)
+{
+	u32 max = dp_snd_max_msg(ab), len;
+	int err;
+
+	len = c.lens[c.sent] ? c.lens[c.sent] : c_size(max);
+	c.lens[c.sent] = len;
+	memcpy(w_payload, &c.sent, sizeof(c.sent));
+	if (len > dp_max_msg(A->node)) {
+		/* a large message: its first fragment as any, the rest waits */
+		kmock_wait_hook = c_wait_hook;
+		kmock_wait_rounds = C_STALL_MS;
+	}
+	err = dp_snd_send(ab, w_payload, len, true);
+	kmock_wait_hook = NULL;
+	if (!err) {
+		c.sent++;
+		c.progress = jiffies;
+	}
+	return err;
+}
+
+static void c_stream(const struct c_cfg *cfg)
+{
+	int err = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.cfg = cfg;
+	c.rnd = cfg->seed;
+	c.lens = calloc(cfg->count, sizeof(*c.lens));
+	ab = w_pair(C_POOL, &A, &B);
+	memset(w_payload, 0x5a, sizeof(u32));
+	for (u32 i = 4; i < cfg->large_max; i++)
+		w_payload[i] = (u8)(i * 7 + (i >> 9));
+	c.progress = jiffies;
+	while (c.got < cfg->count && !c.stalled && !err) {
+		unsigned int burst = 1 + c_rand(8);
+
+		while (burst-- && c.sent < cfg->count) {
+			err = c_send_one();
+			if (err == -EAGAIN)
+				err = 0;
+			if (err)
+				break;
+		}
+		c_step();
+	}
+	if (err) {
+		CHECK(!err, "message %u: the send failed: %d", c.sent, err);
+		c_dump("a send failed");
+	}
+	if (c.stalled) {
+		CHECK(!c.stalled, "no progress for %u ms", C_STALL_MS);
+		c_dump("stalled");
+	}
+	CHECK_EQ(c.got, cfg->count);
+	CHECK_EQ(c.bad, 0);
+	CHECK_EQ(w_stats(A).tx_undelivered, 0);
+	CHECK_EQ(w_stats(B).rx_drop_full, 0);
+	CHECK(c.dropped && c.duplicated && c.reordered, "the link made faults");
+	if (unit_failed)
+		c_dump("at the end");
+	printf("#   seed %llu: %u messages in %lu ms; link passed %lu, dropped %lu, duplicated %lu, reordered %lu, %lu hiccups; %llu resent\n",
+	       (unsigned long long)cfg->seed, c.got, jiffies - 1000000, c.passed,
+	       c.dropped, c.duplicated, c.reordered, c.hiccups,
+	       (unsigned long long)w_stats(A).tx_retrans);
+	w_teardown();
+	while (c.nq)
+		free(c.q[--c.nq].data);
+	free(c.q);
+	free(c.lens);
+}
+
+/*
+ * The seeds a test runs: its own, or DP_CHAOS_SEEDS=N random ones
+ * (printed), to search for a failure (make -C module/tests chaos).
+ */
+static unsigned int c_seeds(unsigned int own)
+{
+	const char *e = getenv("DP_CHAOS_SEEDS");
+
+	return e ? (unsigned int)strtoul(e, NULL, 10) : own;
+}
+
+static u64 c_seed(const u64 *own, unsigned int n_own, unsigned int i)
+{
+	static u64 r;
+
+	if (!getenv("DP_CHAOS_SEEDS"))
+		return own[i < n_own ? i : 0];
+	if (!r)
+		r = (u64)time(NULL) | 1;
+	return unit_rand(&r) >> 20;
+}
+
+/* rel_stream's: one-frame messages under drop=5,dup=2,reorder=5 (+1 corrupt). */
+static void test_chaos_stream(void)
+{
+	static const u64 seeds[] = { 42, 7, 1234567 };
+	unsigned int i, n = c_seeds(ARRAY_SIZE(seeds));
+
+	for (i = 0; i < n && !unit_failed; i++) {
+		struct c_cfg cfg = {
+			.seed = c_seed(seeds, ARRAY_SIZE(seeds), i), .count = 20000,
+			.small_max = 1400, .large_max = 1400,
+			.drop = 6, .dup = 2, .reorder = 5, .hiccup = 200,
+		};
+
+		c_stream(&cfg);
+	}
+}
+
+/* rel_large's kind: a mix with messages of up to 64 KiB, in fragments. */
+static void test_chaos_large(void)
+{
+	static const u64 seeds[] = { 43, 8, 7654321 };
+	unsigned int i, n = c_seeds(ARRAY_SIZE(seeds));
+
+	for (i = 0; i < n && !unit_failed; i++) {
+		struct c_cfg cfg = {
+			.seed = c_seed(seeds, ARRAY_SIZE(seeds), i), .count = 3000,
+			.small_max = 1400, .large_pct = 20, .large_max = 65536,
+			.drop = 6, .dup = 2, .reorder = 5, .hiccup = 200,
+		};
+
+		c_stream(&cfg);
+	}
+}
+
+const struct unit_test chaos_tests[] = {
+	{ "chaos: 20000 one-frame messages over a faulty link, 3 seeds: all, in order, no stall",
+	  test_chaos_stream },
+	{ "chaos: 3000 messages of up to 64 KiB over a faulty link, 3 seeds: all, in order, no stall",
+	  test_chaos_large },
+	{ NULL, NULL },
+};
