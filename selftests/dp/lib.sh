@@ -288,6 +288,25 @@ dp_holders() {
 	done
 }
 
+# Where every process holding /dev/dp waits in the kernel, and the kernel's
+# dp work: for a stalled stream, what the writer and the session's work
+# were doing (a wait for credit, the window, a TX slot, a lock).
+dp_stacks() {
+	for p in $(dp_holders); do
+		echo "$(cat "/proc/$p/comm" 2>/dev/null)($p) $(cat "/proc/$p/wchan" 2>/dev/null):"
+		sed 's/^/  /' "/proc/$p/stack" 2>/dev/null
+	done
+	for p in /proc/[0-9]*; do
+		case $(cat "$p/comm" 2>/dev/null) in
+		kworker*)
+			grep -q 'dp_' "$p/stack" 2>/dev/null || continue
+			echo "$(cat "$p/comm")(${p#/proc/}):"
+			sed 's/^/  /' "$p/stack"
+			;;
+		esac
+	done
+}
+
 # After a test timed out: busybox's timeout kills the test's own process,
 # not what it started in the background, which would then hold the module
 # into the next test.  Kill those, and say which they were.

@@ -84,10 +84,16 @@ timeout 60 dp-load >>"$T/step.log" 2>&1 && mod_loaded
 res $? "rel_load (nid $DP_NID)"
 bar loaded
 
-# What this node's sessions and counters say, for a failed step.
+# What this node's sessions, counters and tulips say, for a failed step.
 sessions() {
-	{ echo "dpctl ep:"; dpctl ep; echo "dpctl stats (non-zero):"; dpctl stats | grep -v ' 0$'; } \
-		>>"$T/step.log" 2>&1
+	{
+		echo "dpctl ep:"; dpctl ep
+		echo "dpctl stats (non-zero):"; dpctl stats | grep -v ' 0$'
+		for d in "$DPT_TULIP_DRV"/0000:*; do
+			[ -r "$d/dp_stats" ] && echo "tulip ${d##*/}: $(tr '\n' ' ' <"$d/dp_stats")"
+		done
+		echo "kernel stacks:"; dp_stacks
+	} >>"$T/step.log" 2>&1
 }
 
 # watched SECS CMD...: run CMD, a sender, with this node's sessions saved
@@ -110,7 +116,8 @@ watched() {
 		if [ "$wnow" = "$wlast" ]; then wsame=$((wsame + 10)); else wsame=0; fi
 		wlast=$wnow
 		if [ $wsame -ge "$wsecs" ]; then
-			echo "no new message sent for $wsecs s: the sender is stopped" >>"$T/step.log"
+			echo "no new message sent for $wsecs s: the sender is stopped; its stacks:" >>"$T/step.log"
+			dp_stacks >>"$T/step.log" 2>&1
 			kill $wpid 2>/dev/null
 		fi
 	done
