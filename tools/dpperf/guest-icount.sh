@@ -17,6 +17,10 @@
 # same two emulated chips (tulip0 in netns a, tulip1 in b), in the same boot.
 # Result lines are then led by mode=icount-tulip, and the sizes stop at 1448
 # (the tulip's 1500-byte MTU less dp's header) so every protocol has them.
+# Then bandwidth against size, 1 byte to 1 MiB (dpperf --test bwsize, the
+# realtime sweep's, DPPERF_BYTES per size, at least 8 and at most 20000
+# messages): dp in fragments past 1448 (the server's pool 4 MiB, so that
+# 1 MiB fits its max_msg), TCP, UDP to 16 KiB.
 #
 # Prints KTAP and the results between DPPERF-BEGIN and DPPERF-END, each
 # result line led by mode=icount.
@@ -148,6 +152,7 @@ run_one() {
 	esac
 	ready=/tmp/dpperf-ready.$1
 	rm -f "$ready"
+	[ "$1" = dp ] && [ "$2" = bwsize ] && srv="$srv --pool 4194304"
 	# shellcheck disable=SC2086 # srv, cli: several words
 	ip netns exec b dpperf server --proto "$1" --recv block --ready "$ready" --idle 180 $srv &
 	pid=$!
@@ -213,6 +218,8 @@ run() {
 	run_one "$1" bw "$BW_SIZES"
 	[ $? -eq 1 ] && return 1
 	run_one "$1" rate ""
+	[ $? -eq 1 ] && return 1
+	run_one "$1" bwsize ""
 	[ $? -ne 1 ]
 }
 
