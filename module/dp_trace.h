@@ -36,7 +36,7 @@ struct dp_addr;
 #define trace_dp_tx(ep, to, len) ((void)(ep), (void)(to), (void)(len))
 #define trace_dp_rx(node, h, seq) ((void)(node), (void)(h), (void)(seq))
 #define trace_dp_drop(node, reason, n) ((void)(node), (void)(reason), (void)(n))
-#define trace_dp_retransmit(s, seq, fast) ((void)(s), (void)(seq), (void)(fast))
+#define trace_dp_retransmit(s, seq, fast) kmock_retransmit((s), (seq), (fast))
 #define trace_dp_session(s, from, to, err) \
 	((void)(s), (void)(from), (void)(to), (void)(err))
 #define trace_dp_stall(s, space, on) ((void)(s), (void)(space), (void)(on))

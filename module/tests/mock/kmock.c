@@ -257,8 +257,12 @@ int kmock_pending(void)
 	return n;
 }
 
+unsigned long kmock_resent[2];
+
 void kmock_reset(void)
 {
+	kmock_resent[0] = 0;
+	kmock_resent[1] = 0;
 	memset(timers, 0, sizeof(timers));
 	memset(works, 0, sizeof(works));
 	jiffies = 1000000;

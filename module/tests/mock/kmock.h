@@ -281,6 +281,16 @@ static inline u32 jhash_2words(u32 a, u32 b, u32 initval)
 	return c;
 }
 
+/* ---- tracepoints the tests count ---- */
+/* Retransmissions (trace_dp_retransmit): [0] going back, [1] a hole's. */
+extern unsigned long kmock_resent[2];
+static inline void kmock_retransmit(const void *s, u32 seq, bool fast)
+{
+	(void)s;
+	(void)seq;
+	kmock_resent[fast]++;
+}
+
 /* ---- timers and work: recorded, run by kmock_run() ---- */
 struct timer_list {
 	void (*fn)(struct timer_list *t);
