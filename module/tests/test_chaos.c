@@ -17,7 +17,6 @@
 #include "sess_world.h"
 
 #define C_STALL_MS	30000u
-#define C_POOL		(256u * 1024)	/* the receiver's, as dp_rel_peer's */
 
 struct c_frame {
 	struct dp_msg_hdr h;
@@ -31,6 +30,8 @@ struct c_cfg {
 	u32 small_max;		/* sizes 4..small_max, ... */
 	u32 large_pct;		/* ... or, this often, up to large_max */
 	u32 large_max;
+	bool log_sizes;		/* sizes log-uniform from 4 to large_max (dp_large's) */
+	u32 pool;		/* the receiver's: dp_rel_peer's 256 KiB, dp_large's 4 MiB */
 	u32 drop, dup, reorder;	/* percent, as dp-link set */
 	u32 hiccup;		/* per million ms: the link holds all for up to 3 s */
 };
@@ -234,6 +235,14 @@ static u32 c_size(u32 max)
 {
 	u32 top = c.cfg->small_max;
 
+	if (c.cfg->log_sizes) {
+		u32 bits = 2 + c_rand(19);	/* 4 B .. 1 MiB */
+		u32 len = (1u << bits) + c_rand(1u << bits);
+
+		len = len > c.cfg->large_max ? c.cfg->large_max : len;
+		return len > max ? max : len;
+	}
+
 	if (c_rand(100) < c.cfg->large_pct)
 		top = c.cfg->large_max;
 	if (top > max)
@@ -287,7 +296,7 @@ static void c_stream(struct c_cfg *cfg)
 	c.cfg = cfg;
 	c.rnd = cfg->seed;
 	c.lens = calloc(cfg->count, sizeof(*c.lens));
-	ab = w_pair(C_POOL, &A, &B);
+	ab = w_pair(cfg->pool, &A, &B);
 	memset(w_payload, 0x5a, sizeof(u32));
 	for (u32 i = 4; i < cfg->large_max; i++)
 		w_payload[i] = (u8)(i * 7 + (i >> 9));
@@ -362,7 +371,7 @@ static void test_chaos_stream(void)
 	for (i = 0; i < n && !unit_failed; i++) {
 		struct c_cfg cfg = {
 			.seed = c_seed(seeds, ARRAY_SIZE(seeds), i), .count = 20000,
-			.small_max = 1400, .large_max = 1400,
+			.small_max = 1400, .large_max = 1400, .pool = 256 * 1024,
 			.drop = 6, .dup = 2, .reorder = 5, .hiccup = 200,
 		};
 
@@ -380,6 +389,24 @@ static void test_chaos_large(void)
 		struct c_cfg cfg = {
 			.seed = c_seed(seeds, ARRAY_SIZE(seeds), i), .count = 3000,
 			.small_max = 1400, .large_pct = 20, .large_max = 65536,
+			.pool = 256 * 1024,
+			.drop = 6, .dup = 2, .reorder = 5, .hiccup = 200,
+		};
+
+		c_stream(&cfg);
+	}
+}
+
+/* rel_large's: 1 B to 1 MiB, log-uniform, into a pool of 4 MiB. */
+static void test_chaos_huge(void)
+{
+	static const u64 seeds[] = { 44 };
+	unsigned int i, n = c_seeds(ARRAY_SIZE(seeds));
+
+	for (i = 0; i < n && !unit_failed; i++) {
+		struct c_cfg cfg = {
+			.seed = c_seed(seeds, ARRAY_SIZE(seeds), i), .count = 300,
+			.large_max = 1u << 20, .log_sizes = true, .pool = 4u << 20,
 			.drop = 6, .dup = 2, .reorder = 5, .hiccup = 200,
 		};
 
@@ -392,5 +419,7 @@ const struct unit_test chaos_tests[] = {
 	  test_chaos_stream },
 	{ "chaos: 3000 messages of up to 64 KiB over a faulty link, 3 seeds: all, in order, no stall",
 	  test_chaos_large },
+	{ "chaos: 300 messages of 4 B to 1 MiB over a faulty link: all, in order, no stall",
+	  test_chaos_huge },
 	{ NULL, NULL },
 };
