@@ -288,6 +288,27 @@ dp_holders() {
 	done
 }
 
+# This guest's pauses: its uptime jumping by more than 3 s across a 1 s
+# sleep means its host did not run it meanwhile (a loaded host, steal
+# time), which a peer cannot tell from a dead node once it passes
+# unreach_ms.  Diagnostics for a failed stream, not a verdict.  Run in
+# the background; pauses prints the last 5 of them.
+pausewatch() {
+	prev=$(tr -d . </proc/uptime | cut -d' ' -f1)
+	while sleep 1; do
+		now=$(tr -d . </proc/uptime | cut -d' ' -f1)
+		[ $((now - prev)) -gt 300 ] &&
+			echo "paused $(((now - prev) / 100)) s before uptime $((now / 100)) s" >>"$T/pauses"
+		prev=$now
+	done
+}
+pauses() {
+	: >>"$T/pauses"
+	echo "pauses of this guest over 3 s: $(wc -l <"$T/pauses")"
+	sed 's/^/  /' "$T/pauses" 2>/dev/null | tail -n 5
+}
+
+
 # Where every process holding /dev/dp waits in the kernel, and the kernel's
 # dp work: for a stalled stream, what the writer and the session's work
 # were doing (a wait for credit, the window, a TX slot, a lock).

@@ -93,6 +93,7 @@ sessions() {
 			[ -r "$d/dp_stats" ] && echo "tulip ${d##*/}: $(tr '\n' ' ' <"$d/dp_stats")"
 		done
 		echo "kernel stacks:"; dp_stacks
+		pauses
 	} >>"$T/step.log" 2>&1
 }
 
@@ -154,7 +155,11 @@ recv_faulted() { # STEP DESCRIPTION CMD...
 	bar "$step"
 }
 
-# 2. stream under faults
+# 2. stream under faults; this guest's pauses recorded from here on (a
+# failed step lists them: a peer silent past unreach_ms may be a guest its
+# host did not run)
+pausewatch &
+pwatch=$!
 if [ "$me" -eq 1 ]; then
 	recv_faulted stream "rel_stream: $N messages under drop/dup/reorder/corrupt arrive once, in order, intact" \
 		timeout 1300 $P recv 700 11 "$N" 0 1200 120
@@ -453,5 +458,6 @@ else
 	res $st "rel_rmmod: sender killed with retransmissions pending, rmmod is clean"
 	bar rmmod-done
 fi
+kill "$pwatch" 2>/dev/null
 bar done
 [ "$ktap_failed" -eq 0 ]

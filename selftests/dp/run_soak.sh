@@ -52,25 +52,6 @@ state() { # what this node saw, for a failure's diagnostics
 		>>"$T/step.log" 2>&1
 }
 relay() { dp-link stats "$1" 2>/dev/null; }
-# This guest's pauses: its uptime jumping by more than 3 s across a 1 s
-# sleep means its host did not run it meanwhile (a loaded host, steal
-# time), which a peer cannot tell from a dead node once it passes
-# unreach_ms.  Diagnostics for a failed stream, not a verdict.
-pausewatch() {
-	prev=$(tr -d . </proc/uptime | cut -d' ' -f1)
-	while sleep 1; do
-		now=$(tr -d . </proc/uptime | cut -d' ' -f1)
-		[ $((now - prev)) -gt 300 ] &&
-			echo "paused $(((now - prev) / 100)) s before uptime $((now / 100)) s" >>"$T/pauses"
-		prev=$now
-	done
-}
-pauses() {
-	: >>"$T/pauses"
-	echo "pauses of this guest over 3 s: $(wc -l <"$T/pauses")"
-	sed 's/^/  /' "$T/pauses" 2>/dev/null | tail -n 5
-}
-
 ktap_failed=0
 
 ns_clean
