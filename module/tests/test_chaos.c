@@ -43,7 +43,7 @@ struct c_cfg {
 static struct {
 	u64 rnd;
 	struct c_cfg *cfg;
-	struct c_frame *q;	/* frames on the link, unordered */
+	struct c_frame *q;	/* frames on the link, in the order put on it */
 	unsigned int nq, cap;
 	unsigned long dropped, duplicated, reordered, passed, hiccups;
 	u32 *lens;		/* each message's length, by index */
