@@ -14,7 +14,8 @@
 #                     before a change to the send or receive path
 #   make profile      one icount 1-byte dp ping-pong on the tulips under guest perf:
 #                     where one leg's instructions go, by symbol
-#                     (build/results/profile/profile.md; docs/perf/profile.md)
+#                     (build/results/profile/profile.md; docs/perf/profile.md);
+#                     PROFILE_RUN=bw:65536: dp's bandwidth instead, per KiB
 #   make demo         deps, build, dpperf in a 2-guest real-time run, icount runs
 #                     on e1000 and on tulip (dp's own driver against UDP/TCP over
 #                     Linux's), a 2-guest run on the simulated Myrinet fabric (dp
@@ -166,7 +167,10 @@ soak:
 		debug_userspace debug_initramfs soak_debug
 
 # The profile run's image carries perf (not the other guests'); KVER picks
-# the kernel (default: the first of KVERS).
+# the kernel (default: the first of KVERS).  PROFILE_RUN: 1, the 1-byte
+# ping-pong (per leg), or bw:SIZE, dp's bandwidth in SIZE-byte messages
+# (per KiB delivered; SIZE up to 1 MiB).
+PROFILE_RUN ?= 1
 PROFILE_IMG = build/$(KVER)/initramfs-profile.cpio
 profile:
 	tools/deps.sh
@@ -177,7 +181,7 @@ profile-run: all
 		--ko build/$(KVER)/src/dp.ko --bin /usr/bin/perf
 	tools/qemu/cluster.py --kernel $(KVER) --mode icount --out $(RESULTS)/profile \
 		--nic tulip --nic-driver tulip --initramfs $(PROFILE_IMG) \
-		--append dpg.profile=1 --timeout $(GUEST_TIMEOUT)
+		--append dpg.profile=$(PROFILE_RUN) --timeout $(GUEST_TIMEOUT)
 	tools/dpperf/profile-report $(RESULTS)/profile
 
 # deps first, in its own step: KVERS can only be read once the kernels are installed

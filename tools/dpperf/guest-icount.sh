@@ -33,6 +33,8 @@
 # guest time counts instructions, so a cpu-clock sample stands for PERIOD
 # instructions wherever it lands.  `perf report` by symbol is printed
 # between PROFILE-BEGIN and PROFILE-END (tools/dpperf/profile-report).
+# dpg.profile=bw:SIZE profiles dp's bandwidth phase instead: DPPERF_PROFILE_BYTES
+# (16 MiB) in SIZE-byte messages (the server's pool 4 MiB, so up to 1 MiB).
 set -u
 # shellcheck source=/dev/null
 . /etc/dp/env
@@ -53,8 +55,12 @@ if [ "$(basename "$(readlink /sys/class/net/eth0/device/driver 2>/dev/null)")" =
 	PP_SIZES=1,16,32,64,128,256,512,768,1024,1280,1448
 	BW_SIZES=64,256,512,1024,1448
 fi
-PROFILE=0
-if grep -qw dpg.profile=1 /proc/cmdline; then
+PROFILE=0 PROFILE_BW=""
+PROFILE_ARG=$(sed -n 's/.*dpg\.profile=\([^ ]*\).*/\1/p' /proc/cmdline)
+case $PROFILE_ARG in
+bw:[0-9]*) PROFILE_BW=${PROFILE_ARG#bw:} BYTES=${DPPERF_PROFILE_BYTES:-16777216} ;;
+esac
+if [ "$PROFILE_ARG" = 1 ] || [ -n "$PROFILE_BW" ]; then
 	PROFILE=1 PROTOS=dp PP_SIZES=1 BW_SIZES=""
 	ITERS=${DPPERF_PROFILE_ITERS:-20000}
 	PERIOD=${DPPERF_PROFILE_PERIOD:-50000}
@@ -128,7 +134,11 @@ client() {	# client PROTO TESTS SIZES ARGS...
 # The profile by symbol, with sample counts, between PROFILE-BEGIN/END.
 profile_print() {
 	echo PROFILE-BEGIN
-	echo "iters $ITERS period $PERIOD"
+	if [ -n "$PROFILE_BW" ]; then
+		echo "bw $PROFILE_BW bytes $BYTES period $PERIOD"
+	else
+		echo "iters $ITERS period $PERIOD"
+	fi
 	perf report -i /tmp/perf.data --stdio --sort sym -n --no-children -q -g none 2>/dev/null |
 		sed '/^$/d'
 	echo PROFILE-END
@@ -152,7 +162,7 @@ run_one() {
 	esac
 	ready=/tmp/dpperf-ready.$1
 	rm -f "$ready"
-	[ "$1" = dp ] && [ "$2" = bwsize ] && srv="$srv --pool 4194304"
+	[ "$1" = dp ] && { [ "$2" = bwsize ] || [ -n "$PROFILE_BW" ]; } && srv="$srv --pool 4194304"
 	# shellcheck disable=SC2086 # srv, cli: several words
 	ip netns exec b dpperf server --proto "$1" --recv block --ready "$ready" --idle 180 $srv &
 	pid=$!
@@ -204,6 +214,11 @@ run_entry() {
 # ping-pong only); dp on the e1000s also by kernel entry (run_entry); 0
 # unless a whole session failed.
 run() {
+	if [ -n "$PROFILE_BW" ]; then
+		run_one "$1" bw "$PROFILE_BW"
+		[ $? -ne 1 ]
+		return
+	fi
 	tests=pingpong,bw,rate
 	{ [ "$1" = raw ] || [ $PROFILE -eq 1 ]; } && tests=pingpong
 	if [ -z "$PP_SIZES" ]; then
@@ -257,7 +272,10 @@ if [ $PROFILE -eq 1 ]; then
 	# a profile with fewer than 100 samples says nothing
 	[ "$(awk '/^PROFILE-END/ { exit } /%/ { s += $2 } END { print s + 0 }' \
 		/tmp/profile.txt)" -ge 100 ]
-	result $? "perf profile of the dp ping-pong ($ITERS round trips, period $PERIOD)"
+	pst=$?
+	what="the dp ping-pong ($ITERS round trips, period $PERIOD)"
+	[ -n "$PROFILE_BW" ] && what="dp's bandwidth ($BYTES bytes in $PROFILE_BW-byte messages, period $PERIOD)"
+	result $pst "perf profile of $what"
 fi
 
 # Deleting the namespaces returns eth0/eth1 to the initial one.

@@ -15,7 +15,7 @@ t() { # STATUS NAME
 	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; bad=$((bad + 1)); fi
 }
 echo "TAP version 13"
-echo "1..6"
+echo "1..9"
 
 mkdir "$d/run"
 {
@@ -41,6 +41,25 @@ grep -q "dpperf measured 10.00 us per round trip, 5000 instructions per leg" "$d
 t $? "the measured round trip, as instructions per leg"
 grep -q 'Symbols named `dp_\*` (dp.ko): 60.0%' "$d/out.md"
 t $? "the dp.ko share"
+
+# dpg.profile=bw:SIZE: instructions per KiB delivered
+mkdir "$d/bw"
+{
+	echo PROFILE-BEGIN
+	echo "bw 65536 bytes 1048576 period 10000"
+	echo "    60.00%           600  [k] dp_snd_send"
+	echo "    40.00%           400  [k] tulip_rx"
+	echo PROFILE-END
+} >"$d/bw/icount-g0.out.log"
+printf 'mode=icount-tulip%sdp%sbw%s65536%s100.00%sMB/s\n' "$tab" "$tab" "$tab" "$tab" "$tab" \
+	>"$d/bw/icount.tsv"
+"$pr" "$d/bw" >"$d/bw.md" 2>"$d/err"
+t $? "a bandwidth block is reported"
+# 600 samples * 10000 / (1048576 / 1024) = 5859 instructions per KiB
+grep -q "^dp_snd_send${tab}kernel${tab}600${tab}60.00${tab}5859\$" "$d/bw/profile.tsv"
+t $? "samples become instructions per KiB (600 * 10000 / 1024 = 5859)"
+grep -q "9766 instructions per KiB delivered sampled; dpperf measured 100.00 MB/s, 10240 instructions per KiB" "$d/bw.md"
+t $? "the sampled total and the measured bandwidth, per KiB"
 
 mkdir "$d/empty"
 printf 'PROFILE-BEGIN\niters 10 period 10\nPROFILE-END\n' >"$d/empty/icount-g0.out.log"
