@@ -308,7 +308,6 @@ pauses() {
 	sed 's/^/  /' "$T/pauses" 2>/dev/null | tail -n 5
 }
 
-
 # Where every process holding /dev/dp waits in the kernel, and the kernel's
 # dp work: for a stalled stream, what the writer and the session's work
 # were doing (a wait for credit, the window, a TX slot, a lock).
