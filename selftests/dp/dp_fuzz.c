@@ -2014,6 +2014,8 @@ static int tsettled(struct tdir *d, int i)
  * quiet moment instead would miss a message its sender resends after an
  * RTO longer than that moment.
  */
+static void show_sessions(void);
+
 static void tfinish(struct tdir *d, uint8_t *buf)
 {
 	const char *sc = getenv("DPT_TMO_SCALE");
@@ -2028,6 +2030,8 @@ static void tfinish(struct tdir *d, uint8_t *buf)
 			return;
 		dpt_sleep_ms(50);
 	}
+	ktap_diag("traffic: not settled after %d s; the sessions now:", n / 20);
+	show_sessions();
 }
 
 static void __attribute__((noreturn)) traffic(uint64_t seed, int ready)
@@ -2245,6 +2249,33 @@ static void show_stuck(pid_t pid)
 	dpt_sh("%s", cmd);
 }
 
+/*
+ * The traffic endpoints' sessions on both nodes (dpctl ep: each edge's
+ * snd_una, snd_nxt, RTO, backoff and how long ago the peer was heard; each
+ * sender's rcv_nxt at the receiver): for a direction that did not settle,
+ * whether its sender still retransmits and hears the receiver, or went
+ * quiet with something unacknowledged.
+ */
+static void show_sessions(void)
+{
+	dpt_sh("for ns in '%s' '%s'; do echo \"dpctl ep in ${ns:-init}:\"; "
+	       "if [ -z \"$ns\" ] || [ \"$ns\" = init ]; then dpctl ep; else ip netns exec \"$ns\" dpctl ep; fi; "
+	       "done 2>&1 | grep -v '^ *$' | sed 's/^/#   /' | head -n 80",
+	       dpt.nsa, dpt.nsb);
+}
+
+/*
+ * The workers' grace after the deadline: GRACE_S, times DPT_TMO_SCALE on
+ * the slow debug kernels, as the traffic's own drain bound (tfinish()) is,
+ * so a drain that its own bound still allows is not cut short.
+ */
+static int grace_s(void)
+{
+	const char *sc = getenv("DPT_TMO_SCALE");
+
+	return GRACE_S * (sc && atoi(sc) > 0 ? atoi(sc) : 1);
+}
+
 /* Wait until every worker exited, or the time is up; returns those left. */
 static int reap_until(struct worker *w, int n, uint64_t until)
 {
@@ -2267,14 +2298,16 @@ static int finish_workers(struct worker *w, int n)
 {
 	int i, left, bad = 0;
 
-	left = reap_until(w, n, sh->deadline + GRACE_S * 1000000000ull);
+	left = reap_until(w, n, sh->deadline + grace_s() * 1000000000ull);
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 	if (left) {
 		for (i = 0; i < n; i++)
 			if (w[i].status == -1) {
 				ktap_diag("%s (pid %d) still running %d s after the deadline:",
-					  w[i].what, (int)w[i].pid, GRACE_S);
+					  w[i].what, (int)w[i].pid, grace_s());
 				show_stuck(w[i].pid);
+				if (!strcmp(w[i].what, "traffic"))
+					show_sessions();
 				kill(w[i].pid, SIGKILL);
 			}
 		left = reap_until(w, n, now_ns() + 30 * 1000000000ull);
