@@ -2250,17 +2250,19 @@ static void show_stuck(pid_t pid)
 }
 
 /*
- * The traffic endpoints' sessions on both nodes (dpctl ep: each edge's
- * snd_una, snd_nxt, RTO, backoff and how long ago the peer was heard; each
- * sender's rcv_nxt at the receiver): for a direction that did not settle,
- * whether its sender still retransmits and hears the receiver, or went
- * quiet with something unacknowledged.
+ * The endpoints' sessions on both nodes (dpctl ep: each edge's snd_una,
+ * snd_nxt, RTO, backoff and how long ago the peer was heard; each sender's
+ * rcv_nxt at the receiver) and their counters (a receiver refusing as
+ * full, or for length): for a direction that did not settle, whether its
+ * sender still retransmits and hears the receiver, or went quiet with
+ * something unacknowledged.
  */
 static void show_sessions(void)
 {
-	dpt_sh("for ns in '%s' '%s'; do echo \"dpctl ep in ${ns:-init}:\"; "
-	       "if [ -z \"$ns\" ] || [ \"$ns\" = init ]; then dpctl ep; else ip netns exec \"$ns\" dpctl ep; fi; "
-	       "done 2>&1 | grep -v '^ *$' | sed 's/^/#   /' | head -n 80",
+	dpt_sh("for ns in '%s' '%s'; do x=; [ -z \"$ns\" ] || [ \"$ns\" = init ] || x=\"ip netns exec $ns\"; "
+	       "echo \"dpctl ep in ${ns:-init}:\"; $x dpctl ep; "
+	       "echo \"dpctl stats in ${ns:-init} (non-zero):\"; $x dpctl stats | grep -v ' 0$'; "
+	       "done 2>&1 | grep -v '^ *$' | sed 's/^/#   /' | head -n 120",
 	       dpt.nsa, dpt.nsb);
 }
 
