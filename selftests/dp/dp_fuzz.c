@@ -78,6 +78,18 @@
 #define GRACE_S		30	/* for workers to stop after the deadline */
 #define VMALLOC_SLACK_KIB 2048	/* other vmalloc users, freeing in flight */
 
+/*
+ * DPT_TMO_SCALE (lib.sh: 4 on make check-debug's kernels, whose every bound
+ * is that much longer), or 1: every bound of this test that is a time.
+ */
+static unsigned int tmo_scale(void)
+{
+	const char *v = getenv("DPT_TMO_SCALE");
+	unsigned long n = v && *v ? strtoul(v, NULL, 0) : 0;
+
+	return n ? (unsigned int)n : 1;
+}
+
 /* ---- state shared by every process of the run -------------------------- */
 
 enum op {
@@ -2018,8 +2030,7 @@ static void show_sessions(void);
 
 static void tfinish(struct tdir *d, uint8_t *buf)
 {
-	const char *sc = getenv("DPT_TMO_SCALE");
-	int k, i, n = 400 * (sc && atoi(sc) > 0 ? atoi(sc) : 1), done;
+	int k, i, n = 400 * (int)tmo_scale(), done;
 
 	for (k = 0; k < n; k++) {
 		for (i = 0; i < TR_COUNT; i++)
@@ -2273,9 +2284,7 @@ static void show_sessions(void)
  */
 static int grace_s(void)
 {
-	const char *sc = getenv("DPT_TMO_SCALE");
-
-	return GRACE_S * (sc && atoi(sc) > 0 ? atoi(sc) : 1);
+	return GRACE_S * (int)tmo_scale();
 }
 
 /* Wait until every worker exited, or the time is up; returns those left. */
@@ -2760,9 +2769,7 @@ static uint32_t env_u32(const char *name, uint32_t def)
 
 static uint32_t fuzz_longer_max(void)
 {
-	uint32_t scale = env_u32("DPT_TMO_SCALE", 1);
-
-	return FUZZ_LONGER_MAX * (scale ? scale : 1);
+	return FUZZ_LONGER_MAX * tmo_scale();
 }
 
 static void snapshot_before(void)
