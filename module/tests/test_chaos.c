@@ -319,6 +319,7 @@ static void c_stream(struct c_cfg *cfg)
 		w_payload[i] = (u8)(i * 7 + (i >> 9));
 	c.progress = jiffies;
 	while (c.got < cfg->count && !c.stalled && !err) {
+		/* a goodput run's sender writes all it may; else a few a ms */
 		unsigned int burst = cfg->rate ? cfg->count : 1 + c_rand(8);
 
 		while (burst-- && c.sent < cfg->count) {
@@ -358,77 +359,59 @@ static void c_stream(struct c_cfg *cfg)
 }
 
 /*
- * The seeds a test runs: its own, or DP_CHAOS_SEEDS=N random ones
- * (printed), to search for a failure (make -C module/tests chaos).
+ * Stream @base once per seed: @own's, or DP_CHAOS_SEEDS=N random ones
+ * (each printed with its stream), to search for a failure
+ * (DP_CHAOS_SEEDS=200 DP_UNIT_ONLY=chaos module/tests/dp_unit).  Stops at
+ * the first failure, whose seed reproduces it.
  */
-static unsigned int c_seeds(unsigned int own)
+static void c_runs(const struct c_cfg *base, const u64 *own, unsigned int n_own)
 {
 	const char *e = getenv("DP_CHAOS_SEEDS");
+	unsigned int i, n = e ? (unsigned int)strtoul(e, NULL, 10) : n_own;
+	u64 r = (u64)time(NULL) | 1;
 
-	return e ? (unsigned int)strtoul(e, NULL, 10) : own;
-}
+	for (i = 0; i < n && !unit_failed; i++) {
+		struct c_cfg cfg = *base;
 
-static u64 c_seed(const u64 *own, unsigned int n_own, unsigned int i)
-{
-	static u64 r;
-
-	if (!getenv("DP_CHAOS_SEEDS"))
-		return own[i < n_own ? i : 0];
-	if (!r)
-		r = (u64)time(NULL) | 1;
-	return unit_rand(&r) >> 20;
+		cfg.seed = e ? unit_rand(&r) >> 20 : own[i];
+		c_stream(&cfg);
+	}
 }
 
 /* rel_stream's: one-frame messages under drop=5,dup=2,reorder=5 (+1 corrupt). */
 static void test_chaos_stream(void)
 {
 	static const u64 seeds[] = { 42, 7, 1234567 };
-	unsigned int i, n = c_seeds(ARRAY_SIZE(seeds));
+	static const struct c_cfg cfg = {
+		.count = 20000, .small_max = 1400, .large_max = 1400, .pool = 256 * 1024,
+		.drop = 6, .dup = 2, .reorder = 5, .hiccup = 200,
+	};
 
-	for (i = 0; i < n && !unit_failed; i++) {
-		struct c_cfg cfg = {
-			.seed = c_seed(seeds, ARRAY_SIZE(seeds), i), .count = 20000,
-			.small_max = 1400, .large_max = 1400, .pool = 256 * 1024,
-			.drop = 6, .dup = 2, .reorder = 5, .hiccup = 200,
-		};
-
-		c_stream(&cfg);
-	}
+	c_runs(&cfg, seeds, ARRAY_SIZE(seeds));
 }
 
 /* rel_large's kind: a mix with messages of up to 64 KiB, in fragments. */
 static void test_chaos_large(void)
 {
 	static const u64 seeds[] = { 43, 8, 7654321 };
-	unsigned int i, n = c_seeds(ARRAY_SIZE(seeds));
+	static const struct c_cfg cfg = {
+		.count = 3000, .small_max = 1400, .large_pct = 20, .large_max = 65536,
+		.pool = 256 * 1024, .drop = 6, .dup = 2, .reorder = 5, .hiccup = 200,
+	};
 
-	for (i = 0; i < n && !unit_failed; i++) {
-		struct c_cfg cfg = {
-			.seed = c_seed(seeds, ARRAY_SIZE(seeds), i), .count = 3000,
-			.small_max = 1400, .large_pct = 20, .large_max = 65536,
-			.pool = 256 * 1024,
-			.drop = 6, .dup = 2, .reorder = 5, .hiccup = 200,
-		};
-
-		c_stream(&cfg);
-	}
+	c_runs(&cfg, seeds, ARRAY_SIZE(seeds));
 }
 
 /* rel_large's: 1 B to 1 MiB, log-uniform, into a pool of 4 MiB. */
 static void test_chaos_huge(void)
 {
 	static const u64 seeds[] = { 44 };
-	unsigned int i, n = c_seeds(ARRAY_SIZE(seeds));
+	static const struct c_cfg cfg = {
+		.count = 300, .large_max = 1u << 20, .log_sizes = true, .pool = 4u << 20,
+		.drop = 6, .dup = 2, .reorder = 5, .hiccup = 200,
+	};
 
-	for (i = 0; i < n && !unit_failed; i++) {
-		struct c_cfg cfg = {
-			.seed = c_seed(seeds, ARRAY_SIZE(seeds), i), .count = 300,
-			.large_max = 1u << 20, .log_sizes = true, .pool = 4u << 20,
-			.drop = 6, .dup = 2, .reorder = 5, .hiccup = 200,
-		};
-
-		c_stream(&cfg);
-	}
+	c_runs(&cfg, seeds, ARRAY_SIZE(seeds));
 }
 
 /*
