@@ -169,14 +169,26 @@ static void dp_snd_count_undelivered(struct dp_snd *s, u32 n)
 }
 
 /*
- * A copy done with: kept as a spare slot if it is one and there is room,
- * else moved to @done to be freed.  Caller holds s->lock.
+ * How many copy slots an edge keeps, in flight and spare together: as many
+ * as its window lets fly, DP_SND_SPARES at least.  A slot is allocated only
+ * when no spare fits, so with one slot size the slots never outnumber the
+ * messages once in flight, which credit bounds; the cap bounds the rest.
+ */
+static u32 dp_snd_slots_cap(const struct dp_snd *s)
+{
+	return max(DP_SND_SPARES, s->cwnd);
+}
+
+/*
+ * A copy done with, not counted in @n_unacked: kept as a spare slot if it
+ * is one and there is room, else moved to @done to be freed.  Caller holds
+ * s->lock.
  */
 static void dp_snd_keep(struct dp_snd *s, struct dp_txmsg *m,
 			struct list_head *done)
 {
 	lockdep_assert_held(&s->lock);
-	if (m->slot && s->n_spare < DP_SND_SPARES) {
+	if (m->slot && s->n_spare + s->n_unacked < dp_snd_slots_cap(s)) {
 		list_move(&m->node, &s->spare);	/* the warmest first */
 		s->n_spare++;
 	} else {
@@ -202,23 +214,27 @@ static size_t dp_snd_slot_size(size_t need, u32 frame)
 
 /*
  * A copy slot for a message of @len bytes sent in frames of @frame: a
- * spare of that size, else a new one.
+ * spare of that size among the first DP_SND_SPARES (with one size, the
+ * first), else a new one.
  */
 static struct dp_txmsg *dp_snd_get(struct dp_snd *s, size_t len, u32 frame)
 {
 	struct dp_txmsg *m, *found = NULL;
 	size_t need = struct_size(m, data, len);
 	size_t size = dp_snd_slot_size(need, frame);
+	u32 looked = 0;
 
 	if (size) {
 		spin_lock_irq(&s->lock);
-		list_for_each_entry(m, &s->spare, node) {	/* at most DP_SND_SPARES */
+		list_for_each_entry(m, &s->spare, node) {
 			if (m->slot == size) {
 				found = m;
 				list_del(&m->node);
 				s->n_spare--;
 				break;
 			}
+			if (++looked == DP_SND_SPARES)
+				break;
 		}
 		spin_unlock_irq(&s->lock);
 		if (found)
@@ -280,8 +296,8 @@ static void dp_snd_reclaim(struct dp_snd *s, bool all)
 		    (!lost || !(m->flags & DP_WF_FRAG_MASK) ||
 		     m->flags == DP_WF_FRAG_FIRST))
 			lost++;
-		dp_snd_keep(s, m, &done);
 		s->n_unacked--;
+		dp_snd_keep(s, m, &done);
 	}
 	if (all)
 		WRITE_ONCE(s->snd_una, s->snd_nxt);

@@ -30,8 +30,9 @@ struct dp_ep_stats;
  * a 1500-byte MTU) is copied into a slot of that size, a larger one that
  * fits one frame (jumbo frames) into a slot of a frame's size, and the
  * slot is kept for the next message once acknowledged: no allocation per
- * message.  An edge keeps at most DP_SND_SPARES spare slots, and none once
- * its session has given its credit back (idle) or ended.
+ * message, nor per fragment of a large one.  An edge keeps as many slots,
+ * in flight and spare, as its congestion window (DP_SND_SPARES at least),
+ * and no spare once its session has given its credit back (idle) or ended.
  */
 #define DP_SND_SLOT	2048u
 #define DP_SND_SPARES	32u

@@ -603,11 +603,58 @@ static void test_snd_frag_probe_gives_back(void)
 	w_teardown();
 }
 
+/*
+ * Copy slots for large messages: a 64 KiB message is 47 fragments, more
+ * than DP_SND_SPARES, and a window of 128 holds it whole.  Acknowledged
+ * copies are taken back by the next send after it has its own first
+ * fragment's, so a stream of such messages needs n + 1 slots (and the one
+ * a 1-byte message took at open).  Once it has them, it allocates nothing
+ * (each fresh slot was zeroed: a fifth of a large message's instructions).
+ * Taking copies back keeps no more slots than max(DP_SND_SPARES, cwnd),
+ * so a window cut by loss keeps fewer.
+ */
+static void test_snd_frag_slots(void)
+{
+	u32 len = 64 * 1024, n = dp_frag_count(len, FRAME);
+	long allocs, live;
+	unsigned int i;
+
+	open_ab(1u << 20);
+	ab->cwnd = 128;
+	ab->ssthresh = 128;
+	CHECK(n > DP_SND_SPARES, "%u fragments", n);
+	for (i = 0; i < 10; i++) {
+		if (i == 2) {
+			allocs = kmock_kmalloc_snd;
+			live = kmock_kmalloc_live;
+		}
+		CHECK_EQ(send_tracked(len), 0);
+		w_run(5);
+		expect_msg(len, 1 + i);
+		CHECK(ab->n_spare + ab->n_unacked <= n + 2,
+		      "%u spare, %u in flight", ab->n_spare, ab->n_unacked);
+	}
+	CHECK_EQ(kmock_kmalloc_snd, allocs);	/* none by the sender */
+	CHECK_EQ(kmock_kmalloc_live, live);
+	ab->cwnd = 4;				/* a loss cut the window */
+	ab->ssthresh = 4;
+	CHECK_EQ(send_tracked(len), 0);
+	w_run(5);
+	expect_msg(len, 11);
+	CHECK_EQ(w_send(ab, 1), 0);		/* takes the last ones back */
+	CHECK(ab->n_spare + ab->n_unacked <= max(DP_SND_SPARES, ab->cwnd) + 1,
+	      "%u spare, %u in flight, cwnd %u: the cap, and the 1 byte's",
+	      ab->n_spare, ab->n_unacked, ab->cwnd);
+	w_teardown();
+}
+
 const struct unit_test snd_frag_tests[] = {
 	{ "snd frag: cut into FIRST, MID, LAST; credit charged at the first",
 	  test_snd_frag_cut },
 	{ "snd frag: pipelined under a small congestion window",
 	  test_snd_frag_pipelined },
+	{ "snd frag: a stream of large messages allocates no copy slot",
+	  test_snd_frag_slots },
 	{ "snd frag: a lost fragment is resent alone", test_snd_frag_lost },
 	{ "snd frag: cut short: the session ends, no part is seen",
 	  test_snd_frag_abort },
