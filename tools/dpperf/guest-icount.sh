@@ -269,6 +269,13 @@ echo DPPERF-END
 if [ $PROFILE -eq 1 ]; then
 	profile_print >/tmp/profile.txt
 	cat /tmp/profile.txt
+	# what the run resent or dropped, for the profile's reader: each
+	# namespace's dp node (a sends, b receives)
+	echo DPSTATS-BEGIN
+	for ns in a b; do
+		ip netns exec $ns dpctl stats 2>&1 | sed "s/^/$ns:/"
+	done
+	echo DPSTATS-END
 	# a profile with fewer than 100 samples says nothing
 	[ "$(awk '/^PROFILE-END/ { exit } /%/ { s += $2 } END { print s + 0 }' \
 		/tmp/profile.txt)" -ge 100 ]

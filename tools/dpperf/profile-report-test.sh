@@ -15,7 +15,7 @@ t() { # STATUS NAME
 	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; bad=$((bad + 1)); fi
 }
 echo "TAP version 13"
-echo "1..9"
+echo "1..11"
 
 mkdir "$d/run"
 {
@@ -50,6 +50,11 @@ mkdir "$d/bw"
 	echo "    60.00%           600  [k] dp_snd_send"
 	echo "    40.00%           400  [k] tulip_rx"
 	echo PROFILE-END
+	echo DPSTATS-BEGIN
+	echo "a:tx_data 767"
+	echo "a:tx_retrans 0"
+	echo "b:rx_drop_ring 12"
+	echo DPSTATS-END
 } >"$d/bw/icount-g0.out.log"
 printf 'mode=icount-tulip%sdp%sbw%s65536%s100.00%sMB/s\n' "$tab" "$tab" "$tab" "$tab" "$tab" \
 	>"$d/bw/icount.tsv"
@@ -60,6 +65,10 @@ grep -q "^dp_snd_send${tab}kernel${tab}600${tab}60.00${tab}5859\$" "$d/bw/profil
 t $? "samples become instructions per KiB (600 * 10000 / 1024 = 5859)"
 grep -q "9766 instructions per KiB delivered sampled; dpperf measured 100.00 MB/s, 10240 instructions per KiB" "$d/bw.md"
 t $? "the sampled total and the measured bandwidth, per KiB"
+grep -q "non-zero): a:tx_data 767, b:rx_drop_ring 12\.\$" "$d/bw.md"
+t $? "dp's non-zero counters, in order"
+grep -q "dpctl stats" "$d/out.md"
+t $(( $? == 0 )) "no counters line without a DPSTATS block"
 
 mkdir "$d/empty"
 printf 'PROFILE-BEGIN\niters 10 period 10\nPROFILE-END\n' >"$d/empty/icount-g0.out.log"
