@@ -12,7 +12,8 @@
 #                     per kernel over virtio-net and tulip, and 10^5 on the debug
 #                     kernel (selftests/dp/run_soak.sh); not in check: run it
 #                     before a change to the send or receive path
-#   make profile      one icount 1-byte dp ping-pong on the tulips under guest perf:
+#   make profile      one icount 1-byte dp ping-pong on the tulips under guest perf
+#                     (PROFILE_EXACT=1: every instruction counted by QEMU):
 #                     where one leg's instructions go, by symbol
 #                     (build/results/profile/profile.md; docs/perf/profile.md);
 #                     PROFILE_RUN=bw:65536: dp's bandwidth instead, per KiB
@@ -170,8 +171,19 @@ soak:
 # the kernel (default: the first of KVERS).  PROFILE_RUN: 1, the 1-byte
 # ping-pong (per leg), or bw:SIZE, dp's bandwidth in SIZE-byte messages
 # (per KiB delivered; SIZE up to 1 MiB).
+# PROFILE_EXACT=1: instead of perf's samples, every instruction of the run
+# counted by QEMU (tools/qemu/insn-count.c), named from the guest's
+# /proc/kallsyms.
 PROFILE_RUN ?= 1
+PROFILE_EXACT ?= 0
 PROFILE_IMG = build/$(KVER)/initramfs-profile.cpio
+PROFILE_INSNS = $(abspath $(RESULTS))/profile/insns.txt
+ifeq ($(PROFILE_EXACT),1)
+PROFILE_ARGS = --append "dpg.profile=$(PROFILE_RUN) dpg.exact=1" \
+	--plugin $(CURDIR)/tools/qemu/insn-count.so,out=$(PROFILE_INSNS)
+else
+PROFILE_ARGS = --append dpg.profile=$(PROFILE_RUN)
+endif
 profile:
 	tools/deps.sh
 	$(MAKE) profile-run
@@ -179,9 +191,10 @@ profile:
 profile-run: all
 	tools/qemu/mkinitramfs.py --kver $(KVER) --out $(PROFILE_IMG) --stage $(STAGE) \
 		--ko build/$(KVER)/src/dp.ko --bin /usr/bin/perf
+	rm -f $(PROFILE_INSNS)
 	tools/qemu/cluster.py --kernel $(KVER) --mode icount --out $(RESULTS)/profile \
 		--nic tulip --nic-driver tulip --initramfs $(PROFILE_IMG) \
-		--append dpg.profile=$(PROFILE_RUN) --timeout $(GUEST_TIMEOUT)
+		$(PROFILE_ARGS) --timeout $(GUEST_TIMEOUT)
 	tools/dpperf/profile-report $(RESULTS)/profile
 
 # deps first, in its own step: KVERS can only be read once the kernels are installed

@@ -35,6 +35,12 @@
 # between PROFILE-BEGIN and PROFILE-END (tools/dpperf/profile-report).
 # dpg.profile=bw:SIZE profiles dp's bandwidth phase instead: DPPERF_PROFILE_BYTES
 # (16 MiB) in SIZE-byte messages (the server's pool 4 MiB, so up to 1 MiB).
+# dpg.exact=1 (make profile PROFILE_EXACT=1): no perf; the phase runs
+# between two insn-marks, and QEMU's insn-count plugin counts every
+# instruction in between by address; the modules' symbols (dp.ko's among
+# them) are printed between DPSYMS-BEGIN and DPSYMS-END, the kernel's text
+# symbols gzipped and base64-encoded between KSYMS-BEGIN and KSYMS-END, to
+# name them.
 set -u
 # shellcheck source=/dev/null
 . /etc/dp/env
@@ -60,10 +66,14 @@ PROFILE_ARG=$(sed -n 's/.*dpg\.profile=\([^ ]*\).*/\1/p' /proc/cmdline)
 case $PROFILE_ARG in
 bw:[0-9]*) PROFILE_BW=${PROFILE_ARG#bw:} BYTES=${DPPERF_PROFILE_BYTES:-16777216} ;;
 esac
+EXACT=0
+grep -q 'dpg\.exact=1' /proc/cmdline && EXACT=1
+MARK=/usr/lib/dp/perf/insn-mark
 if [ "$PROFILE_ARG" = 1 ] || [ -n "$PROFILE_BW" ]; then
 	PROFILE=1 PROTOS=dp PP_SIZES=1 BW_SIZES=""
 	ITERS=${DPPERF_PROFILE_ITERS:-20000}
 	PERIOD=${DPPERF_PROFILE_PERIOD:-50000}
+	[ $EXACT -eq 1 ] && PERIOD=1	# counts, not samples
 	echo 0 >/proc/sys/kernel/kptr_restrict	# perf names kernel and dp.ko symbols
 	echo -1 >/proc/sys/kernel/perf_event_paranoid
 fi
@@ -123,6 +133,13 @@ client() {	# client PROTO TESTS SIZES ARGS...
 	shift 3
 	set -- ip netns exec a dpperf client --proto "$proto" --recv block --test "$t" \
 		--iters "$ITERS" --bytes "$BYTES" --tag "mode=$MODE" ${sz:+--sizes $sz} "$@"
+	if [ $EXACT -eq 1 ]; then
+		# counted by QEMU between the marks: every instruction, no sampling
+		"$MARK" && "$@" >>"$OUT"
+		st=$?
+		"$MARK"
+		return $st
+	fi
 	if [ $PROFILE -eq 1 ]; then
 		# every CPU, kernel and user: the whole round trip on the one vCPU
 		perf record -q -a -g -e cpu-clock -c "$PERIOD" -o /tmp/perf.data -- "$@" >>"$OUT"
@@ -138,6 +155,18 @@ profile_print() {
 		echo "bw $PROFILE_BW bytes $BYTES period $PERIOD"
 	else
 		echo "iters $ITERS period $PERIOD"
+	fi
+	if [ $EXACT -eq 1 ]; then
+		echo PROFILE-END
+		echo DPSYMS-BEGIN
+		grep '\]$' /proc/kallsyms	# every module's: no address unnamed
+		echo DPSYMS-END
+		# the kernel's own text symbols (Debian's System.map is a stub),
+		# compressed: about 60000 lines
+		echo KSYMS-BEGIN
+		grep -v '\]$' /proc/kallsyms | grep ' [tTwW] ' | gzip -c | base64
+		echo KSYMS-END
+		return
 	fi
 	perf report -i /tmp/perf.data --stdio --sort sym -n --no-children -q -g none 2>/dev/null |
 		sed '/^$/d'
@@ -276,12 +305,18 @@ if [ $PROFILE -eq 1 ]; then
 		ip netns exec $ns dpctl stats 2>&1 | sed "s/^/$ns:/"
 	done
 	echo DPSTATS-END
-	# a profile with fewer than 100 samples says nothing
-	[ "$(awk '/^PROFILE-END/ { exit } /%/ { s += $2 } END { print s + 0 }' \
-		/tmp/profile.txt)" -ge 100 ]
+	# a profile with fewer than 100 samples says nothing; an exact one
+	# needs dp's symbols (its counts are on the host)
+	if [ $EXACT -eq 1 ]; then
+		grep -q ' dp_snd_send' /tmp/profile.txt
+	else
+		[ "$(awk '/^PROFILE-END/ { exit } /%/ { s += $2 } END { print s + 0 }' \
+			/tmp/profile.txt)" -ge 100 ]
+	fi
 	pst=$?
 	what="the dp ping-pong ($ITERS round trips, period $PERIOD)"
 	[ -n "$PROFILE_BW" ] && what="dp's bandwidth ($BYTES bytes in $PROFILE_BW-byte messages, period $PERIOD)"
+	[ $EXACT -eq 1 ] && what="${what%, period*}, counted exactly)"
 	result $pst "perf profile of $what"
 fi
 

@@ -15,7 +15,7 @@ t() { # STATUS NAME
 	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; bad=$((bad + 1)); fi
 }
 echo "TAP version 13"
-echo "1..11"
+echo "1..15"
 
 mkdir "$d/run"
 {
@@ -69,6 +69,42 @@ grep -q "non-zero): a:tx_data 767, b:rx_drop_ring 12\.\$" "$d/bw.md"
 t $? "dp's non-zero counters, in order"
 grep -q "dpctl stats" "$d/out.md"
 t $(( $? == 0 )) "no counters line without a DPSTATS block"
+
+# exact mode: QEMU's counts by address, named from System.map and dp.ko
+mkdir "$d/exact"
+{
+	echo PROFILE-BEGIN
+	echo "bw 65536 bytes 1048576 period 1"
+	echo PROFILE-END
+	echo DPSYMS-BEGIN
+	printf 'ffffffffc0001000 t dp_snd_send\t[dp]\n'
+	printf 'ffffffffc0001400 t dp_tulip_xmit\t[dp]\n'
+	echo DPSYMS-END
+	echo KSYMS-BEGIN
+	printf 'ffffffff81000000 T _stext\nffffffff81001000 T memcpy_erms\nffffffff81002000 D some_data\n' |
+		gzip -c | base64
+	echo KSYMS-END
+} >"$d/exact/icount-g0.out.log"
+# dp_snd_send 600 + 400 = 1000, dp_tulip_xmit 300, memcpy_erms 2048 (the
+# data symbol after it does not end it), user space 100
+printf 'total 3448\nffffffffc0001000 600\nffffffffc0001010 400\nffffffffc0001500 300\n' \
+	>"$d/exact/insns.txt"
+printf 'ffffffff81002100 2048\n401000 100\n' >>"$d/exact/insns.txt"
+printf 'mode=icount-tulip%sdp%sbw%s65536%s100.00%sMB/s\n' "$tab" "$tab" "$tab" "$tab" "$tab" \
+	>"$d/exact/icount.tsv"
+"$pr" "$d/exact" >"$d/exact.md" 2>"$d/err"
+t $? "an exact count is reported"
+# 1000 instructions / (1048576 / 1024) KiB = 0.98 -> "1"; shares of 3448
+grep -q "^memcpy_erms${tab}kernel${tab}2048${tab}59.40${tab}2\$" "$d/exact/profile.tsv" &&
+	grep -q "^dp_snd_send${tab}kernel${tab}1000${tab}29.00${tab}1\$" "$d/exact/profile.tsv" &&
+	grep -q "^\[user\]${tab}user${tab}100${tab}2.90${tab}0\$" "$d/exact/profile.tsv"
+t $? "addresses summed by symbol (kernel, dp.ko, user space)"
+grep -q "every instruction counted by QEMU" "$d/exact.md" && ! grep -q "perf record" "$d/exact.md"
+t $? "the exact report says how it counted"
+printf 'incomplete 1 markers\n' >"$d/exact/insns.txt"
+rc=0
+"$pr" "$d/exact" >/dev/null 2>&1 && rc=1
+t $rc "a run whose second mark was not seen fails"
 
 mkdir "$d/empty"
 printf 'PROFILE-BEGIN\niters 10 period 10\nPROFILE-END\n' >"$d/empty/icount-g0.out.log"

@@ -573,6 +573,8 @@ def qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
     if a.mode == "icount" or nics > 1 or a.tap:
         if a.mode == "icount":
             cmd += ["-icount", "shift=0,sleep=off"]
+            if a.plugin:
+                cmd += ["-plugin", a.plugin]
         for k in range(nics):
             cmd += ["-netdev", f"hubport,id=n{k},hubid=0",
                     "-device", f"{a.nic},netdev=n{k},mac={mac(k + 1)},addr={3 + k:#x}"]
@@ -977,6 +979,9 @@ def main():
                     help="QEMU's -cpu model, e.g. max,la57=off (4-level paging) to "
                          "compare emulator settings (docs/soak.md)")
     ap.add_argument("--append", help="extra kernel command line")
+    ap.add_argument("--plugin", metavar="SPEC",
+                    help="mode icount: a QEMU TCG plugin, -plugin SPEC "
+                    "(make profile's exact mode: insn-count.so,out=FILE)")
     ap.add_argument("--cmd", help="mode run: shell command for every guest")
     ap.add_argument("--no-nart", action="store_true",
                     help="mode cluster: the guests get no NART file; they turn neighbour "
