@@ -316,8 +316,9 @@ if [ $PROFILE -eq 1 ]; then
 	pst=$?
 	what="the dp ping-pong ($ITERS round trips, period $PERIOD)"
 	[ -n "$PROFILE_BW" ] && what="dp's bandwidth ($BYTES bytes in $PROFILE_BW-byte messages, period $PERIOD)"
-	[ $EXACT -eq 1 ] && what="${what%, period*}, counted exactly)"
-	result $pst "perf profile of $what"
+	kind=perf
+	[ $EXACT -eq 1 ] && kind=exact what="${what%, period*}, every instruction counted)"
+	result $pst "$kind profile of $what"
 fi
 
 # Deleting the namespaces returns eth0/eth1 to the initial one.
