@@ -161,7 +161,7 @@ profile_print() {
 		echo DPSYMS-BEGIN
 		grep '\]$' /proc/kallsyms	# every module's: no address unnamed
 		echo DPSYMS-END
-		# the kernel's own text symbols (Debian's System.map is a stub),
+		# the kernel's own text symbols (Debian's System.map holds none),
 		# compressed: about 60000 lines
 		echo KSYMS-BEGIN
 		grep -v '\]$' /proc/kallsyms | grep ' [tTwW] ' | gzip -c | base64
