@@ -229,6 +229,25 @@ static bool run_one(void)
 	return false;
 }
 
+int kmock_fire_timers(void)
+{
+	int i, n = 0;
+
+	if (kmock_spin_depth)
+		kmock_lockdep_fail("timer run under a spinlock", __FILE__, __LINE__);
+	for (i = 0; i < KMOCK_SLOTS; i++) {
+		struct timer_list *t = timers[i];
+
+		if (t && t->pending && !time_before(jiffies, t->expires)) {
+			t->pending = false;
+			timers[i] = NULL;
+			t->fn(t);
+			n++;
+		}
+	}
+	return n;
+}
+
 int kmock_run(void)
 {
 	int n = 0;

@@ -323,6 +323,12 @@ bool cancel_delayed_work_sync(struct delayed_work *dw);
 
 /* Run every timer and work item due now; returns how many ran. */
 int kmock_run(void);
+/*
+ * Fire the timers due now and leave the work they queue pending: in the
+ * kernel a worker runs it later, and frames can arrive (softirq) before it
+ * does.  Returns how many fired.
+ */
+int kmock_fire_timers(void);
 /* Move the clock by @ms, a jiffy at a time, running what falls due. */
 void kmock_advance(unsigned long ms);
 /* Forget every timer and work item; reset the clock and the checks. */
