@@ -545,10 +545,18 @@ static enum dp_snd_action dp_snd_due(struct dp_snd *s)
 		dp_snd_fail(s, -ETIMEDOUT);
 		return DP_SND_NONE;
 	}
-	if (s->recovering && (s->refill || s->fast)) {
-		/* going back already: the next messages, not the first again */
+	if (s->recovering && (s->refill || s->fast) &&
+	    time_before(now, s->deadline)) {
+		/*
+		 * Going back already: the next messages, not the first again.
+		 * Not once the deadline passed: the timer that fired queued
+		 * this work, and an ACK that came before it ran must not take
+		 * its turn, or no deadline is left armed and a lost resend of
+		 * the first is never sent again.
+		 */
 		s->refill = false;
 		s->fast = false;
+		dp_snd_arm(s, s->deadline);
 		return DP_SND_GOBACK;
 	}
 	if (s->fast) {

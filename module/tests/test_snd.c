@@ -563,6 +563,63 @@ static void test_snd_lost_resend(void)
 	w_teardown();
 }
 
+static u32 hole_seq;
+static unsigned int hole_drops;
+static bool drop_hole(const struct w_frame *f)
+{
+	if (f->h.type == DP_WT_DATA && f->h.seq == hole_seq && hole_drops) {
+		hole_drops--;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Going back after a timeout, the next timeout fires, and a gap report
+ * comes in before the timer's work runs (softirq before the worker): the
+ * work must still keep a deadline armed.  It used to send the next of the
+ * go-back and arm nothing, so the hole, whose resends were lost, was never
+ * sent again: in make soak the sender stood still for 300 s with one
+ * message missing and 21 held past it, until the receiver gave up.
+ */
+static void test_snd_gap_after_timer(void)
+{
+	struct w_frame *gap = malloc(sizeof(*gap));
+	u32 seq[16] = { 0 }, i, rto;
+
+	two_open(262144);
+	CHECK_EQ(w_send(ab, 100), 0);		/* an RTT sample */
+	w_run(1);
+	w_read(B, 8, NULL);
+	hole_seq = w_info(ab).snd_nxt;
+	hole_drops = 3;		/* the message, its gap resend, the go-back's */
+	w.drop = drop_hole;
+	for (i = 0; i < 6; i++)
+		CHECK_EQ(w_send(ab, 100), 0);
+	w_pump();
+	CHECK_EQ(hole_drops, 1);
+	*gap = *w_last(DP_WT_ACK, DP_WF_GAP);
+	rto = w_info(ab).rto_ms;
+	w_run(rto);				/* the timeout: go back */
+	CHECK_EQ(hole_drops, 0);
+	CHECK_EQ(w_info(ab).backoff, 1);
+	w_run(2 * rto - 1);			/* just before the next */
+	CHECK_EQ(w_info(ab).backoff, 1);
+	jiffies++;
+	CHECK_EQ(kmock_fire_timers(), 1);	/* its work waits for a worker */
+	w_dispatch(&gap->h, gap->data);		/* the receiver repeats the hole */
+	w_pump();				/* the work */
+	CHECK(ab->timer.pending, "%u unacknowledged, no timer armed",
+	      w_info(ab).snd_nxt - w_info(ab).snd_una);
+	w_run(8 * rto);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_read(B, 16, seq), 6);
+	for (i = 0; i < 6; i++)
+		CHECK_EQ(seq[i], i + 2);	/* after the RTT sample */
+	free(gap);
+	w_teardown();
+}
+
 /* A reported hole: only the missing message goes again, at once. */
 static void test_snd_fast_resend(void)
 {
@@ -884,6 +941,8 @@ const struct unit_test snd_tests[] = {
 	{ "snd: a loss beyond what the receiver holds is recovered in round trips",
 	  test_snd_burst_loss },
 	{ "snd: gap report: the missing message resent once", test_snd_fast_resend },
+	{ "snd: a gap report between the timer and its work keeps the deadline",
+	  test_snd_gap_after_timer },
 	{ "snd: RTT sample sets the RTO", test_snd_rtt_sample },
 	{ "snd: one lazily armed deadline, not a timer per message", test_snd_lazy_timer },
 	{ "snd: copy slots reused, no allocation per message", test_snd_copy_slots },
