@@ -100,8 +100,12 @@ tally() { # NAME LINE RC LOG
 	if [ "$f" -ne 0 ]; then
 		failures+=("$1 ($f)")
 		if grep -qE '^(FAIL|cluster: +FAIL)' <<<"$5"; then
-			# each failure with the diagnostics its test printed before it
-			grep -E '^(FAIL|cluster: +(FAIL|  #))' <<<"$5" | head -n 100 | sed 's/^/       | /'
+			# a guest's crash report first (cluster.py prints it under
+			# its harness failure), then each failure with the
+			# diagnostics its test printed before it
+			grep -E '^cluster: +# kernel: ' <<<"$5" | head -n 60 | sed 's/^/       | /'
+			grep -E '^(FAIL|cluster: +(FAIL|  #))' <<<"$5" | grep -vE '^cluster: +# kernel: ' |
+				head -n 100 | sed 's/^/       | /'
 		else
 			tail -n 15 "$4" | sed 's/^/       | /'
 		fi

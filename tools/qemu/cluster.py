@@ -100,6 +100,27 @@ KERNEL_BAD = re.compile(
 
 
 
+# Where a crash report starts (the judge prints it whole: a double fault
+# or oops in CI is otherwise known by its first line only).
+CRASH_START = re.compile(r"Oops|double fault|Kernel panic|kernel BUG at|BUG: |"
+                         r"general protection|WARNING: ")
+CRASH_END = re.compile(r"---\[ end (trace|Kernel panic)")
+CRASH_LINES = 60
+
+
+def crash_report(klog):
+    """The first crash report in a kernel log, up to its end marker."""
+    for i, line in enumerate(klog):
+        if CRASH_START.search(line):
+            block = []
+            for ln in klog[i:i + CRASH_LINES]:
+                block.append(ln.rstrip())
+                if CRASH_END.search(ln):
+                    break
+            return block
+    return []
+
+
 # A debug kernel whose checker is built in but never started would pass
 # every run: each must say at boot that it runs (make check-debug's kernels,
 # tools/debug-kernel/).
@@ -766,16 +787,18 @@ def judge(a, g, prefix, timed_out, qemu_rc, allow=None):
     _, kernels_own = kcsan_reports(klog)
     bad = sorted({ln.strip() for ln in klog
                   if KERNEL_BAD.search(ln) and ln.strip() not in kernels_own})
+    crash = []
     if kernels_own:
         print(f"cluster: g{g}: {len(set(kernels_own))} KCSAN report(s) outside dp, "
               f"not counted, first: {kernels_own[0][:160]}")
     if bad:
         problems.append(f"kernel log: {len(bad)} bad line(s), first: {bad[0][:160]}")
+        crash = [f"# kernel: {ln[:200]}" for ln in crash_report(klog)]
     if a.mode in KTAP_MODES and rep.docs == 0:
         problems.append("no KTAP output")
     perf = section(out, "DPPERF-BEGIN", "DPPERF-END")
     if problems:
-        rep.fail(f"g{g}: harness: " + "; ".join(problems))
+        rep.fail(f"g{g}: harness: " + "; ".join(problems), crash)
     else:
         rep.passed += 1  # the guest booted, finished and kept a clean kernel log
     return rep, perf, bad

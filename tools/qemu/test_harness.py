@@ -346,6 +346,26 @@ def test_kernel_bad():
         check(f"judge: harmless line {line[:40]!r}", not cluster.KERNEL_BAD.search(line))
 
 
+def test_crash_report():
+    """A guest's crash is reported whole, from its first line to its end."""
+    import cluster
+    log = ["[    6.1] dp: Directed Point loaded, node 2",
+           "[    6.5] Oops: double fault: 0000 [#1] PREEMPT SMP NOPTI",
+           "[    6.5] RIP: 0010:__kmalloc_node_track_caller_noprof+0xd5/0x3f0",
+           "[    6.5] Call Trace:",
+           "[    6.5]  dp_netdev_xmit+0x4c/0x140 [dp]",
+           "[    6.5] ---[ end Kernel panic - not syncing: Fatal exception ]---",
+           "[    6.6] after the end"]
+    rep = cluster.crash_report(log)
+    check("crash: starts at the oops", rep and rep[0] == log[1], str(rep))
+    check("crash: keeps the RIP and the trace", log[2] in rep and log[4] in rep, str(rep))
+    check("crash: ends at its end marker", rep and rep[-1] == log[5], str(rep))
+    check("crash: none in a clean log", cluster.crash_report(log[:1]) == [])
+    long = [log[1]] + [f"[ 7.{i}]  f{i}+0x1/0x2" for i in range(200)]
+    check("crash: at most CRASH_LINES lines",
+          len(cluster.crash_report(long)) == cluster.CRASH_LINES)
+
+
 def test_tcg_accel():
     """One TCG thread per guest once the vCPUs outnumber the host's CPUs."""
     import argparse
@@ -606,6 +626,7 @@ def main():
     test_unit_stage()
     test_ktap_h(sys.argv[2])
     test_kernel_bad()
+    test_crash_report()
     test_tcg_accel()
     test_myri_cards()
     test_switch(sys.argv[1])
