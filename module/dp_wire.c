@@ -64,15 +64,18 @@ static bool dp_wire_type_known(u8 type)
  * DATA carries one message of at least one byte (a write of 0 bytes sends
  * nothing, so only a forger makes an empty one, and readers could not tell
  * it from no message); an ANNOUNCE a struct dp_wire_announce (a later
- * version may append to it); other control frames carry none.  Trailing
+ * version may append to it); an ACK with DP_WF_SACK its map; other control
+ * frames carry none.  Trailing
  * bytes beyond @room are link padding; missing bytes are a bad frame.
  */
-static bool dp_wire_len_ok(u8 type, u16 len, size_t room)
+static bool dp_wire_len_ok(u8 type, u16 flags, u16 len, size_t room)
 {
 	if (len > room)
 		return false;
 	if (type == DP_WT_ANNOUNCE)
 		return len >= DP_WIRE_ANNOUNCE_LEN;
+	if (type == DP_WT_ACK && (flags & DP_WF_SACK))
+		return len == DP_SACK_LEN;
 	return type == DP_WT_DATA ? len != 0 : len == 0;
 }
 
@@ -122,7 +125,8 @@ int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h)
 		return DP_CTR_RX_DROP_TYPE;
 	h->type = w.type;
 	h->len = be16_to_cpu(w.len);
-	if (!dp_wire_len_ok(w.type, h->len, frame_len - sizeof(w)))
+	if (!dp_wire_len_ok(w.type, be16_to_cpu(w.flags), h->len,
+			    frame_len - sizeof(w)))
 		return DP_CTR_RX_DROP_LEN;
 	if (be32_to_cpu(w.csum) != dp_wire_csum(&w, msg, h->len))
 		return DP_CTR_RX_DROP_CSUM;

@@ -165,7 +165,7 @@ static int expected_reason(const uint8_t *f, size_t n, size_t flip)
 	if (f[1] < DP_WT_DATA || f[1] > DP_WT_ANNOUNCE)
 		return DP_CTR_RX_DROP_TYPE;
 	len = (u16)(f[2] << 8 | f[3]);
-	if (len > n - DP_WIRE_HDR_LEN || !len_ok(f[1], len))
+	if (len > n - DP_WIRE_HDR_LEN || !len_ok(f, len))
 		return DP_CTR_RX_DROP_LEN;
 	if (flip < DP_WIRE_HDR_LEN + (size_t)len)
 		return DP_CTR_RX_DROP_CSUM;

@@ -81,7 +81,7 @@ static int expected_reason(const uint8_t *f, size_t n)
 	if (f[1] < DP_WT_DATA || f[1] > DP_WT_ANNOUNCE)
 		return DP_CTR_RX_DROP_TYPE;
 	len = msg_len(f);
-	if (len > n - DP_WIRE_HDR_LEN || !len_ok(f[1], len))
+	if (len > n - DP_WIRE_HDR_LEN || !len_ok(f, len))
 		return DP_CTR_RX_DROP_LEN;
 	if (be32(f + 48) != crc32c_ref(f, f + DP_WIRE_HDR_LEN, len))
 		return DP_CTR_RX_DROP_CSUM;

@@ -71,9 +71,11 @@ static void raw_hdr(uint8_t *p, uint8_t ver, uint8_t type, uint16_t len,
 static void random_msg_hdr(struct dp_msg_hdr *h, uint64_t *s)
 {
 	h->type = DP_WT_DATA + (u8)(unit_rand(s) % 4);
-	/* a valid header: DATA carries 1..65535 bytes, control frames none */
+	/* a valid header: DATA carries 1..65535 bytes, control frames none, */
 	h->len = h->type == DP_WT_DATA ? (u16)(unit_rand(s) % 65535 + 1) : 0;
 	h->flags = (u16)unit_rand(s);
+	if (h->type == DP_WT_ACK && (h->flags & DP_WF_SACK))
+		h->len = DP_SACK_LEN;	/* and an ACK with the flag its map */
 	h->dst_nid = (u32)unit_rand(s) | 1;
 	h->src_nid = (u32)unit_rand(s) | 1;
 	h->dst_dpid = (u32)unit_rand(s) | 1;
@@ -338,6 +340,22 @@ static void t_wire_drop_len(void)
 	/* Control frames carry no message. */
 	for (t = DP_WT_ACK; t <= DP_WT_RESET; t++) {
 		raw_hdr(f, 2, (uint8_t)t, 1, 1, 2, 3, 4);
+		CHECK(dp_wire_decode(f, sizeof(f), &o) == DP_CTR_RX_DROP_LEN, "type %u", t);
+	}
+	/* ... but an ACK with DP_WF_SACK its map, of exactly DP_SACK_LEN. */
+	raw_hdr(f, 2, DP_WT_ACK, DP_SACK_LEN, 1, 2, 3, 4);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
+	put16(f + 4, DP_WF_ACK | DP_WF_SACK);
+	seal_raw(f);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
+	CHECK_EQ(o.len, DP_SACK_LEN);
+	put16(f + 2, 8);
+	seal_raw(f);
+	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
+	for (t = DP_WT_HELLO; t <= DP_WT_RESET; t++) {
+		raw_hdr(f, 2, (uint8_t)t, DP_SACK_LEN, 1, 2, 3, 4);
+		put16(f + 4, DP_WF_SACK);
+		seal_raw(f);
 		CHECK(dp_wire_decode(f, sizeof(f), &o) == DP_CTR_RX_DROP_LEN, "type %u", t);
 	}
 }

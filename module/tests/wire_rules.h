@@ -17,13 +17,18 @@ static inline uint32_t be32(const uint8_t *p)
 }
 
 /*
- * Step 3: DATA carries a message, ANNOUNCE at least its 8 bytes, the
- * other types nothing.
+ * Step 3: DATA carries a message, ANNOUNCE at least its 8 bytes, an ACK
+ * with the SACK flag its 16-byte map, the other types nothing.  @f is the
+ * header (flags at bytes 4 and 5).
  */
-static inline int len_ok(uint8_t type, size_t len)
+static inline int len_ok(const uint8_t *f, size_t len)
 {
+	uint8_t type = f[1];
+
 	if (type == DP_WT_ANNOUNCE)
 		return len >= 8;
+	if (type == DP_WT_ACK && (f[4] & 0x02))	/* flag 0x0200, big-endian */
+		return len == 16;
 	return type == DP_WT_DATA ? len != 0 : len == 0;
 }
 

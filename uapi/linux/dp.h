@@ -413,6 +413,13 @@ enum dp_wire_type {
 #define DP_WF_FRAG_MID		0x0100	/* neither the first nor the last */
 #define DP_WF_FRAG_LAST		0x0180	/* the last fragment */
 #define DP_WF_FRAG_MASK		0x0180
+/*
+ * DP_WF_SACK: on a HELLO, the sender takes SACK maps; on an ACK, the frame
+ * carries one: DP_SACK_LEN bytes, bit i (byte i / 8, bit i % 8) set if the
+ * receiver holds the message ack + 2 + i, past the gap at ack + 1.
+ */
+#define DP_WF_SACK		0x0200
+#define DP_SACK_LEN		16
 #define DP_FRAG_TOTAL_LEN	4
 
 /*
@@ -423,7 +430,7 @@ enum dp_wire_type {
 struct dp_wire_hdr {
 	dp_u8 version;		/* DP_WIRE_VERSION */
 	dp_u8 type;		/* enum dp_wire_type */
-	dp_be16 len;		/* message bytes after the header; 0 unless DATA */
+	dp_be16 len;		/* bytes after the header: DATA, ANNOUNCE, a SACK map */
 	dp_be16 flags;		/* DP_WF_* */
 	dp_be16 reserved;	/* sent 0, ignored */
 	dp_be32 dst_nid;
