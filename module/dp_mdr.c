@@ -44,12 +44,13 @@ static struct dp_snd *dp_mdr_snd(struct dp_endpoint *ep,
 	return e ? &e->snd : NULL;
 }
 
-static void dp_mdr_ack(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+static void dp_mdr_ack(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
+		       const void *sack)
 {
 	struct dp_snd *s = dp_mdr_snd(ep, h);
 
 	if (s)
-		dp_snd_ack(s, h);
+		dp_snd_ack(s, h, sack);
 }
 
 /* DATA and HELLO pass the endpoint's admission rule, or are counted. */
@@ -68,7 +69,7 @@ static void dp_mdr_data(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
 	if (!dp_mdr_admitted(ep, h))
 		return;
 	if (h->flags & DP_WF_ACK)	/* a piggy-backed ack */
-		dp_mdr_ack(ep, h);
+		dp_mdr_ack(ep, h, NULL);
 	if (h->flags & DP_WF_RAW)
 		dp_rcv_raw(&ep->rcv, h, payload);
 	else
@@ -106,7 +107,7 @@ void dp_mdr_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 		else if (h->flags & DP_WF_PROBE)
 			dp_rcv_probe(&ep->rcv, h);
 		else
-			dp_mdr_ack(ep, h);
+			dp_mdr_ack(ep, h, h->len == DP_SACK_LEN ? payload : NULL);
 		break;
 	case DP_WT_HELLO:
 		if (dp_mdr_admitted(ep, h))

@@ -35,6 +35,7 @@
  * @adv: the credit last sent to the sender.
  * @ack_due: DP_ACK_* bits: an ACK is owed.
  * @gap: a gap ACK was sent for the current gap.
+ * @sack: its HELLO said it takes SACK maps: our ACKs say what is held.
  * @gap_at: jiffies of that ACK: DATA after the gap DP_GAP_AGAIN_MS later
  *	reports it again (the resend, or the report, may have been lost).
  * @idle: the sender gave its credit back, or stayed silent past unreach_ms
@@ -74,6 +75,7 @@ struct dp_rx_peer {
 	u32 adv;
 	u8 ack_due;
 	bool gap;
+	bool sack;
 	bool idle;
 	unsigned long gap_at;
 	unsigned long heard;
@@ -808,6 +810,7 @@ void dp_rcv_hello(struct dp_rcv *r, const struct dp_msg_hdr *h)
 	rp->credit = 0;
 	rp->adv = 0;
 	rp->gap = false;
+	rp->sack = h->flags & DP_WF_SACK;
 	dp_rcv_heard(r, rp);
 	dp_rcv_set_idle(r, rp, false);
 	dp_rcv_grant(r, rp, dp_rcv_smax(r));
@@ -1192,6 +1195,9 @@ void dp_rcv_data(struct dp_rcv *r, const struct dp_msg_hdr *h,
 				rp->gap = true;
 				rp->gap_at = jiffies;
 				dp_rcv_owe(r, rp, DP_ACK_NOW | DP_ACK_GAP);
+			} else if (!drop && rp->sack) {
+				/* the sender hears what we hold, in a tick */
+				dp_rcv_owe(r, rp, DP_ACK_DELAYED);
 			}
 			break;
 		case DP_RX_NEXT:
@@ -1397,10 +1403,34 @@ void dp_rcv_stats(struct dp_rcv *r, struct dp_ep_stats *st)
 }
 
 /* The ACK owed to @rp, into the batch.  Caller holds r->lock. */
+/*
+ * The SACK map of what @rp holds past its gap: bit i, the message
+ * rcv_nxt + 1 + i (docs/wire.md).  Returns false if it holds none that
+ * the map can name.  Caller holds r->lock.
+ */
+static bool dp_rcv_sack(struct dp_rcv *r, const struct dp_rx_peer *rp, u8 *map)
+{
+	const struct dp_ooo *o;
+	bool any = false;
+	u32 i;
+
+	lockdep_assert_held(&r->lock);
+	memset(map, 0, DP_SACK_LEN);
+	list_for_each_entry(o, &rp->ooo, node) {
+		i = o->h.seq - rp->rcv_nxt - 1;
+		if (i >= DP_SACK_LEN * 8)
+			break;		/* held in seq order: the rest too */
+		map[i / 8] |= 1u << (i % 8);
+		any = true;
+	}
+	return any;
+}
+
 static void dp_rcv_take_ack(struct dp_rcv *r, struct dp_rx_peer *rp,
 			    struct dp_ack_batch *b, u32 max_msg)
 {
-	struct dp_msg_hdr *h = &b->h[b->n++];
+	struct dp_msg_hdr *h = &b->h[b->n];
+	u8 *map = b->sack[b->n++];
 
 	dp_tx_hdr(r->ep, h, DP_WT_ACK, &rp->from);
 	h->flags = DP_WF_ACK | (rp->ack_due & DP_ACK_GAP ? DP_WF_GAP : 0);
@@ -1408,6 +1438,10 @@ static void dp_rcv_take_ack(struct dp_rcv *r, struct dp_rx_peer *rp,
 	h->ack = rp->rcv_nxt - 1;
 	h->credit = rp->credit;
 	h->dst_inc = rp->peer_inc;
+	if (rp->sack && rp->n_ooo && dp_rcv_sack(r, rp, map)) {
+		h->flags |= DP_WF_SACK;
+		h->len = DP_SACK_LEN;
+	}
 	dp_rcv_paid(r, rp);
 }
 
@@ -1488,7 +1522,8 @@ static void dp_rcv_ack_work(struct work_struct *work)
 		b->n = 0;
 		more = dp_rcv_collect(r, b);
 		for (i = 0; i < b->n; i++)
-			dp_tx_frame(r->node, &b->h[i], NULL);
+			dp_tx_frame(r->node, &b->h[i],
+				    b->h[i].len ? b->sack[i] : NULL);
 	} while (more);
 }
 

@@ -66,6 +66,7 @@ struct dp_rcv_pair {
  */
 struct dp_ack_batch {
 	struct dp_msg_hdr h[DP_ACK_BATCH];
+	u8 sack[DP_ACK_BATCH][DP_SACK_LEN];
 	unsigned int n;
 };
 

@@ -142,7 +142,10 @@ static void dp_cwnd_loss(struct dp_snd *s, bool timeout)
 
 static bool dp_cwnd_open(const struct dp_snd *s)
 {
-	return (u32)(READ_ONCE(s->snd_nxt) - READ_ONCE(s->snd_una)) < READ_ONCE(s->cwnd);
+	u32 out = READ_ONCE(s->snd_nxt) - READ_ONCE(s->snd_una);
+	u32 held = READ_ONCE(s->held);
+
+	return out - min(held, out) < READ_ONCE(s->cwnd);
 }
 
 /* Fired: early (the deadline moved on), re-arm for it; else the work acts. */
@@ -385,26 +388,39 @@ static int dp_snd_xmit(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 	return err;
 }
 
-/* Resend the first unacknowledged message (a hole the receiver reported). */
-static void dp_snd_resend_first(struct dp_snd *s, u32 peer_inc)
+/*
+ * Resend the holes the receiver reported: the first unacknowledged
+ * message, and each one below the highest it holds that it does not hold,
+ * each at most once a round trip, at most a window of them.
+ */
+static void dp_snd_resend_holes(struct dp_snd *s, u32 peer_inc, u32 high,
+				unsigned long rtt)
 {
+	unsigned long now = jiffies;
+	u32 una, n = 0, max = READ_ONCE(s->cwnd);
 	struct dp_txmsg *m;
-	u32 una;
 
 	lockdep_assert_held(&s->tx_mutex);
 	una = READ_ONCE(s->snd_una);
 	list_for_each_entry(m, &s->unacked, node) {
 		if (dp_seq_before(m->seq, una))
 			continue;
-		if (m->seq != una)
+		if (m->seq != una && !dp_seq_before(m->seq, high))
 			break;
+		if (READ_ONCE(m->sacked))
+			continue;
+		if (m->seq != una && m->resent_at &&
+		    time_before(now, m->resent_at + rtt))
+			continue;
 		WRITE_ONCE(m->resent, true);
-		if (!dp_snd_xmit(s, m, peer_inc)) {
-			trace_dp_retransmit(s, m->seq, true);
-			atomic64_inc(&s->se->retrans);
-			dp_count(s->se->node, DP_CTR_TX_RETRANS);
-		}
-		break;
+		m->resent_at = now;
+		if (dp_snd_xmit(s, m, peer_inc))
+			break;
+		trace_dp_retransmit(s, m->seq, true);
+		atomic64_inc(&s->se->retrans);
+		dp_count(s->se->node, DP_CTR_TX_RETRANS);
+		if (++n >= max)
+			break;
 	}
 }
 
@@ -431,6 +447,10 @@ static void dp_snd_goback(struct dp_snd *s, u32 peer_inc)
 			continue;	/* acknowledged, or resent already */
 		if (m->seq - una >= max || !dp_seq_before(m->seq, s->recover))
 			break;
+		if (READ_ONCE(m->sacked)) {
+			s->resend_nxt = m->seq + 1;
+			continue;	/* the receiver holds it */
+		}
 		WRITE_ONCE(m->resent, true);
 		if (dp_snd_xmit(s, m, peer_inc))
 			break;		/* the timer tries again */
@@ -529,6 +549,50 @@ static bool dp_snd_fast_due(const struct dp_snd *s, unsigned long now)
 	       time_after_eq(now, s->fast_at + max(usecs_to_jiffies(rtt_us), 1UL));
 }
 
+/*
+ * A timeout: what the receiver said it held may be gone (it drops a held
+ * message it cannot place), so all goes again.  Caller holds s->lock.
+ */
+static void dp_snd_unsack(struct dp_snd *s)
+{
+	struct dp_txmsg *m;
+
+	lockdep_assert_held(&s->lock);
+	list_for_each_entry(m, &s->unacked, node)
+		WRITE_ONCE(m->sacked, false);
+	WRITE_ONCE(s->held, 0);
+	s->sack_high = s->snd_una;
+}
+
+/*
+ * The receiver's map (bit i: it holds snd_una + 1 + i), or none: mark
+ * what it holds and count what is held past snd_una.  Caller holds s->lock.
+ */
+static void dp_snd_sacked(struct dp_snd *s, const u8 *map)
+{
+	u32 una = s->snd_una, held = 0, high = una, i;
+	struct dp_txmsg *m;
+
+	lockdep_assert_held(&s->lock);
+	if (!map && !s->held)
+		return;
+	list_for_each_entry(m, &s->unacked, node) {
+		if (!dp_seq_before(una, m->seq))
+			continue;	/* acknowledged, or the first */
+		i = m->seq - una - 1;
+		if (i >= DP_SACK_LEN * 8)
+			break;	/* never marked: una only moves on */
+		if (map && (map[i / 8] & (1u << (i % 8))))
+			WRITE_ONCE(m->sacked, true);
+		if (READ_ONCE(m->sacked)) {
+			held++;
+			high = m->seq + 1;
+		}
+	}
+	WRITE_ONCE(s->held, held);
+	s->sack_high = high;
+}
+
 /* What the timer or a gap report asks for now.  Caller holds s->lock. */
 static enum dp_snd_action dp_snd_due(struct dp_snd *s)
 {
@@ -588,6 +652,7 @@ static enum dp_snd_action dp_snd_due(struct dp_snd *s)
 		return DP_SND_PROBE;
 	}
 	dp_cwnd_loss(s, true);
+	dp_snd_unsack(s);
 	s->recovering = true;
 	s->refill = false;
 	s->recover = s->snd_nxt;
@@ -599,7 +664,8 @@ static void dp_snd_work_fn(struct work_struct *work)
 {
 	struct dp_snd *s = container_of(work, struct dp_snd, work);
 	enum dp_snd_action act;
-	u32 peer_inc, isn, nxt, space, want;
+	u32 peer_inc, isn, nxt, space, want, high;
+	unsigned long rtt;
 	bool failed;
 
 	mutex_lock(&s->tx_mutex);
@@ -611,6 +677,8 @@ static void dp_snd_work_fn(struct work_struct *work)
 	nxt = s->snd_nxt;
 	space = s->snd_space;
 	want = s->want;
+	high = s->sack_high;
+	rtt = max(usecs_to_jiffies(s->rtt.srtt ? s->rtt.srtt : s->rtt.rto), 1UL);
 	failed = s->state == DP_SND_FAILED;
 	spin_unlock_irq(&s->lock);
 	if (failed)
@@ -618,11 +686,11 @@ static void dp_snd_work_fn(struct work_struct *work)
 	if (failed || act == DP_SND_RETURN)
 		dp_snd_trim(s);		/* no credit, no slots kept */
 	if (act == DP_SND_HELLO_AGAIN)
-		dp_snd_ctrl(s, DP_WT_HELLO, 0, isn, 0);
+		dp_snd_ctrl(s, DP_WT_HELLO, DP_WF_SACK, isn, 0);
 	else if (act == DP_SND_GOBACK)
 		dp_snd_goback(s, peer_inc);
 	else if (act == DP_SND_RESEND)
-		dp_snd_resend_first(s, peer_inc);
+		dp_snd_resend_holes(s, peer_inc, high, rtt);
 	else if (act == DP_SND_PROBE)
 		dp_snd_probe(s, nxt, isn, peer_inc, want);
 	else if (act == DP_SND_RETURN)
@@ -713,7 +781,7 @@ static int dp_snd_open(struct dp_snd *s)
 	dp_snd_set_state(s, DP_SND_HELLO, 0);
 	dp_snd_arm(s, jiffies + dp_snd_timeout(s));
 	spin_unlock_irq(&s->lock);
-	err = dp_snd_ctrl(s, DP_WT_HELLO, 0, isn, 0);
+	err = dp_snd_ctrl(s, DP_WT_HELLO, DP_WF_SACK, isn, 0);
 	if (err) {	/* no NIC, no route: say so now, as v1 did */
 		spin_lock_irq(&s->lock);
 		dp_snd_set_state(s, DP_SND_IDLE, err);
@@ -927,6 +995,8 @@ static struct dp_txmsg *dp_snd_copy(struct dp_snd *s, const void __user *buf,
 	m->flags = f.flags;
 	m->space = i ? 0 : dp_frag_credit(len, frame);
 	WRITE_ONCE(m->resent, false);
+	WRITE_ONCE(m->sacked, false);
+	m->resent_at = 0;
 	return m;
 }
 
@@ -1234,7 +1304,8 @@ static bool dp_snd_head_refused(const struct dp_snd *s)
  * ack outside the session is a stale frame: it is neither a sign of life
  * nor a credit of this session.
  */
-static bool dp_snd_update(struct dp_snd *s, const struct dp_msg_hdr *h)
+static bool dp_snd_update(struct dp_snd *s, const struct dp_msg_hdr *h,
+			  const u8 *sack)
 {
 	u32 ack1 = h->ack + 1;
 	bool acked = false, granted = false, shrank = false, pending;
@@ -1253,6 +1324,8 @@ static bool dp_snd_update(struct dp_snd *s, const struct dp_msg_hdr *h)
 		WRITE_ONCE(s->snd_una, ack1);
 		acked = true;	/* the window moved */
 	}
+	if (ack1 == s->snd_una)
+		dp_snd_sacked(s, sack);
 	if (shrank && dp_snd_head_refused(s)) {
 		dp_snd_fail(s, -EMSGSIZE);
 		return true;
@@ -1301,7 +1374,7 @@ static bool dp_snd_update(struct dp_snd *s, const struct dp_msg_hdr *h)
  * An ACK (or a piggy-backed one on DATA) from the receiver of our edge, to
  * this incarnation of the endpoint.  MDR context, RCU held.
  */
-void dp_snd_ack(struct dp_snd *s, const struct dp_msg_hdr *h)
+void dp_snd_ack(struct dp_snd *s, const struct dp_msg_hdr *h, const void *sack)
 {
 	unsigned long flags;
 	bool wake = false;
@@ -1321,7 +1394,7 @@ void dp_snd_ack(struct dp_snd *s, const struct dp_msg_hdr *h)
 		wake = true;
 	}
 	if (s->state == DP_SND_OPEN && h->src_inc == s->peer_inc)
-		wake |= dp_snd_update(s, h);
+		wake |= dp_snd_update(s, h, sack);
 out:
 	spin_unlock_irqrestore(&s->lock, flags);
 	if (wake && wq_has_sleeper(&s->se->wq))
@@ -1376,7 +1449,7 @@ void dp_snd_reset(struct dp_snd *s, const struct dp_msg_hdr *h)
 			dp_event_peer(s->se->ep, &s->to);
 		/* A receiver that closes acknowledges what it got first. */
 		if (s->state == DP_SND_OPEN && closed && h->src_inc == s->peer_inc)
-			dp_snd_update(s, h);
+			dp_snd_update(s, h, NULL);
 		dp_snd_fail(s, dp_snd_reset_err(s, h));
 		wake = true;
 	}

@@ -46,6 +46,9 @@ struct dp_ep_stats;
  * @len: message bytes in @data (a fragment's wire len).
  * @flags: its DP_WF_FRAG_* bits, 0 for a message sent whole.
  * @resent: sent more than once: no RTT sample from it (Karn's rule).
+ * @sacked: the receiver's SACK map says it holds it (written under
+ *	dp_snd.lock, read without it); a timeout clears it.
+ * @resent_at: jiffies of its last resend for a hole (under tx_mutex).
  * @slot: the size of the allocation if it is a copy slot, kept for
  *	reuse; 0 if not.
  * @sent_ns: ktime of the first transmission.
@@ -58,6 +61,8 @@ struct dp_txmsg {
 	u16 len;
 	u16 flags;
 	bool resent;
+	bool sacked;
+	unsigned long resent_at;
 	u32 slot;
 	u64 sent_ns;
 	u8 data[];
@@ -112,10 +117,15 @@ struct dp_snd_ep {
  * @dead: removed from the endpoint: timer and work are not re-armed.
  * @state: enum dp_snd_state.
  * @err: ETIMEDOUT or ECONNRESET while FAILED.
- * @fast: a gap was reported: resend the first unacknowledged now.
+ * @fast: a gap was reported: resend the first unacknowledged, and the
+ *	holes below @sack_high, now.
  * @fast_seq: the seq last resent that way: once per hole and report,
  *	again only if the receiver still reports it a round trip later.
  * @fast_at: jiffies of that resend.
+ * @held: messages past snd_una the receiver holds (SACK): out of the
+ *	congestion window (READ_ONCE; stored under @lock).
+ * @sack_high: one past the highest message held: the holes below it are
+ *	resent (under @lock).
  * @recovering: going back after a timeout: the messages sent before it,
  *	up to @recover, are resent as ACKs open the window.
  * @refill: an ACK moved the window while @recovering: the
@@ -174,6 +184,8 @@ struct dp_snd {
 	u32 want;
 	u32 fast_seq;
 	unsigned long fast_at;
+	u32 held;
+	u32 sack_high;
 	u32 recover;
 	u32 resend_nxt;
 	u32 cwnd;
@@ -248,7 +260,7 @@ void dp_snd_init(struct dp_snd *s, struct dp_snd_ep *se,
 		 const struct dp_addr *to);
 int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
 		bool nonblock);
-void dp_snd_ack(struct dp_snd *s, const struct dp_msg_hdr *h);
+void dp_snd_ack(struct dp_snd *s, const struct dp_msg_hdr *h, const void *sack);
 void dp_snd_reset(struct dp_snd *s, const struct dp_msg_hdr *h);
 void dp_snd_stop(struct dp_snd *s, bool goodbye);
 void dp_snd_release(struct dp_snd *s);

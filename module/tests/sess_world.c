@@ -321,12 +321,13 @@ static struct dp_snd *w_snd_of(struct dp_endpoint *ep, const struct dp_msg_hdr *
 	return NULL;
 }
 
-static void w_ack(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
+static void w_ack(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
+		  const void *sack)
 {
 	struct dp_snd *s = w_snd_of(ep, h);
 
 	if (s)
-		dp_snd_ack(s, h);
+		dp_snd_ack(s, h, sack);
 }
 
 void w_dispatch(const struct dp_msg_hdr *h, const void *payload)
@@ -341,7 +342,7 @@ void w_dispatch(const struct dp_msg_hdr *h, const void *payload)
 	switch (h->type) {
 	case DP_WT_DATA:
 		if (h->flags & DP_WF_ACK)
-			w_ack(ep, h);
+			w_ack(ep, h, NULL);
 		if (h->flags & DP_WF_RAW)
 			dp_rcv_raw(&ep->rcv, h, payload);
 		else
@@ -353,7 +354,7 @@ void w_dispatch(const struct dp_msg_hdr *h, const void *payload)
 		else if (h->flags & DP_WF_PROBE)
 			dp_rcv_probe(&ep->rcv, h);
 		else
-			w_ack(ep, h);
+			w_ack(ep, h, h->len == DP_SACK_LEN ? payload : NULL);
 		break;
 	case DP_WT_HELLO:
 		if (ep->refuse)

@@ -34,6 +34,11 @@ static struct dp_msg_hdr hdr(u8 type, u32 dpid, u32 inc, u32 seq)
 
 static const u8 zeros[1500];
 
+static bool drop_everything_data(const struct w_frame *f)
+{
+	return f->h.type == DP_WT_DATA;
+}
+
 /* A retransmitted message is dropped, counted, and acknowledged again. */
 static void test_rcv_dup(void)
 {
@@ -95,6 +100,71 @@ static void test_rcv_gap_held(void)
 	w.drop = NULL;
 	w_run(300);
 	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	w_teardown();
+}
+
+/*
+ * SACK: with two holes, the ACKs name what is held past the first (bit i:
+ * seq ack + 2 + i); each message held afterwards brings a new map within
+ * a tick, not only after DP_GAP_AGAIN_MS; a sender whose HELLO did not
+ * ask gets no map.
+ */
+static u32 hole2_seq;
+static bool drop_two_holes(const struct w_frame *f)
+{
+	return f->h.type == DP_WT_DATA &&
+	       (f->h.seq == hold_seq || f->h.seq == hole2_seq);
+}
+
+static void test_rcv_sack(void)
+{
+	const struct w_frame *a;
+	struct dp_msg_hdr h;
+	unsigned int acks;
+	u32 i, base;
+
+	two(65536);
+	base = w_info(ab).snd_nxt;
+	hold_seq = base + 1;	/* 0 arrives, 1 lost, 2 held, 3 lost, 4 held */
+	hole2_seq = base + 3;
+	w.drop = drop_two_holes;
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(w_send(ab, 100), 0);
+	w_pump();
+	a = w_last(DP_WT_ACK, DP_WF_GAP);
+	CHECK(a, "a gap report");
+	if (a) {
+		CHECK_EQ(a->h.ack, base);
+		CHECK(a->h.flags & DP_WF_SACK, "flags %#x", a->h.flags);
+		CHECK_EQ(a->h.len, DP_SACK_LEN);
+		CHECK_EQ(a->data[0], 0x5);	/* base + 2 and base + 4 */
+		for (i = 1; i < DP_SACK_LEN; i++)
+			CHECK_EQ(a->data[i], 0);
+	}
+	/* one more held, within DP_GAP_AGAIN_MS: a new map a tick later */
+	w.drop = drop_everything_data;
+	CHECK_EQ(w_send(ab, 100), 0);		/* base + 5, lost */
+	h = w.frames[w.n_frames - 1].h;
+	acks = w_count(DP_WT_ACK, DP_WF_SACK);
+	dp_rcv_data(&B->rcv, &h, zeros);
+	w_run(1);
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_SACK), acks + 1);
+	a = w_last(DP_WT_ACK, DP_WF_SACK);
+	CHECK(a && a->data[0] == 0xd, "map %#x", a ? a->data[0] : 0);	/* + base + 5 */
+	w.drop = NULL;
+	w_run(300);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_read(B, 8, NULL), 6);
+	/* a HELLO without DP_WF_SACK: its ACKs carry no map */
+	h = hdr(DP_WT_HELLO, 11, 0x77, 5000);
+	dp_rcv_hello(&B->rcv, &h);
+	h = hdr(DP_WT_DATA, 11, 0x77, 5001);	/* 5000 missing */
+	h.len = 100;
+	dp_rcv_data(&B->rcv, &h, zeros);
+	w_pump();
+	a = w_last(DP_WT_ACK, DP_WF_GAP);
+	CHECK(a && a->h.dst_dpid == 11 && !(a->h.flags & DP_WF_SACK) && !a->h.len,
+	      "a gap report with no map");
 	w_teardown();
 }
 
@@ -624,6 +694,8 @@ static void test_rcv_stale_return(void)
 const struct unit_test rcv_tests[] = {
 	{ "rcv: a duplicate is dropped, counted, acked again", test_rcv_dup },
 	{ "rcv: after a gap: held, then delivered in order", test_rcv_gap_held },
+	{ "rcv: SACK: ACKs map what is held past a gap, if the sender asked",
+	  test_rcv_sack },
 	{ "rcv: beyond the credit: refused as full", test_rcv_beyond_credit },
 	{ "rcv: raw messages never take promised space", test_rcv_raw },
 	{ "rcv: an owed ack rides on DATA", test_rcv_piggyback },

@@ -620,6 +620,100 @@ static void test_snd_gap_after_timer(void)
 	w_teardown();
 }
 
+/* Two holes, each lost once: SACK has both resent in one round trip. */
+static u32 sack_h1, sack_h2;
+static unsigned int sack_drops;
+static bool drop_two_once(const struct w_frame *f)
+{
+	if (f->h.type != DP_WT_DATA || (f->h.seq != sack_h1 && f->h.seq != sack_h2))
+		return false;
+	if (f->h.seq == sack_h1)
+		sack_h1 = 0;
+	else
+		sack_h2 = 0;
+	sack_drops++;
+	return true;
+}
+
+/* One hop: deliver the frames on the link now (not those they cause). */
+static void hop(void)
+{
+	unsigned int i, n = w.n_frames;
+
+	for (i = 0; i < n; i++) {
+		struct w_frame *f = &w.frames[i];
+
+		if (f->done)
+			continue;
+		f->done = true;
+		if (!w.drop || !w.drop(f))
+			w_dispatch(&f->h, f->data);
+	}
+	kmock_run();
+}
+
+static void test_snd_sack_holes(void)
+{
+	u32 seq[8], i, base;
+
+	two_open(262144);
+	base = w_info(ab).snd_nxt;
+	sack_h1 = base + 1;
+	sack_h2 = base + 3;
+	sack_drops = 0;
+	w.drop = drop_two_once;
+	for (i = 0; i < 6; i++)
+		CHECK_EQ(w_send(ab, 100), 0);
+	hop();					/* DATA: two lost */
+	CHECK_EQ(sack_drops, 2);
+	hop();					/* the gap report's map */
+	CHECK_EQ(w_stats(A).tx_retrans, 2);	/* both holes, at once */
+	CHECK_EQ(w_in_flight(), 2);
+	w_run(2);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_info(ab).backoff, 0);	/* no timeout */
+	CHECK_EQ(w_stats(A).tx_retrans, 2);
+	CHECK_EQ(w_read(B, 8, seq), 6);
+	for (i = 0; i < 6; i++)
+		CHECK_EQ(seq[i], i + 1);
+	w_teardown();
+}
+
+/*
+ * What the receiver holds past a hole leaves the window: a sender whose
+ * first message is lost keeps sending while the hole is repaired, where
+ * it stopped at a window of messages; a timeout forgets the map (the
+ * receiver may drop a held message it cannot place, docs/reliability.md).
+ */
+static void test_snd_sack_window(void)
+{
+	u32 i, cwnd, rto;
+
+	two_open(262144);
+	CHECK_EQ(w_send(ab, 100), 0);		/* an RTT sample */
+	w_run(1);
+	w_read(B, 8, NULL);
+	rto = w_info(ab).rto_ms;
+	hole_seq = w_info(ab).snd_nxt;
+	hole_drops = 1000;
+	w.drop = drop_hole;
+	cwnd = w_info(ab).cwnd;
+	for (i = 0; i < cwnd; i++)
+		CHECK_EQ(w_send(ab, 100), 0);
+	CHECK_EQ(w_send(ab, 100), -EAGAIN);	/* the window is full */
+	w_run(1);				/* the map says cwnd - 1 held */
+	CHECK_EQ(ab->held, cwnd - 1);
+	CHECK_EQ(w_send(ab, 100), 0);		/* they left the window */
+	w_run(rto + 1);				/* the hole stays lost: timeout */
+	CHECK(w_info(ab).backoff >= 1, "backoff %u", w_info(ab).backoff);
+	hole_drops = 0;
+	w_run(3 * rto);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(ab->held, 0);
+	CHECK_EQ(w_read(B, 64, NULL), cwnd + 1);
+	w_teardown();
+}
+
 /* A reported hole: only the missing message goes again, at once. */
 static void test_snd_fast_resend(void)
 {
@@ -941,6 +1035,10 @@ const struct unit_test snd_tests[] = {
 	{ "snd: a loss beyond what the receiver holds is recovered in round trips",
 	  test_snd_burst_loss },
 	{ "snd: gap report: the missing message resent once", test_snd_fast_resend },
+	{ "snd: SACK: every hole below the highest held resent in one round trip",
+	  test_snd_sack_holes },
+	{ "snd: SACK: held messages leave the window; a timeout forgets them",
+	  test_snd_sack_window },
 	{ "snd: a gap report between the timer and its work keeps the deadline",
 	  test_snd_gap_after_timer },
 	{ "snd: RTT sample sets the RTO", test_snd_rtt_sample },
