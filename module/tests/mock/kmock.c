@@ -201,8 +201,8 @@ bool cancel_delayed_work_sync(struct delayed_work *dw)
 	return cancel_work_sync(&dw->work);
 }
 
-/* One due timer or work item, the oldest slot first; false if none. */
-static bool run_one(void)
+/* One due timer fired, the oldest slot first; false if none. */
+static bool fire_one(void)
 {
 	int i;
 
@@ -216,6 +216,16 @@ static bool run_one(void)
 			return true;
 		}
 	}
+	return false;
+}
+
+/* One due timer or work item, the oldest slot first; false if none. */
+static bool run_one(void)
+{
+	int i;
+
+	if (fire_one())
+		return true;
 	for (i = 0; i < KMOCK_SLOTS; i++) {
 		struct work_struct *w = works[i];
 
@@ -231,20 +241,12 @@ static bool run_one(void)
 
 int kmock_fire_timers(void)
 {
-	int i, n = 0;
+	int n = 0;
 
 	if (kmock_spin_depth)
 		kmock_lockdep_fail("timer run under a spinlock", __FILE__, __LINE__);
-	for (i = 0; i < KMOCK_SLOTS; i++) {
-		struct timer_list *t = timers[i];
-
-		if (t && t->pending && !time_before(jiffies, t->expires)) {
-			t->pending = false;
-			timers[i] = NULL;
-			t->fn(t);
-			n++;
-		}
-	}
+	while (fire_one() && n < 100000)
+		n++;
 	return n;
 }
 
