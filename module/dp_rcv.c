@@ -1402,7 +1402,6 @@ void dp_rcv_stats(struct dp_rcv *r, struct dp_ep_stats *st)
 	st->rx_dup = atomic64_read(&r->rx_dup);
 }
 
-/* The ACK owed to @rp, into the batch.  Caller holds r->lock. */
 /*
  * The SACK map of what @rp holds past its gap: bit i, the message
  * rcv_nxt + 1 + i (docs/wire.md).  Returns false if it holds none that
@@ -1426,6 +1425,7 @@ static bool dp_rcv_sack(struct dp_rcv *r, const struct dp_rx_peer *rp, u8 *map)
 	return any;
 }
 
+/* The ACK owed to @rp, into the batch.  Caller holds r->lock. */
 static void dp_rcv_take_ack(struct dp_rcv *r, struct dp_rx_peer *rp,
 			    struct dp_ack_batch *b, u32 max_msg)
 {

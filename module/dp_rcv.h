@@ -62,7 +62,8 @@ struct dp_rcv_pair {
 
 /*
  * struct dp_ack_batch - the ACKs and RESETs one round of ack_work sends,
- * built under dp_rcv.lock and sent after it is dropped.
+ * built under dp_rcv.lock and sent after it is dropped; an ACK whose len
+ * is DP_SACK_LEN carries its SACK map, sack[i] for h[i].
  */
 struct dp_ack_batch {
 	struct dp_msg_hdr h[DP_ACK_BATCH];
