@@ -39,6 +39,7 @@ fi
 peer_nid=$((2 - me))	# guest 0 is NID 1, guest 1 NID 2
 t=0
 : >"$T/step.log"
+: >"$T/ep.last"
 res() { # RC DESCRIPTION
 	t=$((t + 1))
 	sed 's/^/# /' "$T/step.log"
@@ -48,8 +49,16 @@ res() { # RC DESCRIPTION
 bar() { timeout $((long + 120)) dp-barrier "soak-$1" "$((long + 60))" || echo "# barrier soak-$1 timed out"; }
 ctr() { dpctl stats 2>/dev/null | awk -v k="$1" '$1 == k { print $2 }'; }
 state() { # what this node saw, for a failure's diagnostics
-	{ echo "dpctl stats (non-zero):"; dpctl stats | grep -v ' 0$'; echo "dpctl ep:"; dpctl ep; } \
+	{ echo "dpctl stats (non-zero):"; dpctl stats | grep -v ' 0$'; echo "dpctl ep:"; dpctl ep
+	  echo "dpctl ep at most 10 s before the stream ended:"; cat "$T/ep.last"; } \
 		>>"$T/step.log" 2>&1
+}
+# This node's sessions every 10 s while the stream runs: a stalled stream
+# ends with its endpoint closed, so dpctl ep after it shows nothing.
+epwatch() {
+	while sleep 10; do
+		dpctl ep >"$T/ep.new" 2>&1 && mv "$T/ep.new" "$T/ep.last"
+	done
 }
 relay() { dp-link stats "$1" 2>/dev/null; }
 ktap_failed=0
@@ -64,6 +73,8 @@ if [ "$me" -eq 1 ]; then
 	csum0=$(ctr rx_drop_csum)
 	pausewatch &
 	watch=$!
+	epwatch &
+	epw=$!
 	timeout $((long + 30)) $P recv 700 11 "$N" 0 "$long" 300 >"$T/recv.log" 2>&1 &
 	pid=$!
 	ready "$T/recv.log"	# bound: then the sender may start
@@ -71,7 +82,7 @@ if [ "$me" -eq 1 ]; then
 	wait $pid
 	st=$?
 	cat "$T/recv.log" >>"$T/step.log"
-	kill "$watch" 2>/dev/null
+	kill "$watch" "$epw" 2>/dev/null
 	echo "stream ended at uptime $(cut -d' ' -f1 /proc/uptime) s" >>"$T/step.log"
 	pauses >>"$T/step.log"
 	csum=$(( $(ctr rx_drop_csum) - csum0 ))
@@ -87,9 +98,11 @@ else
 	start=$(date +%s)
 	pausewatch &
 	watch=$!
+	epwatch &
+	epw=$!
 	timeout $((long + 30)) $P send "$peer_nid" 700 11 "$N" 3 >>"$T/step.log" 2>&1
 	st=$?
-	kill "$watch" 2>/dev/null
+	kill "$watch" "$epw" 2>/dev/null
 	echo "stream ended at uptime $(cut -d' ' -f1 /proc/uptime) s" >>"$T/step.log"
 	pauses >>"$T/step.log"
 	took=$(( $(date +%s) - start ))
