@@ -1414,6 +1414,8 @@ static bool dp_rcv_sack(struct dp_rcv *r, const struct dp_rx_peer *rp, u8 *map)
 	u32 i;
 
 	lockdep_assert_held(&r->lock);
+	if (!rp->n_ooo)
+		return false;	/* no gap: the usual ACK, no map to build */
 	memset(map, 0, DP_SACK_LEN);
 	list_for_each_entry(o, &rp->ooo, node) {
 		i = o->h.seq - rp->rcv_nxt - 1;
@@ -1438,7 +1440,7 @@ static void dp_rcv_take_ack(struct dp_rcv *r, struct dp_rx_peer *rp,
 	h->ack = rp->rcv_nxt - 1;
 	h->credit = rp->credit;
 	h->dst_inc = rp->peer_inc;
-	if (rp->sack && rp->n_ooo && dp_rcv_sack(r, rp, map)) {
+	if (rp->sack && dp_rcv_sack(r, rp, map)) {
 		h->flags |= DP_WF_SACK;
 		h->len = DP_SACK_LEN;
 	}

@@ -540,13 +540,20 @@ static bool dp_snd_stalled(const struct dp_snd *s, unsigned long now)
  * resend was lost, or the report is about the hole it left), so a report
  * repeated while the resend is on its way sends nothing twice.
  */
-static bool dp_snd_fast_due(const struct dp_snd *s, unsigned long now)
+/* A round trip in jiffies (the RTO before the first sample), at least 1. */
+static unsigned long dp_snd_rtt_jiffies(const struct dp_snd *s)
 {
 	u32 rtt_us = s->rtt.srtt ? s->rtt.srtt : s->rtt.rto;
 
 	lockdep_assert_held(&s->lock);
+	return max(usecs_to_jiffies(rtt_us), 1UL);
+}
+
+static bool dp_snd_fast_due(const struct dp_snd *s, unsigned long now)
+{
+	lockdep_assert_held(&s->lock);
 	return s->snd_una != s->fast_seq ||
-	       time_after_eq(now, s->fast_at + max(usecs_to_jiffies(rtt_us), 1UL));
+	       time_after_eq(now, s->fast_at + dp_snd_rtt_jiffies(s));
 }
 
 /*
@@ -678,7 +685,7 @@ static void dp_snd_work_fn(struct work_struct *work)
 	space = s->snd_space;
 	want = s->want;
 	high = s->sack_high;
-	rtt = max(usecs_to_jiffies(s->rtt.srtt ? s->rtt.srtt : s->rtt.rto), 1UL);
+	rtt = dp_snd_rtt_jiffies(s);
 	failed = s->state == DP_SND_FAILED;
 	spin_unlock_irq(&s->lock);
 	if (failed)
