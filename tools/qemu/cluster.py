@@ -100,18 +100,17 @@ KERNEL_BAD = re.compile(
 
 
 
-# Where a crash report starts (the judge prints it whole: a double fault
-# or oops in CI is otherwise known by its first line only).
-CRASH_START = re.compile(r"Oops|double fault|Kernel panic|kernel BUG at|BUG: |"
-                         r"general protection|WARNING: ")
+# A report's end marker; the judge prints the first report whole (a double
+# fault or oops in CI is otherwise known by its first line only).
 CRASH_END = re.compile(r"---\[ end (trace|Kernel panic)")
 CRASH_LINES = 60
 
 
-def crash_report(klog):
-    """The first crash report in a kernel log, up to its end marker."""
+def crash_report(klog, bad):
+    """The report around the first of @bad (the judge's bad lines) in a
+    kernel log, from there to its end marker."""
     for i, line in enumerate(klog):
-        if CRASH_START.search(line):
+        if line.strip() in bad:
             block = []
             for ln in klog[i:i + CRASH_LINES]:
                 block.append(ln.rstrip())
@@ -793,7 +792,7 @@ def judge(a, g, prefix, timed_out, qemu_rc, allow=None):
               f"not counted, first: {kernels_own[0][:160]}")
     if bad:
         problems.append(f"kernel log: {len(bad)} bad line(s), first: {bad[0][:160]}")
-        crash = [f"# kernel: {ln[:200]}" for ln in crash_report(klog)]
+        crash = [f"# kernel: {ln[:200]}" for ln in crash_report(klog, set(bad))]
     if a.mode in KTAP_MODES and rep.docs == 0:
         problems.append("no KTAP output")
     perf = section(out, "DPPERF-BEGIN", "DPPERF-END")

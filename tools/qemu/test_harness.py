@@ -356,14 +356,16 @@ def test_crash_report():
            "[    6.5]  dp_netdev_xmit+0x4c/0x140 [dp]",
            "[    6.5] ---[ end Kernel panic - not syncing: Fatal exception ]---",
            "[    6.6] after the end"]
-    rep = cluster.crash_report(log)
+    def bad(lines):
+        return {ln.strip() for ln in lines if cluster.KERNEL_BAD.search(ln)}
+    rep = cluster.crash_report(log, bad(log))
     check("crash: starts at the oops", rep and rep[0] == log[1], str(rep))
     check("crash: keeps the RIP and the trace", log[2] in rep and log[4] in rep, str(rep))
     check("crash: ends at its end marker", rep and rep[-1] == log[5], str(rep))
-    check("crash: none in a clean log", cluster.crash_report(log[:1]) == [])
+    check("crash: none in a clean log", cluster.crash_report(log[:1], bad(log[:1])) == [])
     long = [log[1]] + [f"[ 7.{i}]  f{i}+0x1/0x2" for i in range(200)]
     check("crash: at most CRASH_LINES lines",
-          len(cluster.crash_report(long)) == cluster.CRASH_LINES)
+          len(cluster.crash_report(long, bad(long))) == cluster.CRASH_LINES)
 
 
 def test_tcg_accel():
