@@ -17,6 +17,7 @@
 #                     where one leg's instructions go, by symbol
 #                     (build/results/profile/profile.md; docs/perf/profile.md);
 #                     PROFILE_RUN=bw:65536: dp's bandwidth instead, per KiB
+#                     PROFILE_NIC=virtio-net-pci: over the netdev backend
 #   make demo         deps, build, dpperf in a 2-guest real-time run, icount runs
 #                     on e1000 and on tulip (dp's own driver against UDP/TCP over
 #                     Linux's), a 2-guest run on the simulated Myrinet fabric (dp
@@ -174,8 +175,16 @@ soak:
 # PROFILE_EXACT=1: instead of perf's samples, every instruction of the run
 # counted by QEMU (tools/qemu/insn-count.c), named from the guest's
 # /proc/kallsyms.
+# PROFILE_NIC=virtio-net-pci: the same over the netdev backend on two
+# virtio-net NICs (MTU 9000) instead of dp's tulip driver.
 PROFILE_RUN ?= 1
 PROFILE_EXACT ?= 0
+PROFILE_NIC ?= tulip
+ifeq ($(PROFILE_NIC),tulip)
+PROFILE_NIC_ARGS = --nic tulip --nic-driver tulip
+else
+PROFILE_NIC_ARGS = --nic $(PROFILE_NIC)
+endif
 PROFILE_IMG = build/$(KVER)/initramfs-profile.cpio
 PROFILE_INSNS = $(abspath $(RESULTS))/profile/insns.txt
 ifeq ($(PROFILE_EXACT),1)
@@ -193,7 +202,7 @@ profile-run: all
 		--ko build/$(KVER)/src/dp.ko --bin /usr/bin/perf
 	rm -f $(PROFILE_INSNS)
 	tools/qemu/cluster.py --kernel $(KVER) --mode icount --out $(RESULTS)/profile \
-		--nic tulip --nic-driver tulip --initramfs $(PROFILE_IMG) \
+		$(PROFILE_NIC_ARGS) --initramfs $(PROFILE_IMG) \
 		$(PROFILE_ARGS) --timeout $(GUEST_TIMEOUT)
 	tools/dpperf/profile-report $(RESULTS)/profile
 
