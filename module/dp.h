@@ -450,8 +450,11 @@ long dp_ioc_sendv(struct dp_endpoint *ep, struct dp_sendv __user *arg,
 /* ---- Frames: send path (dp_tx.c, more in dp_sess.h) and MDR (dp_mdr.c) ---- */
 void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,
 	       const void *frame, unsigned int len);
+void dp_mdr_rx_parts(struct dp_node *node, const u8 *src, u8 src_len,
+		     const void *hdr, unsigned int len,
+		     const struct dp_payload *msg);
 void dp_mdr_frame(struct dp_node *node, const struct dp_msg_hdr *h,
-		  const void *payload);
+		  const struct dp_payload *payload);
 
 /* ---- Generic netlink (dp_genl.c) ---- */
 int dp_genl_init(void);

@@ -4,8 +4,8 @@
  * message into DATA fragments, what a message costs in credit, the
  * largest message a pool takes, and the receiver's check of each fragment
  * against the message its session has open.  Every bad fragment is a
- * counted drop; bytes are only ever copied through dp_ring_fill(), which
- * refuses anything outside the message's token.
+ * counted drop; bytes are only ever copied where dp_ring_fill_at() says,
+ * which refuses anything outside the message's token.
  */
 #include "dp_frag.h"
 
@@ -95,15 +95,20 @@ u32 dp_frag_total(const void *msg)
 	return be32_to_cpu(be);
 }
 
-static int dp_frag_parse_first(const struct dp_msg_hdr *h, const u8 *msg,
-			       u32 max, struct dp_frag_in *in)
+static int dp_frag_parse_first(const struct dp_msg_hdr *h,
+			       const struct dp_payload *msg, u32 max,
+			       struct dp_frag_in *in)
 {
+	u8 total[DP_FRAG_TOTAL_LEN];
+
 	if (h->len <= DP_FRAG_TOTAL_LEN)
 		return DP_CTR_RX_DROP_LEN;
-	in->total = dp_frag_total(msg);
+	dp_payload_copy(msg, 0, total, sizeof(total));
+	in->total = dp_frag_total(total);
 	in->off = 0;
 	in->len = h->len - DP_FRAG_TOTAL_LEN;
-	in->data = msg + DP_FRAG_TOTAL_LEN;
+	in->msg = msg;
+	in->msg_off = DP_FRAG_TOTAL_LEN;
 	if (in->total <= in->len)	/* nothing would follow */
 		return DP_CTR_RX_DROP_LEN;
 	return in->total > max ? DP_CTR_RX_DROP_TOO_BIG : 0;
@@ -111,7 +116,8 @@ static int dp_frag_parse_first(const struct dp_msg_hdr *h, const u8 *msg,
 
 /* A middle or last fragment continues the open message, never past it. */
 static int dp_frag_parse_next(const struct dp_frag_rx *st,
-			      const struct dp_msg_hdr *h, const u8 *msg,
+			      const struct dp_msg_hdr *h,
+			      const struct dp_payload *msg,
 			      struct dp_frag_in *in)
 {
 	u32 left = st->fill.len - st->got;
@@ -119,7 +125,8 @@ static int dp_frag_parse_next(const struct dp_frag_rx *st,
 	in->total = st->fill.len;
 	in->off = st->got;
 	in->len = h->len;
-	in->data = msg;
+	in->msg = msg;
+	in->msg_off = 0;
 	if (st->got > st->fill.len || h->len > left)
 		return DP_CTR_RX_DROP_LEN;
 	if (in->kind == DP_FRAG_MID ? h->len == left : h->len != left)
@@ -128,7 +135,7 @@ static int dp_frag_parse_next(const struct dp_frag_rx *st,
 }
 
 int dp_frag_parse(const struct dp_frag_rx *st, const struct dp_msg_hdr *h,
-		  const void *msg, u32 max, struct dp_frag_in *in)
+		  const struct dp_payload *msg, u32 max, struct dp_frag_in *in)
 {
 	in->kind = (h->flags & DP_WF_FRAG_MASK) / DP_WF_FRAG_FIRST;
 	if (in->kind != DP_FRAG_WHOLE && (h->flags & DP_WF_RAW))
@@ -143,7 +150,7 @@ int dp_frag_parse(const struct dp_frag_rx *st, const struct dp_msg_hdr *h,
 	case DP_FRAG_WHOLE:
 		*in = (struct dp_frag_in){
 			.kind = DP_FRAG_WHOLE, .total = h->len, .len = h->len,
-			.data = msg,
+			.msg = msg,
 		};
 		return 0;	/* delivered as before (dp_ring_reserve()) */
 	case DP_FRAG_FIRST:
@@ -156,6 +163,7 @@ int dp_frag_parse(const struct dp_frag_rx *st, const struct dp_msg_hdr *h,
 int dp_frag_rx_put(struct dp_frag_rx *st, struct dp_ring *r,
 		   const struct dp_frag_in *in, bool *done)
 {
+	void *to;
 	int err;
 
 	*done = false;
@@ -170,9 +178,12 @@ int dp_frag_rx_put(struct dp_frag_rx *st, struct dp_ring *r,
 	} else if (in->kind == DP_FRAG_WHOLE || !st->open) {
 		return -EINVAL;
 	}
-	if (in->off != st->got ||
-	    dp_ring_fill(r, &st->fill, in->off, in->data, in->len))
+	if (in->off != st->got)
 		return -EINVAL;
+	to = dp_ring_fill_at(r, &st->fill, in->off, in->len);
+	if (!to)
+		return -EINVAL;
+	dp_payload_copy(in->msg, in->msg_off, to, in->len);
 	st->got += in->len;
 	if (in->kind == DP_FRAG_LAST) {
 		if (st->got != st->fill.len || dp_ring_close(r, &st->fill))

@@ -85,14 +85,16 @@ struct dp_frag_rx {
  * @total: the message's length.
  * @off: where its bytes go in the message.
  * @len: its message bytes.
- * @data: those bytes, in the frame.
+ * @msg: the frame's message, whose bytes from @msg_off are those.
+ * @msg_off: after the length a first fragment carries, else 0.
  */
 struct dp_frag_in {
 	u32 kind;
 	u32 total;
 	u32 off;
 	u32 len;
-	const u8 *data;
+	const struct dp_payload *msg;
+	u32 msg_off;
 };
 
 /*
@@ -107,7 +109,7 @@ struct dp_frag_in {
  * not; DP_CTR_RX_DROP_TOO_BIG for a length beyond @max.
  */
 int dp_frag_parse(const struct dp_frag_rx *st, const struct dp_msg_hdr *h,
-		  const void *msg, u32 max, struct dp_frag_in *in);
+		  const struct dp_payload *msg, u32 max, struct dp_frag_in *in);
 /*
  * Place fragment @in (dp_frag_parse() said 0; not DP_FRAG_WHOLE) in ring
  * @r: a first one opens the message (the caller then writes the sender

@@ -53,6 +53,20 @@ static void dp_mdr_ack(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
 		dp_snd_ack(s, h, sack);
 }
 
+/* An ACK, with the map of held messages (DP_WF_SACK) if it has one. */
+static void dp_mdr_sack(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
+			const struct dp_payload *payload)
+{
+	u8 map[DP_SACK_LEN];
+
+	if (h->len != DP_SACK_LEN) {
+		dp_mdr_ack(ep, h, NULL);
+		return;
+	}
+	dp_payload_copy(payload, 0, map, sizeof(map));
+	dp_mdr_ack(ep, h, map);
+}
+
 /* DATA and HELLO pass the endpoint's admission rule, or are counted. */
 static bool dp_mdr_admitted(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 {
@@ -64,7 +78,7 @@ static bool dp_mdr_admitted(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 }
 
 static void dp_mdr_data(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
-			const void *payload)
+			const struct dp_payload *payload)
 {
 	if (!dp_mdr_admitted(ep, h))
 		return;
@@ -82,7 +96,7 @@ static void dp_mdr_data(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
  * RCU.  See docs/reliability.md for what each type does.
  */
 void dp_mdr_frame(struct dp_node *node, const struct dp_msg_hdr *h,
-		  const void *payload)
+		  const struct dp_payload *payload)
 {
 	struct dp_endpoint *ep = dp_cat_lookup(node, h->dst_dpid);
 
@@ -107,7 +121,7 @@ void dp_mdr_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 		else if (h->flags & DP_WF_PROBE)
 			dp_rcv_probe(&ep->rcv, h);
 		else
-			dp_mdr_ack(ep, h, h->len == DP_SACK_LEN ? payload : NULL);
+			dp_mdr_sack(ep, h, payload);
 		break;
 	case DP_WT_HELLO:
 		if (dp_mdr_admitted(ep, h))
@@ -142,18 +156,33 @@ static int dp_mdr_check_src(struct dp_node *node, const struct dp_msg_hdr *h,
 	return 0;
 }
 
-/* A frame from a NIC: @frame is the dp header followed by the message. */
-void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,
-	       const void *frame, unsigned int len)
+/* An ANNOUNCE (to no node): neighbour discovery's. */
+static void dp_mdr_announce(struct dp_node *node, const u8 *src, u8 src_len,
+			    const struct dp_msg_hdr *h,
+			    const struct dp_payload *msg)
+{
+	struct dp_wire_announce a;
+
+	dp_payload_copy(msg, 0, &a, sizeof(a));	/* what this version reads */
+	dp_disc_rx(&node->disc, src, src_len, h, &a);
+}
+
+/*
+ * A frame of @len bytes from a NIC: @hdr its dp header (DP_WIRE_HDR_LEN
+ * bytes, unread if @len is shorter), @msg the message after it, which may
+ * be in pieces (struct dp_payload).
+ */
+void dp_mdr_rx_parts(struct dp_node *node, const u8 *src, u8 src_len,
+		     const void *hdr, unsigned int len,
+		     const struct dp_payload *msg)
 {
 	struct dp_msg_hdr h;
 	int drop;
 
 	rcu_read_lock();
-	drop = dp_wire_decode(frame, len, &h);
-	if (!drop && h.type == DP_WT_ANNOUNCE) {	/* to no node: discovery's */
-		dp_disc_rx(&node->disc, src, src_len, &h,
-			   (const u8 *)frame + DP_WIRE_HDR_LEN);
+	drop = dp_wire_decode_parts(hdr, len, msg, &h);
+	if (!drop && h.type == DP_WT_ANNOUNCE) {
+		dp_mdr_announce(node, src, src_len, &h, msg);
 		rcu_read_unlock();
 		return;
 	}
@@ -164,6 +193,18 @@ void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,
 	if (drop)
 		dp_count(node, drop);
 	else
-		dp_mdr_frame(node, &h, (const u8 *)frame + DP_WIRE_HDR_LEN);
+		dp_mdr_frame(node, &h, msg);
 	rcu_read_unlock();
+}
+
+/* A frame from a NIC: @frame is the dp header followed by the message. */
+void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,
+	       const void *frame, unsigned int len)
+{
+	/* (not read if @len is short: it is a drop) */
+	const struct dp_payload msg =
+		dp_payload_flat((const u8 *)frame +
+				min_t(unsigned int, len, DP_WIRE_HDR_LEN));
+
+	dp_mdr_rx_parts(node, src, src_len, frame, len, &msg);
 }

@@ -99,7 +99,8 @@ static void dp_pool_stamp(struct dp_token *t, const struct dp_msg_hdr *h,
  * counter to charge when the pool has no room.
  */
 int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
-		    u32 src_uid, u32 tok_seq, const void *payload)
+		    u32 src_uid, u32 tok_seq,
+		    const struct dp_payload *payload)
 {
 	struct dp_token *t;
 	unsigned long flags;
@@ -113,7 +114,7 @@ int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
 		spin_unlock_irqrestore(&pool->lock, flags);
 		return err;
 	}
-	memcpy(t + 1, payload, h->len);
+	dp_payload_copy(payload, 0, t + 1, h->len);
 	dp_pool_stamp(t, h, src_uid, tok_seq);
 	dp_ring_commit(&pool->ring, t, h->len);
 	if (h->flags & DP_WF_RAW)

@@ -925,7 +925,7 @@ void dp_rcv_fin(struct dp_rcv *r, const struct dp_msg_hdr *h)
  * so the receiver's credit arithmetic sees every delivery.
  */
 static int dp_rcv_deliver(struct dp_rcv *r, const struct dp_msg_hdr *h,
-			  u32 tok_seq, const void *payload)
+			  u32 tok_seq, const struct dp_payload *payload)
 {
 	int drop;
 
@@ -1031,7 +1031,8 @@ static int dp_rcv_frag(struct dp_rcv *r, struct dp_rx_peer *rp,
  * its credit is granted first (dp_rcv_next()).  Returns a drop counter.
  */
 static int dp_rcv_one(struct dp_rcv *r, struct dp_rx_peer *rp,
-		      const struct dp_msg_hdr *h, const void *payload, bool ask)
+		      const struct dp_msg_hdr *h, const struct dp_payload *payload,
+		      bool ask)
 {
 	u32 tok_seq = h->seq - rp->isn + 1 - rp->frag_extra;
 	struct dp_frag_in in;
@@ -1084,9 +1085,11 @@ static void dp_rcv_drain(struct dp_rcv *r, struct dp_rx_peer *rp)
 	int drop;
 
 	list_for_each_entry_safe(o, tmp, &rp->ooo, node) {
+		const struct dp_payload held = dp_payload_flat(o->data);
+
 		if (o->h.seq != rp->rcv_nxt)
 			break;
-		drop = dp_rcv_one(r, rp, &o->h, o->data, false);
+		drop = dp_rcv_one(r, rp, &o->h, &held, false);
 		dp_rcv_ooo_del(r, rp, o);
 		if (drop) {
 			dp_count(r->node, drop);
@@ -1096,7 +1099,7 @@ static void dp_rcv_drain(struct dp_rcv *r, struct dp_rx_peer *rp)
 }
 
 static int dp_rcv_next(struct dp_rcv *r, struct dp_rx_peer *rp,
-		       const struct dp_msg_hdr *h, const void *payload)
+		       const struct dp_msg_hdr *h, const struct dp_payload *payload)
 {
 	int drop;
 	u8 owe;
@@ -1125,7 +1128,7 @@ static int dp_rcv_next(struct dp_rcv *r, struct dp_rx_peer *rp,
  * filled).  Returns the drop counter, 0 if held.
  */
 static int dp_rcv_hold(struct dp_rcv *r, struct dp_rx_peer *rp,
-		       const struct dp_msg_hdr *h, const void *payload)
+		       const struct dp_msg_hdr *h, const struct dp_payload *payload)
 {
 	struct dp_ooo *o, *at;
 
@@ -1143,7 +1146,7 @@ static int dp_rcv_hold(struct dp_rcv *r, struct dp_rx_peer *rp,
 	if (!o)
 		return DP_CTR_RX_DROP_NOMEM;
 	o->h = *h;
-	memcpy(o->data, payload, h->len);
+	dp_payload_copy(payload, 0, o->data, h->len);
 	list_add_tail(&o->node, &at->node);	/* before @at, or at the end */
 	rp->n_ooo++;
 	r->ooo_bytes += dp_ooo_cost(h->len);
@@ -1164,7 +1167,7 @@ static bool dp_rcv_gap_due(const struct dp_rx_peer *rp)
 
 /* Reliable DATA: exactly once, in order (docs/reliability.md, 5.2). */
 void dp_rcv_data(struct dp_rcv *r, const struct dp_msg_hdr *h,
-		 const void *payload)
+		 const struct dp_payload *payload)
 {
 	const struct dp_addr from = dp_rcv_src(h);
 	struct dp_rx_peer *rp;
@@ -1215,7 +1218,7 @@ void dp_rcv_data(struct dp_rcv *r, const struct dp_msg_hdr *h,
  * reliable sender.
  */
 void dp_rcv_raw(struct dp_rcv *r, const struct dp_msg_hdr *h,
-		const void *payload)
+		const struct dp_payload *payload)
 {
 	unsigned long flags;
 	u32 room;

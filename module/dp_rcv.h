@@ -184,9 +184,9 @@ void dp_rcv_return(struct dp_rcv *r, const struct dp_msg_hdr *h);
 void dp_rcv_refuse(struct dp_rcv *r, const struct dp_msg_hdr *h);
 void dp_rcv_fin(struct dp_rcv *r, const struct dp_msg_hdr *h);
 void dp_rcv_data(struct dp_rcv *r, const struct dp_msg_hdr *h,
-		 const void *payload);
+		 const struct dp_payload *payload);
 void dp_rcv_raw(struct dp_rcv *r, const struct dp_msg_hdr *h,
-		const void *payload);
+		const struct dp_payload *payload);
 
 /*
  * Acks riding on the endpoint's own DATA (dp_snd.c), on the edge whose

@@ -190,12 +190,22 @@ static int dp_ring_find(const struct dp_ring *r, const struct dp_ring_fill *f)
 	return -1;
 }
 
+void *dp_ring_fill_at(struct dp_ring *r, const struct dp_ring_fill *f,
+		      u32 off, u32 n)
+{
+	if (dp_ring_find(r, f) < 0 || off > f->len || n > f->len - off)
+		return NULL;
+	return (u8 *)(dp_ring_at(r, f->pos) + 1) + off;
+}
+
 int dp_ring_fill(struct dp_ring *r, const struct dp_ring_fill *f, u32 off,
 		 const void *src, u32 n)
 {
-	if (dp_ring_find(r, f) < 0 || off > f->len || n > f->len - off)
+	void *to = dp_ring_fill_at(r, f, off, n);
+
+	if (!to)
 		return -EINVAL;
-	memcpy((u8 *)(dp_ring_at(r, f->pos) + 1) + off, src, n);
+	memcpy(to, src, n);
 	return 0;
 }
 

@@ -96,6 +96,12 @@ int dp_ring_open(struct dp_ring *r, u32 len, struct dp_ring_fill *f);
  */
 int dp_ring_fill(struct dp_ring *r, const struct dp_ring_fill *f, u32 off,
 		 const void *src, u32 n);
+/*
+ * Where @n bytes go at offset @off of the open message @f, for a caller
+ * that copies them itself; NULL if dp_ring_fill() would refuse them.
+ */
+void *dp_ring_fill_at(struct dp_ring *r, const struct dp_ring_fill *f,
+		      u32 off, u32 n);
 /* The message is whole: readers see it in ring order.  -EINVAL if not open. */
 int dp_ring_close(struct dp_ring *r, const struct dp_ring_fill *f);
 /* Give it up: its token becomes DP_TOK_SKIP.  -EINVAL if not open. */

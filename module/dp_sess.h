@@ -64,7 +64,8 @@ void dp_count_add(struct dp_node *node, enum dp_counter c, u64 v);
 
 /* Receive pool (dp_pool.c) */
 int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
-		    u32 src_uid, u32 tok_seq, const void *payload);
+		    u32 src_uid, u32 tok_seq,
+		    const struct dp_payload *payload);
 int dp_pool_refuse(struct dp_pool *pool);
 /*
  * Large messages (docs/reliability.md): place fragment @in of @h, checked

@@ -141,8 +141,10 @@ int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
 
 	might_sleep();
 	if (h->dst_nid == h->src_nid) {
+		const struct dp_payload local = dp_payload_flat(msg);
+
 		rcu_read_lock();
-		dp_mdr_frame(node, h, msg);
+		dp_mdr_frame(node, h, &local);
 		rcu_read_unlock();
 	} else {
 		err = dp_tx_nic(node, t, h, msg);

@@ -37,17 +37,23 @@ void dp_wire_encode_from(struct dp_wire_hdr *w, const struct dp_wire_hdr *t,
 	w->csum = 0;
 }
 
-/* The standard CRC32C: initial value and final xor all ones. */
-u32 dp_wire_csum(const struct dp_wire_hdr *w, const void *msg, size_t len)
+/*
+ * The standard CRC32C (initial value and final xor all ones) runs over the
+ * header, its csum taken as 0, then the message: the header's part.
+ */
+static u32 dp_wire_crc_hdr(const struct dp_wire_hdr *w)
 {
 	static const u8 zero[sizeof(w->csum)];
 	const size_t before = DP_WIRE_HDR_LEN - sizeof(w->csum);
 	u32 crc = ~0u;
 
 	crc = dp_crc32c(crc, (const u8 *)w, before);
-	crc = dp_crc32c(crc, zero, sizeof(zero));
-	crc = dp_crc32c(crc, (const u8 *)msg, len);
-	return ~crc;
+	return dp_crc32c(crc, zero, sizeof(zero));
+}
+
+u32 dp_wire_csum(const struct dp_wire_hdr *w, const void *msg, size_t len)
+{
+	return ~dp_crc32c(dp_wire_crc_hdr(w), (const u8 *)msg, len);
 }
 
 void dp_wire_seal(struct dp_wire_hdr *w, const void *msg, size_t len)
@@ -112,13 +118,23 @@ static bool dp_wire_frag_ok(const struct dp_msg_hdr *h)
 
 int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h)
 {
+	struct dp_payload msg;
+
+	if (frame_len < DP_WIRE_HDR_LEN)
+		return DP_CTR_RX_DROP_SHORT;
+	msg = dp_payload_flat((const u8 *)frame + DP_WIRE_HDR_LEN);
+	return dp_wire_decode_parts(frame, frame_len, &msg, h);
+}
+
+int dp_wire_decode_parts(const void *hdr, size_t frame_len,
+			 const struct dp_payload *msg, struct dp_msg_hdr *h)
+{
 	struct dp_wire_hdr w;
-	const u8 *msg = (const u8 *)frame + sizeof(w);
 
 	if (frame_len < sizeof(w))
 		return DP_CTR_RX_DROP_SHORT;
 	/* Copy out: the frame may be unaligned, and is read exactly once. */
-	memcpy(&w, frame, sizeof(w));
+	memcpy(&w, hdr, sizeof(w));
 	if (w.version != DP_WIRE_VERSION)
 		return DP_CTR_RX_DROP_VERSION;
 	if (!dp_wire_type_known(w.type))
@@ -128,7 +144,8 @@ int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h)
 	if (!dp_wire_len_ok(w.type, be16_to_cpu(w.flags), h->len,
 			    frame_len - sizeof(w)))
 		return DP_CTR_RX_DROP_LEN;
-	if (be32_to_cpu(w.csum) != dp_wire_csum(&w, msg, h->len))
+	if (be32_to_cpu(w.csum) !=
+	    ~dp_payload_crc(msg, dp_wire_crc_hdr(&w), h->len))
 		return DP_CTR_RX_DROP_CSUM;
 	h->flags = be16_to_cpu(w.flags);
 	h->dst_nid = be32_to_cpu(w.dst_nid);

@@ -22,6 +22,61 @@ struct dp_msg_hdr {
 	u32 dst_inc;
 };
 
+/**
+ * struct dp_payload - a received frame's message bytes.
+ * @data: the bytes, contiguous; or NULL: they are in pieces (an skb's
+ *	page fragments), read only through @ops from offset @base of @src.
+ * @ops: how to read the pieces (the NIC backend's).
+ * @src: the NIC's buffer (the skb), for @ops.
+ * @base: where the message starts in @src.
+ *
+ * A frame is never made contiguous to be received (docs/reliability.md,
+ * section 7): the checksum and every copy read it where the NIC put it,
+ * through dp_payload_crc() and dp_payload_copy().  Offsets and lengths
+ * are within the message, which dp_wire_decode_parts() checked.
+ */
+struct dp_payload {
+	const u8 *data;
+	const struct dp_payload_ops *ops;
+	const void *src;
+	u32 base;
+};
+
+/**
+ * struct dp_payload_ops - reading a message that is in pieces.
+ * @copy: copy @len bytes from offset @off of @src to @to.
+ * @crc: continue CRC32C @crc (dp_crc32c()) over @len bytes from @off.
+ */
+struct dp_payload_ops {
+	void (*copy)(const void *src, u32 off, void *to, u32 len);
+	u32 (*crc)(const void *src, u32 off, u32 len, u32 crc);
+};
+
+/* The payload of a contiguous message at @data. */
+static inline struct dp_payload dp_payload_flat(const void *data)
+{
+	return (struct dp_payload){ .data = (const u8 *)data };
+}
+
+/* Copy @len bytes from offset @off of message @p to @to. */
+static inline void dp_payload_copy(const struct dp_payload *p, u32 off,
+				   void *to, u32 len)
+{
+	if (p->data)
+		memcpy(to, p->data + off, len);
+	else if (len)
+		p->ops->copy(p->src, p->base + off, to, len);
+}
+
+/* Continue CRC32C @crc over the first @len bytes of message @p. */
+static inline u32 dp_payload_crc(const struct dp_payload *p, u32 crc,
+				 u32 len)
+{
+	if (p->data)
+		return dp_crc32c(crc, p->data, len);
+	return len ? p->ops->crc(p->src, p->base, len, crc) : crc;
+}
+
 /* Build the header with csum 0; dp_wire_seal() then adds the checksum. */
 void dp_wire_encode(struct dp_wire_hdr *w, const struct dp_msg_hdr *h);
 
@@ -50,6 +105,14 @@ void dp_wire_seal(struct dp_wire_hdr *w, const void *msg, size_t len);
  * fragments yet.  The message bytes are at frame + DP_WIRE_HDR_LEN.
  */
 int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h);
+
+/*
+ * The same for a frame of @frame_len bytes whose header and message are
+ * apart: @hdr its first DP_WIRE_HDR_LEN bytes (not read when @frame_len is
+ * shorter), @msg the bytes after them.
+ */
+int dp_wire_decode_parts(const void *hdr, size_t frame_len,
+			 const struct dp_payload *msg, struct dp_msg_hdr *h);
 
 /* The message of an ANNOUNCE (neighbour discovery) asking for @hold_ms. */
 void dp_wire_announce_encode(struct dp_wire_announce *a, u32 hold_ms);

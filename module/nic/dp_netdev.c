@@ -2,8 +2,9 @@
 /*
  * netdev backend: dp over any Linux Ethernet device.  Frames of EtherType
  * DP_ETH_P arrive through a packet_type handler bound to the device and go
- * straight to the MDR; messages leave through dev_queue_xmit() in an skb
- * that the message's kernel copy is copied into.  A reader that busy polls
+ * straight to the MDR, read where the device put them (never made linear);
+ * messages leave through dev_queue_xmit() in an skb that the message's
+ * kernel copy is copied into.  A reader that busy polls
  * (DP_WAIT_BUSY_POLL) drives the NAPI context dp's frames last came from,
  * as SO_BUSY_POLL does for a socket: on a multiqueue device, the queue
  * that delivered the last dp frame.
@@ -74,6 +75,66 @@ static int dp_netdev_xmit(struct dp_nic *nic, const u8 *dst,
 	return net_xmit_eval(rc) ? -ENOBUFS : 0;
 }
 
+/*
+ * A frame's message where the device left it (struct dp_payload): in the
+ * skb's head, its page fragments or its frag list.  Only ever read, so a
+ * shared skb (a packet tap holds it too) needs no copy of its own.  Offsets
+ * are within skb->len: dp_wire_decode_parts() checked the message's length
+ * against the frame's before anything reads it.
+ */
+static void dp_netdev_copy(const void *src, u32 off, void *to, u32 len)
+{
+	/* fails only past skb->len, which the length check rules out */
+	if (skb_copy_bits(src, off, to, len))
+		memset(to, 0, len);
+}
+
+static u32 dp_netdev_crc(const void *src, u32 off, u32 len, u32 crc)
+{
+	struct sk_buff *skb = (struct sk_buff *)src;
+	struct skb_seq_state st;
+	unsigned int done = 0, n;
+	const u8 *p;
+
+	skb_prepare_seq_read(skb, off, off + len, &st);
+	while (done < len) {
+		n = skb_seq_read(done, &p, &st);
+		if (!n)		/* past the end; it unmapped what it had */
+			return ~crc;	/* (never: see above) a bad checksum */
+		n = min(n, len - done);	/* a fragment may run past @len */
+		crc = dp_crc32c(crc, p, n);
+		done += n;
+	}
+	skb_abort_seq_read(&st);	/* unmaps the last fragment */
+	return crc;
+}
+
+static const struct dp_payload_ops dp_netdev_payload_ops = {
+	.copy = dp_netdev_copy,
+	.crc = dp_netdev_crc,
+};
+
+/*
+ * The frame in @skb to the MDR, read where it lies: no linear copy of a
+ * frame the device left in pieces (virtio-net's mergeable buffers).
+ */
+static void dp_netdev_frame(struct dp_node *node, const struct sk_buff *skb)
+{
+	const struct dp_payload msg = {
+		.data = skb_headlen(skb) >= skb->len ?
+			skb->data + DP_WIRE_HDR_LEN : NULL,
+		.ops = &dp_netdev_payload_ops,
+		.src = skb,
+		.base = DP_WIRE_HDR_LEN,
+	};
+	u8 buf[DP_WIRE_HDR_LEN];
+
+	/* NULL for a frame too short to hold one: the MDR counts it short */
+	dp_mdr_rx_parts(node, eth_hdr(skb)->h_source, ETH_ALEN,
+			skb_header_pointer(skb, 0, DP_WIRE_HDR_LEN, buf),
+			skb->len, &msg);
+}
+
 /* Softirq: one frame from the device, straight to the MDR. */
 static int dp_netdev_rcv(struct sk_buff *skb, struct net_device *dev,
 			 struct packet_type *pt, struct net_device *orig_dev)
@@ -90,12 +151,7 @@ static int dp_netdev_rcv(struct sk_buff *skb, struct net_device *dev,
 	napi_id = dp_skb_napi_id(skb);
 	if (napi_id && napi_id != READ_ONCE(nd->napi_id))
 		WRITE_ONCE(nd->napi_id, napi_id);
-	skb = skb_share_check(skb, GFP_ATOMIC);
-	if (!skb || skb_linearize(skb)) {
-		dp_count(node, DP_CTR_RX_DROP_NOMEM);
-		goto out;
-	}
-	dp_mdr_rx(node, eth_hdr(skb)->h_source, ETH_ALEN, skb->data, skb->len);
+	dp_netdev_frame(node, skb);
 out:
 	consume_skb(skb);
 	return NET_RX_SUCCESS;

@@ -490,6 +490,7 @@ static int frag_one(struct in *in)
 	u32 len = in16(in) % 2048 + (b & 8 ? 0 : 1), total = in32(in);
 	u32 max = dp_ring_max_msg(&fw.r), off = fw.open ? fw.got : 0;
 	struct dp_msg_hdr h = { .type = DP_WT_DATA, .len = (u16)len, .flags = flags };
+	struct dp_payload pl;
 	struct dp_frag_in fi;
 	bool done = false;
 	int want, got, r = 0;
@@ -506,7 +507,8 @@ static int frag_one(struct in *in)
 		memcpy(msg, msg_bytes(fw.id) + (off < 32768 ? off : 0), len);
 	}
 	want = frag_expected(flags, len, total, max);
-	got = dp_frag_parse(&fw.st, &h, msg, max, &fi);
+	pl = dp_payload_flat(msg);
+	got = dp_frag_parse(&fw.st, &h, &pl, max, &fi);
 	if (got != want)
 		r = fail("fragment flags %#x len %u total %u: %d, expected %d", flags, len,
 			 total, got, want);

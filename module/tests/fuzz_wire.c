@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the receive-path arithmetic: dp_wire_decode() on an
- * arbitrary frame, then token buffer pool operations driven by the input,
- * every step checked against an oracle (the header rules for the decoder,
+ * arbitrary frame (and dp_wire_decode_parts() on the same frame in pieces,
+ * as the netdev backend reads an skb: the same result), then token buffer
+ * pool operations driven by the input, every step checked against an oracle (the header rules for the decoder,
  * ring_model.h for the pool).
  *
  * Input: u16 (little endian): low 15 bits the frame length L, the top bit
@@ -24,6 +25,7 @@
 #include "../dp_ring.h"
 #include "ring_model.h"
 #include "wire_rules.h"
+#include "pieces.h"
 
 #ifdef DP_FUZZ_REPLAY
 extern int unit_failed;
@@ -153,6 +155,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	want = expected_reason(frame, flen);
 	if (got != want)
 		FAIL("decode returned %d, expected %d", got, want);
+	if (flen >= DP_WIRE_HDR_LEN) {	/* the same frame in pieces, as an skb's */
+		struct dp_msg_hdr hp;
+		struct dp_payload pl;
+		struct pieces pc;
+		bool same;
+
+		pieces_make(&pc, frame, DP_WIRE_HDR_LEN, frame + DP_WIRE_HDR_LEN,
+			    (u32)(flen - DP_WIRE_HDR_LEN), 1 + flen % PIECES_MAX,
+			    (u32)flen * 2654435761u);
+		pl = pieces_payload(&pc);
+		memset(&hp, 0, sizeof(hp));
+		same = dp_wire_decode_parts(frame, flen, &pl, &hp) == got &&
+		       !memcmp(&hp, &h, sizeof(h));
+		pieces_free(&pc);
+		if (!same)
+			FAIL("the frame in pieces decodes differently");
+	}
 	if (!got) {
 		struct dp_wire_hdr w;
 

@@ -72,6 +72,7 @@ struct w_world {
 	int tx_err;		/* dp_tx_frame() fails with this, if set */
 	bool (*drop)(const struct w_frame *f);	/* lose a frame on the way */
 	unsigned int no_ep;	/* frames for no endpoint */
+	unsigned int dispatched;	/* frames w_dispatch() handed on */
 	/* events: the last session state and error, peer restarts */
 	u8 ev_state;
 	int ev_err;
@@ -112,8 +113,15 @@ int w_send_wait(struct dp_snd *s, u32 len);		/* the world runs meanwhile */
 unsigned int w_read(struct dp_endpoint *ep, unsigned int n, u32 *seq);
 unsigned int w_queued(struct dp_endpoint *ep);
 
-/* Hand one frame to its endpoint, dispatched by type as the MDR does. */
-void w_dispatch(const struct dp_msg_hdr *h, const void *payload);
+/*
+ * Hand one frame to its endpoint, dispatched by type as the MDR does; its
+ * message (h->len bytes at @msg) every other time in pieces, as the netdev
+ * backend hands on an skb's fragments (pieces.h), else contiguous.
+ */
+void w_dispatch(const struct dp_msg_hdr *h, const void *msg);
+/* The contiguous message at @p, for the session API. */
+#define W_FLAT(p)	(&(const struct dp_payload){ .data = (const u8 *)(p) })
+
 /* Deliver every frame in flight (and those they cause), then run work. */
 unsigned int w_pump(void);
 /* w_pump() and kmock_advance() a millisecond at a time, @ms times. */

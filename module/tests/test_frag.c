@@ -141,8 +141,9 @@ static u32 frame_of(u32 id, u32 len, u32 frame, u32 i, struct dp_msg_hdr *h,
 static int rx_frame(struct rx *x, const struct dp_msg_hdr *h, const uint8_t *msg,
 		    u32 max, bool *done)
 {
+	const struct dp_payload pl = dp_payload_flat(msg);
 	struct dp_frag_in in;
-	int err = dp_frag_parse(&x->st, h, msg, max, &in);
+	int err = dp_frag_parse(&x->st, h, &pl, max, &in);
 
 	*done = false;
 	if (err)
@@ -308,7 +309,8 @@ static void t_frag_rx_bad(void)
 	take(&x, len, 1);
 	/* The put side refuses what parse would have refused. */
 	{
-		struct dp_frag_in in = { .kind = DP_FRAG_MID, .len = 1, .data = msg };
+		const struct dp_payload pl = dp_payload_flat(msg);
+		struct dp_frag_in in = { .kind = DP_FRAG_MID, .len = 1, .msg = &pl };
 
 		CHECK_EQ(dp_frag_rx_put(&x.st, &x.r, &in, &done), -EINVAL);
 		in.kind = DP_FRAG_WHOLE;

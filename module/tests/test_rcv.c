@@ -50,7 +50,7 @@ static void test_rcv_dup(void)
 	f = *w_last(DP_WT_DATA, 0);
 	w_run(1);
 	acks = w_count(DP_WT_ACK, DP_WF_ACK);
-	dp_rcv_data(&B->rcv, &f.h, f.data);
+	dp_rcv_data(&B->rcv, &f.h, W_FLAT(f.data));
 	CHECK_EQ(w_queued(B), 1);
 	CHECK_EQ(w_stats(B).rx_dup, 1);
 	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_DUP], 1);
@@ -83,14 +83,14 @@ static void test_rcv_gap_held(void)
 		struct w_frame *g = &w.frames[w.n_frames - 5 + i];
 
 		g->done = true;
-		dp_rcv_data(&B->rcv, &g->h, g->data);
+		dp_rcv_data(&B->rcv, &g->h, W_FLAT(g->data));
 	}
 	w.frames[w.n_frames - 5].done = true;
 	CHECK_EQ(w_queued(B), 0);
 	CHECK(w_rinfo(B, 1, 10, &ri), "B knows A");
 	CHECK_EQ(ri.held, 4);
 	CHECK_EQ(ri.rcv_nxt, hold_seq);
-	dp_rcv_data(&B->rcv, &f.h, f.data);
+	dp_rcv_data(&B->rcv, &f.h, W_FLAT(f.data));
 	CHECK_EQ(w_queued(B), 5);
 	CHECK(w_rinfo(B, 1, 10, &ri), "B knows A");
 	CHECK_EQ(ri.held, 0);
@@ -146,7 +146,7 @@ static void test_rcv_sack(void)
 	CHECK_EQ(w_send(ab, 100), 0);		/* base + 5, lost */
 	h = w.frames[w.n_frames - 1].h;
 	acks = w_count(DP_WT_ACK, DP_WF_SACK);
-	dp_rcv_data(&B->rcv, &h, zeros);
+	dp_rcv_data(&B->rcv, &h, W_FLAT(zeros));
 	w_run(1);
 	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_SACK), acks + 1);
 	a = w_last(DP_WT_ACK, DP_WF_SACK);
@@ -160,7 +160,7 @@ static void test_rcv_sack(void)
 	dp_rcv_hello(&B->rcv, &h);
 	h = hdr(DP_WT_DATA, 11, 0x77, 5001);	/* 5000 missing */
 	h.len = 100;
-	dp_rcv_data(&B->rcv, &h, zeros);
+	dp_rcv_data(&B->rcv, &h, W_FLAT(zeros));
 	w_pump();
 	a = w_last(DP_WT_ACK, DP_WF_GAP);
 	CHECK(a && a->h.dst_dpid == 11 && !(a->h.flags & DP_WF_SACK) && !a->h.len,
@@ -182,7 +182,7 @@ static void test_rcv_beyond_credit(void)
 	f = *w_last(DP_WT_DATA, 0);
 	f.h.seq++;
 	f.h.flags = 0;
-	dp_rcv_data(&B->rcv, &f.h, f.data);
+	dp_rcv_data(&B->rcv, &f.h, W_FLAT(f.data));
 	CHECK_EQ(w_queued(B), q);
 	CHECK_EQ(B->pool.refused, 1);
 	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_FULL], 1);
@@ -199,7 +199,7 @@ static void test_rcv_raw(void)
 	B = w_ep(1, &w.nodes[1], 20, 8192, B_INC);
 	h.flags = DP_WF_RAW;
 	h.len = 100;
-	dp_rcv_raw(&B->rcv, &h, zeros);
+	dp_rcv_raw(&B->rcv, &h, W_FLAT(zeros));
 	CHECK_EQ(w_read(B, 1, &seq), 1);
 	CHECK_EQ(seq, 5);
 	/* a reliable sender's HELLO: its grant takes all the room */
@@ -208,7 +208,7 @@ static void test_rcv_raw(void)
 	h = hdr(DP_WT_DATA, 77, 0, 6);
 	h.flags = DP_WF_RAW;
 	h.len = 100;
-	dp_rcv_raw(&B->rcv, &h, zeros);
+	dp_rcv_raw(&B->rcv, &h, W_FLAT(zeros));
 	CHECK_EQ(w_queued(B), 0);
 	CHECK_EQ(B->pool.refused, 1);
 	w_pump();
@@ -500,7 +500,7 @@ static void test_rcv_resets(void)
 	h = hdr(DP_WT_DATA, 10, A_INC, 4242);
 	h.dst_inc = B_INC + 1;		/* an older B */
 	h.len = 10;
-	dp_rcv_data(&B->rcv, &h, zeros);
+	dp_rcv_data(&B->rcv, &h, W_FLAT(zeros));
 	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_STALE], 1);
 	w_pump();
 	f = w_last(DP_WT_RESET, 0);
@@ -513,7 +513,7 @@ static void test_rcv_resets(void)
 	for (i = 0; i < DP_RESETS_PENDING + 3; i++) {
 		h = hdr(DP_WT_DATA, 100 + i, A_INC, 1);
 		h.len = 10;
-		dp_rcv_data(&B->rcv, &h, zeros);	/* no session */
+		dp_rcv_data(&B->rcv, &h, W_FLAT(zeros));	/* no session */
 	}
 	CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_SEQ], DP_RESETS_PENDING + 3);
 	w_pump();
@@ -612,7 +612,7 @@ static void test_rcv_close(void)
 	dp_rcv_hello(&B->rcv, &h);
 	h = hdr(DP_WT_DATA, 10, A_INC, 500);
 	h.len = 10;
-	dp_rcv_data(&B->rcv, &h, zeros);
+	dp_rcv_data(&B->rcv, &h, W_FLAT(zeros));
 	CHECK_EQ(w_queued(B), 1);
 	w_pump();
 	w_close(B);

@@ -75,7 +75,7 @@ static void put(u32 dpid, u32 m, u32 seq, u32 len, u32 i)
 {
 	struct dp_msg_hdr h = frag(dpid, m, seq, len, i);
 
-	dp_rcv_data(&B->rcv, &h, frame_buf);
+	dp_rcv_data(&B->rcv, &h, W_FLAT(frame_buf));
 }
 
 /* Message @m of @len bytes from @dpid, every fragment in order from @seq. */
@@ -167,7 +167,7 @@ static void drop(struct dp_msg_hdr h, enum dp_counter c, u32 dpid)
 	u32 nxt = rcv_nxt(dpid), q = w_queued(B);
 	u64 prod = B->pool.ring.prod;
 
-	dp_rcv_data(&B->rcv, &h, frame_buf);
+	dp_rcv_data(&B->rcv, &h, W_FLAT(frame_buf));
 	CHECK(ctr(c) == before + 1, "flags %#x len %u counted %u", h.flags,
 	      h.len, c);
 	CHECK_EQ(rcv_nxt(dpid), nxt);
