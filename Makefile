@@ -18,6 +18,8 @@
 #                     (build/results/profile/profile.md; docs/perf/profile.md);
 #                     PROFILE_RUN=bw:65536: dp's bandwidth instead, per KiB
 #                     PROFILE_NIC=virtio-net-pci: over the netdev backend
+#   make reliability  dp, raw dp and TCP under 0, 1 and 5% loss between two guests
+#                     (build/results/reliability.md; docs/reliability-report.md)
 #   make demo         deps, build, dpperf in a 2-guest real-time run, icount runs
 #                     on e1000 and on tulip (dp's own driver against UDP/TCP over
 #                     Linux's), a 2-guest run on the simulated Myrinet fabric (dp
@@ -73,7 +75,7 @@ GUEST_TIMEOUT ?= 900
 # this level serial; the sub-makes may use -j.
 .NOTPARALLEL:
 
-.PHONY: all check check-debug soak profile demo deps module userspace initramfs unit sparse dkms \
+.PHONY: all check check-debug soak profile reliability demo deps module userspace initramfs unit sparse dkms \
 	install deb \
 	guest-check guest-ping shell clean demo-run mpi-image guest-mpi
 
@@ -205,6 +207,23 @@ profile-run: all
 		$(PROFILE_NIC_ARGS) --initramfs $(PROFILE_IMG) \
 		$(PROFILE_ARGS) --timeout $(GUEST_TIMEOUT)
 	tools/dpperf/profile-report $(RESULTS)/profile
+
+# The reliability report's run (docs/reliability-report.md): two guests
+# through the fault relay, dp, raw dp and TCP at 0, 1 and 5% loss; the
+# table in build/results/reliability.md.  Its KTAP is mode run's subtests.
+REL_CMD = { sh /usr/lib/dp/perf/guest-rel.sh 2>&1; echo $$? >/tmp/rel.rc; } | \
+	while IFS= read -r l; do echo "  $$l"; done; exit $$(cat /tmp/rel.rc)
+reliability:
+	tools/deps.sh
+	$(MAKE) reliability-run
+
+reliability-run: all
+	tools/qemu/cluster.py --kernel $(KVER) --guests 2 --smp 2 --faults none \
+		--mode run --cmd '$(REL_CMD)' --out $(RESULTS)/relperf \
+		--timeout $(GUEST_TIMEOUT)
+	tools/dpperf/rel-report $(RESULTS)/relperf/run-g0.out.log \
+		>$(RESULTS)/reliability.md
+	cat $(RESULTS)/reliability.md
 
 # deps first, in its own step: KVERS can only be read once the kernels are installed
 demo:

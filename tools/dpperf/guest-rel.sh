@@ -11,14 +11,15 @@
 #
 # Prints KTAP and, on guest 0, the results between DPPERF-BEGIN/END, led by
 # loss=N (the report script reads them from the guest's output log).
-# Environment: REL_LOSS, REL_ITERS (300), REL_BYTES (1048576), REL_BW_SIZE (1024).
+# Environment: REL_LOSS, REL_ITERS (300), REL_BYTES (8388608: one lost frame
+# or timeout is not the figure), REL_BW_SIZE (1024).
 set -u
 # shellcheck source=/dev/null
 . /etc/dp/env
 
 LOSSES=${REL_LOSS:-0 1 5}
 ITERS=${REL_ITERS:-300}
-BYTES=${REL_BYTES:-1048576}
+BYTES=${REL_BYTES:-8388608}
 BW_SIZE=${REL_BW_SIZE:-1024}
 PROTOS="dp dp-raw tcp"
 CLIENT_NID=1
