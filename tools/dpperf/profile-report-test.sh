@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Test of profile-report on a synthetic make-profile run: the per-leg
-# arithmetic, the dp share, the round trip from icount.tsv, and a missing
+# arithmetic, the link it ran over, the dp share, the round trip from icount.tsv, and a missing
 # or empty PROFILE block failing.  Usage: profile-report-test.sh PATH/TO/
 # profile-report.  Prints TAP; exit 0 when all pass.
 set -u
@@ -15,7 +15,7 @@ t() { # STATUS NAME
 	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; bad=$((bad + 1)); fi
 }
 echo "TAP version 13"
-echo "1..15"
+echo "1..17"
 
 mkdir "$d/run"
 {
@@ -41,6 +41,15 @@ grep -q "dpperf measured 10.00 us per round trip, 5000 instructions per leg" "$d
 t $? "the measured round trip, as instructions per leg"
 grep -q 'Symbols named `dp_\*` (dp.ko): 60.0%' "$d/out.md"
 t $? "the dp.ko share"
+grep -q "dp over its own tulip driver" "$d/out.md"
+t $? "a run over the tulips says so"
+mkdir "$d/virtio"
+sed 's/tulip_rx/virtnet_poll/' "$d/run/icount-g0.out.log" >"$d/virtio/icount-g0.out.log"
+echo "ffffffffc0240000 t virtnet_poll${tab}[virtio_net]" >>"$d/virtio/icount-g0.out.log"
+sed 's/mode=icount-tulip/mode=icount/' "$d/run/icount.tsv" >"$d/virtio/icount.tsv"
+"$pr" "$d/virtio" >/dev/null 2>"$d/err" &&
+	grep -q "dp over the netdev backend on virtio-net" "$d/virtio/profile.md"
+t $? "a run over virtio-net (PROFILE_NIC) names the netdev backend on it"
 
 # dpg.profile=bw:SIZE: instructions per KiB delivered
 mkdir "$d/bw"
