@@ -210,7 +210,8 @@ profile-run: all
 
 # The reliability report's run (docs/reliability-report.md): two guests
 # through the fault relay, dp, raw dp and TCP at 0, 1 and 5% loss; the
-# table in build/results/reliability.md.  Its KTAP is mode run's subtests.
+# table in build/results/reliability.md, the raw lines in reliability.tsv.
+# Its KTAP is mode run's subtests.
 REL_CMD = { sh /usr/lib/dp/perf/guest-rel.sh 2>&1; echo $$? >/tmp/rel.rc; } | \
 	while IFS= read -r l; do echo "  $$l"; done; exit $$(cat /tmp/rel.rc)
 reliability:
@@ -221,6 +222,8 @@ reliability-run: all
 	tools/qemu/cluster.py --kernel $(KVER) --guests 2 --smp 2 --faults none \
 		--mode run --cmd '$(REL_CMD)' --out $(RESULTS)/relperf \
 		--timeout $(GUEST_TIMEOUT)
+	sed -n 's/^ *//; /^DPPERF-BEGIN/,/^DPPERF-END/p' \
+		$(RESULTS)/relperf/run-g0.out.log >$(RESULTS)/reliability.tsv
 	tools/dpperf/rel-report $(RESULTS)/relperf/run-g0.out.log \
 		>$(RESULTS)/reliability.md
 	cat $(RESULTS)/reliability.md
