@@ -7,7 +7,9 @@
 # relay's drop rate, guest 1 the server.  For each loss in $REL_LOSS
 # (0 1 5 percent, every frame on the link, both ways, TCP's included) and
 # each of dp (reliable edges, the default), dp-raw (DP_BIND_RAW) and TCP:
-# ping-pong of 1 byte and bandwidth at $REL_BW_SIZE bytes.
+# ping-pong of 1 byte and bandwidth at $REL_BW_SIZE bytes; while dp's
+# bandwidth runs, its edge's congestion window is sampled (a "# loss=N dp bw
+# window" line in the results).
 #
 # Prints KTAP and, on guest 0, the results between DPPERF-BEGIN/END, led by
 # loss=N (the report script reads them from the guest's output log).
@@ -58,16 +60,50 @@ run_server() {	# run_server PROTO STEP
 	return $st
 }
 
+# sample_window FILE: the client's reliable edge, every 200 ms until killed:
+# its congestion window and RTO ("CWND RTO_MS" lines).
+sample_window() {
+	while :; do
+		dpctl ep 2>/dev/null | tr ' ' '\n' |
+			awk '$0 == "cwnd" { getline; c = $0 } $0 == "rto_ms" { getline; r = $0 }
+			     END { if (c != "") print c, r }'
+		sleep 0.2 2>/dev/null || sleep 1
+	done >"$1"
+}
+
+# window_summary LOSS FILE: one comment line for the results: what the
+# window was while dp's bandwidth ran (the report's reading of the goodput).
+window_summary() {
+	rto=$(cut -d' ' -f2 "$2" | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+	cut -d' ' -f1 "$2" | sort -n | awk -v loss="$1" -v rto="$rto" '
+		{ c[NR] = $1 }
+		END {
+			if (!NR) { print "# loss=" loss " dp bw window: no samples"; exit }
+			print "# loss=" loss " dp bw window: " NR " samples, cwnd min " c[1] \
+			      " median " c[int((NR + 1) / 2)] " max " c[NR] ", rto_ms median " rto
+		}'
+}
+
 run_client() {	# run_client PROTO STEP LOSS TEST
 	peer=$SERVER_IP
 	[ "$1" != tcp ] && peer=$SERVER_NID
 	what="--test pingpong --sizes 1 --iters $ITERS"
 	[ "$4" = bw ] && what="--test bw --sizes $BW_SIZE --bytes $BYTES"
 	barrier "rel-$2-ready"
+	sampler=""
+	if [ "$1" = dp ] && [ "$4" = bw ]; then
+		sample_window /tmp/dpperf-window &
+		sampler=$!
+	fi
 	# shellcheck disable=SC2046,SC2086 # word splitting wanted
 	dpperf client $(args "$1") --recv block --peer "$peer" $what \
 		--connect-timeout 60000 --tag "loss=$3" >>"$OUT" 2>>/tmp/dpperf-rel.err
 	st=$?
+	if [ -n "$sampler" ]; then
+		kill "$sampler" 2>/dev/null
+		wait "$sampler" 2>/dev/null
+		window_summary "$3" /tmp/dpperf-window >>"$OUT"
+	fi
 	barrier "rel-$2-done"
 	# 2 = the size failed (nan): still a measurement
 	[ $st -le 2 ]
