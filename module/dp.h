@@ -423,6 +423,18 @@ struct dp_endpoint {
 };
 
 bool dp_ep_bound(const struct dp_endpoint *ep);
+
+/* Whether @file is O_NONBLOCK for this call. */
+static inline bool dp_file_nonblock(const struct file *file)
+{
+	/*
+	 * fcntl(F_SETFL) rewrites f_flags under f_lock, which we do not
+	 * take, at any moment: a call racing with it may act on either
+	 * value, as the VFS's own readers do.  An intended race.
+	 */
+	return data_race(file->f_flags) & O_NONBLOCK;
+}
+
 u32 dp_ep_bind_flags(const struct dp_endpoint *ep);
 u32 dp_ep_release_n(struct dp_endpoint *ep, u32 n);
 void dp_ep_stats(struct dp_endpoint *ep, struct dp_ep_stats *st);

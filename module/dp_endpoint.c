@@ -280,7 +280,7 @@ static ssize_t dp_ep_read(struct file *file, char __user *buf, size_t count,
 	if (!dp_ep_bound(ep))
 		return -EBADFD;
 	do {
-		ret = dp_ep_wait(ep, file->f_flags & O_NONBLOCK);
+		ret = dp_ep_wait(ep, dp_file_nonblock(file));
 		if (ret)
 			return ret;
 		if (mutex_lock_interruptible(&ep->rd_lock))
@@ -298,7 +298,7 @@ static ssize_t dp_ep_write(struct file *file, const char __user *buf,
 
 	if (!dp_ep_bound(ep))
 		return -EBADFD;
-	return dp_send(ep, NULL, buf, count, file->f_flags & O_NONBLOCK);
+	return dp_send(ep, NULL, buf, count, dp_file_nonblock(file));
 }
 
 u32 dp_ep_release_n(struct dp_endpoint *ep, u32 n)
@@ -614,7 +614,7 @@ static long dp_ep_ioctl(struct file *file, unsigned int cmd, unsigned long a)
 	case DP_IOC_STATS_V3:
 		if (!dp_ep_bound(ep))
 			return -EBADFD;
-		return dp_ioctl_bound(ep, cmd, arg, file->f_flags & O_NONBLOCK);
+		return dp_ioctl_bound(ep, cmd, arg, dp_file_nonblock(file));
 	}
 	return -ENOTTY;
 }

@@ -224,7 +224,7 @@ static long dp_uring_run(struct dp_endpoint *ep, struct io_uring_cmd *c,
 			 const struct dp_uring_cmd *uc, unsigned int issue_flags)
 {
 	bool nonblock = (issue_flags & IO_URING_F_NONBLOCK) ||
-			(c->file->f_flags & O_NONBLOCK);
+			dp_file_nonblock(c->file);
 
 	switch (c->cmd_op) {
 	case DP_URING_SEND:
@@ -281,7 +281,7 @@ int dp_uring_cmd(struct io_uring_cmd *c, unsigned int issue_flags)
 	if (ret == -EIOCBQUEUED)
 		return ret;
 	if (ret == -EAGAIN && (issue_flags & IO_URING_F_NONBLOCK) &&
-	    !(c->file->f_flags & O_NONBLOCK))
+	    !dp_file_nonblock(c->file))
 		return ret;
 	if (ret == -ERESTARTSYS)
 		ret = -EINTR;
