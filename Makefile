@@ -19,7 +19,7 @@
 #                     PROFILE_RUN=bw:65536: dp's bandwidth instead, per KiB
 #                     PROFILE_NIC=virtio-net-pci: over the netdev backend
 #   make reliability  dp, raw dp and TCP under 0, 1 and 5% loss between two guests
-#                     (build/results/reliability.md; docs/reliability-report.md)
+#                     (build/results/relperf/; docs/reliability-report.md)
 #   make demo         deps, build, dpperf in a 2-guest real-time run, icount runs
 #                     on e1000 and on tulip (dp's own driver against UDP/TCP over
 #                     Linux's), a 2-guest run on the simulated Myrinet fabric (dp
@@ -210,8 +210,9 @@ profile-run: all
 
 # The reliability report's run (docs/reliability-report.md): two guests
 # through the fault relay, dp, raw dp and TCP at 0, 1 and 5% loss; the
-# table in build/results/reliability.md, the raw lines in reliability.tsv.
-# Its KTAP is mode run's subtests.
+# table in build/results/relperf/reliability.md, the raw lines in
+# reliability.tsv there (not beside make demo's .tsv files, which its report
+# reads all of).  Its KTAP is mode run's subtests.
 REL_CMD = { sh /usr/lib/dp/perf/guest-rel.sh 2>&1; echo $$? >/tmp/rel.rc; } | \
 	while IFS= read -r l; do echo "  $$l"; done; exit $$(cat /tmp/rel.rc)
 reliability:
@@ -223,10 +224,10 @@ reliability-run: all
 		--mode run --cmd '$(REL_CMD)' --out $(RESULTS)/relperf \
 		--timeout $(GUEST_TIMEOUT)
 	sed -n 's/^ *//; /^DPPERF-BEGIN/,/^DPPERF-END/p' \
-		$(RESULTS)/relperf/run-g0.out.log >$(RESULTS)/reliability.tsv
+		$(RESULTS)/relperf/run-g0.out.log >$(RESULTS)/relperf/reliability.tsv
 	tools/dpperf/rel-report $(RESULTS)/relperf/run-g0.out.log \
-		>$(RESULTS)/reliability.md
-	cat $(RESULTS)/reliability.md
+		>$(RESULTS)/relperf/reliability.md
+	cat $(RESULTS)/relperf/reliability.md
 
 # deps first, in its own step: KVERS can only be read once the kernels are installed
 demo:
