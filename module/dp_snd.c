@@ -534,12 +534,6 @@ static bool dp_snd_stalled(const struct dp_snd *s, unsigned long now)
 			  msecs_to_jiffies(READ_ONCE(dp_unreach_ms) / 2));
 }
 
-/*
- * Whether a gap report asks for a resend of the first unacknowledged
- * message: a new hole, or one resent at least a round trip ago (that
- * resend was lost, or the report is about the hole it left), so a report
- * repeated while the resend is on its way sends nothing twice.
- */
 /* A round trip in jiffies (the RTO before the first sample), at least 1. */
 static unsigned long dp_snd_rtt_jiffies(const struct dp_snd *s)
 {
@@ -549,6 +543,12 @@ static unsigned long dp_snd_rtt_jiffies(const struct dp_snd *s)
 	return max(usecs_to_jiffies(rtt_us), 1UL);
 }
 
+/*
+ * Whether a gap report asks for a resend of the first unacknowledged
+ * message: a new hole, or one resent at least a round trip ago (that
+ * resend was lost, or the report is about the hole it left), so a report
+ * repeated while the resend is on its way sends nothing twice.
+ */
 static bool dp_snd_fast_due(const struct dp_snd *s, unsigned long now)
 {
 	lockdep_assert_held(&s->lock);
