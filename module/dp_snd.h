@@ -45,7 +45,8 @@ struct dp_ep_stats;
  *	large message's whole cost is its first fragment's, the others' 0.
  * @len: message bytes in @data (a fragment's wire len).
  * @flags: its DP_WF_FRAG_* bits, 0 for a message sent whole.
- * @resent: sent more than once: no RTT sample from it (Karn's rule).
+ * @resent: sent more than once, or held by the receiver before a timeout
+ *	made the sender forget it: no RTT sample from it (Karn's rule).
  * @sacked: the receiver's SACK map says it holds it (written under
  *	dp_snd.lock, read without it); a timeout clears it.
  * @resent_at: jiffies of its last resend for a hole (under tx_mutex).

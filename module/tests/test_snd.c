@@ -620,6 +620,49 @@ static void test_snd_gap_after_timer(void)
 	w_teardown();
 }
 
+/*
+ * A message the receiver held past a hole is acknowledged only when the
+ * hole is repaired, later than it arrived: no RTT sample from it.  Here the
+ * hole's first resend is lost and the next goes 100 ms later, on a
+ * repeated gap report; a sample from the held messages would be 100 ms
+ * against a 1 ms round trip (under 5% loss the host model's RTO grew to
+ * hundreds of ms that way, with no timeout at all).  rto_min_ms is raised
+ * so that no timeout comes first.
+ */
+static void test_snd_rtt_held(void)
+{
+	struct w_frame *gap = malloc(sizeof(*gap));
+	unsigned int min = dp_rto_min_ms;
+	u32 i, srtt;
+
+	dp_rto_min_ms = 500;
+	two_open(262144);
+	CHECK_EQ(w_send(ab, 100), 0);		/* a 1 ms sample */
+	w_run(1);
+	srtt = ab->rtt.srtt;
+	CHECK(srtt && srtt <= 2000, "srtt %u us", srtt);
+	hole_seq = w_info(ab).snd_nxt;
+	hole_drops = 2;		/* the message and its first resend */
+	w.drop = drop_hole;
+	for (i = 0; i < 8; i++)
+		CHECK_EQ(w_send(ab, 100), 0);
+	w_pump();
+	CHECK_EQ(hole_drops, 0);
+	CHECK_EQ(ab->held, 7);
+	*gap = *w_last(DP_WT_ACK, DP_WF_GAP);
+	kmock_advance(100);
+	w_dispatch(&gap->h, gap->data);		/* the receiver repeats it */
+	w_run(1);				/* the resend, its ACK */
+	CHECK_EQ(w_stats(A).tx_retrans, 2);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_info(ab).backoff, 0);	/* no timeout */
+	CHECK_EQ(ab->rtt.srtt, srtt);		/* and no sample */
+	CHECK_EQ(w_read(B, 16, NULL), 9);
+	dp_rto_min_ms = min;
+	free(gap);
+	w_teardown();
+}
+
 /* Two holes, each lost once: SACK has both resent in one round trip. */
 static u32 sack_h1, sack_h2;
 static unsigned int sack_drops;
@@ -1042,6 +1085,7 @@ const struct unit_test snd_tests[] = {
 	{ "snd: a gap report between the timer and its work keeps the deadline",
 	  test_snd_gap_after_timer },
 	{ "snd: RTT sample sets the RTO", test_snd_rtt_sample },
+	{ "snd: no RTT sample from a message the receiver held", test_snd_rtt_held },
 	{ "snd: one lazily armed deadline, not a timer per message", test_snd_lazy_timer },
 	{ "snd: copy slots reused, no allocation per message", test_snd_copy_slots },
 	{ "snd: frame-sized copy slots for jumbo frames, reused", test_snd_copy_slots_jumbo },
