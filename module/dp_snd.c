@@ -102,50 +102,77 @@ static void dp_snd_fail(struct dp_snd *s, int err)
 /*
  * Congestion window (docs/reliability.md, section 6.1): credit says what
  * the receiver's pool can hold, the window what the path delivers without
- * loss.  Slow start, then one more message per window acknowledged; a
- * reported hole takes a quarter off (reordering looks like one), but not
- * below DP_CWND_INIT: the receiver that reports it is receiving, and every
- * session starts at that window anyway.  A timeout restarts from the floor.
- * Caller holds s->lock.
+ * loss.  It counts bytes, in units of the link's full frame: slow start,
+ * then one more full frame per window acknowledged; a reported hole takes
+ * a quarter off (reordering looks like one), but not below DP_CWND_INIT
+ * frames: the receiver that reports it is receiving, and every session
+ * starts at that window anyway.  A timeout restarts from DP_CWND_MIN.
+ * Counted in messages, a window of small messages carried a fraction of
+ * the bytes TCP's segments do and, under random loss, sat at its floor.
  */
-static void dp_cwnd_acked(struct dp_snd *s, u32 n)
+static u32 dp_cwnd_mss(const struct dp_snd *s)
 {
-	lockdep_assert_held(&s->lock);
-	if (s->cwnd < s->ssthresh) {
-		WRITE_ONCE(s->cwnd, s->cwnd + n);
-	} else {
-		s->cwnd_acc += n;
-		if (s->cwnd_acc >= s->cwnd) {
-			s->cwnd_acc -= s->cwnd;
-			WRITE_ONCE(s->cwnd, s->cwnd + 1);
-		}
-	}
-	if (s->cwnd > DP_CWND_MAX)
-		WRITE_ONCE(s->cwnd, DP_CWND_MAX);
+	return dp_max_msg(s->se->node) + DP_WIRE_HDR_LEN;
 }
 
+/*
+ * What a frame of @len message bytes weighs in the window: its bytes, but
+ * a fraction of a full frame at least, so a window of tiny messages does
+ * not let thousands of frames at a receiver's ring at once.
+ */
+static u32 dp_cwnd_weight(const struct dp_snd *s, u32 len)
+{
+	return max(len + DP_WIRE_HDR_LEN, dp_cwnd_mss(s) / DP_CWND_SMALL);
+}
+
+/* @bytes (their weights) were acknowledged.  Caller holds s->lock. */
+static void dp_cwnd_acked(struct dp_snd *s, u32 bytes)
+{
+	u32 mss = dp_cwnd_mss(s);
+
+	lockdep_assert_held(&s->lock);
+	if (s->cwnd < s->ssthresh) {
+		WRITE_ONCE(s->cwnd, s->cwnd + bytes);
+	} else {
+		s->cwnd_acc += bytes;
+		if (s->cwnd_acc >= s->cwnd) {
+			s->cwnd_acc -= s->cwnd;
+			WRITE_ONCE(s->cwnd, s->cwnd + mss);
+		}
+	}
+	if (s->cwnd > DP_CWND_MAX * mss)
+		WRITE_ONCE(s->cwnd, DP_CWND_MAX * mss);
+}
+
+/* A hole reported, or a timeout.  Caller holds s->lock. */
 static void dp_cwnd_loss(struct dp_snd *s, bool timeout)
 {
-	u32 cut = s->cwnd - s->cwnd / 4;
+	u32 cut = s->cwnd - s->cwnd / 4, mss = dp_cwnd_mss(s);
 
 	lockdep_assert_held(&s->lock);
 	if (timeout) {
-		s->ssthresh = max(cut, DP_CWND_MIN);
-		WRITE_ONCE(s->cwnd, DP_CWND_MIN);
+		s->ssthresh = max(cut, DP_CWND_MIN * mss);
+		WRITE_ONCE(s->cwnd, DP_CWND_MIN * mss);
 	} else {
 		/* not below the window every session starts with */
-		s->ssthresh = max(cut, min(s->cwnd, DP_CWND_INIT));
+		s->ssthresh = max(cut, min(s->cwnd, DP_CWND_INIT * mss));
 		WRITE_ONCE(s->cwnd, s->ssthresh);
 	}
 	s->cwnd_acc = 0;
 }
 
+/*
+ * Room in the window: the bytes in flight and not held by the receiver
+ * below it, and fewer than DP_CWND_MAX such frames.  Lockless.
+ */
 static bool dp_cwnd_open(const struct dp_snd *s)
 {
-	u32 out = READ_ONCE(s->snd_nxt) - READ_ONCE(s->snd_una);
-	u32 held = READ_ONCE(s->held);
+	u32 out = READ_ONCE(s->snd_bytes) - READ_ONCE(s->una_bytes);
+	u32 held = READ_ONCE(s->held_bytes);
+	u32 frames = READ_ONCE(s->snd_nxt) - READ_ONCE(s->snd_una);
 
-	return out - min(held, out) < READ_ONCE(s->cwnd);
+	frames -= min(READ_ONCE(s->held), frames);
+	return out - min(held, out) < READ_ONCE(s->cwnd) && frames < DP_CWND_MAX;
 }
 
 /* Fired: early (the deadline moved on), re-arm for it; else the work acts. */
@@ -173,13 +200,14 @@ static void dp_snd_count_undelivered(struct dp_snd *s, u32 n)
 
 /*
  * How many copy slots an edge keeps, in flight and spare together: as many
- * as its window lets fly, DP_SND_SPARES at least.  A slot is allocated only
- * when no spare fits, so with one slot size the slots never outnumber the
- * messages once in flight, which credit bounds; the cap bounds the rest.
+ * as its window lets fly (frames of the least weight), DP_SND_SPARES at
+ * least.  A slot is allocated only when no spare fits, so with one slot
+ * size the slots never outnumber the messages once in flight, which credit
+ * bounds; the cap bounds the rest.
  */
 static u32 dp_snd_slots_cap(const struct dp_snd *s)
 {
-	return max(DP_SND_SPARES, s->cwnd);
+	return max(DP_SND_SPARES, s->cwnd / dp_cwnd_weight(s, 0));
 }
 
 /*
@@ -302,8 +330,10 @@ static void dp_snd_reclaim(struct dp_snd *s, bool all)
 		s->n_unacked--;
 		dp_snd_keep(s, m, &done);
 	}
-	if (all)
+	if (all) {
 		WRITE_ONCE(s->snd_una, s->snd_nxt);
+		WRITE_ONCE(s->una_bytes, s->snd_bytes);
+	}
 	spin_unlock_irq(&s->lock);
 	list_for_each_entry_safe(m, tmp, &done, node)
 		kfree(m);
@@ -391,13 +421,13 @@ static int dp_snd_xmit(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 /*
  * Resend the holes the receiver reported: the first unacknowledged
  * message, and each one below the highest it holds that it does not hold,
- * each at most once a round trip, at most a window of them.
+ * each at most once a round trip, at most a window's bytes of them.
  */
 static void dp_snd_resend_holes(struct dp_snd *s, u32 peer_inc, u32 high,
 				unsigned long rtt)
 {
 	unsigned long now = jiffies;
-	u32 una, n = 0, max = READ_ONCE(s->cwnd);
+	u32 una, sent = 0, max = READ_ONCE(s->cwnd);
 	struct dp_txmsg *m;
 
 	lockdep_assert_held(&s->tx_mutex);
@@ -419,7 +449,8 @@ static void dp_snd_resend_holes(struct dp_snd *s, u32 peer_inc, u32 high,
 		trace_dp_retransmit(s, m->seq, true);
 		atomic64_inc(&s->se->retrans);
 		dp_count(s->se->node, DP_CTR_TX_RETRANS);
-		if (++n >= max)
+		sent += m->wt;
+		if (sent >= max)
 			break;
 	}
 }
@@ -435,7 +466,7 @@ static void dp_snd_resend_holes(struct dp_snd *s, u32 peer_inc, u32 high,
  */
 static void dp_snd_goback(struct dp_snd *s, u32 peer_inc)
 {
-	u32 una, from, n = 0, max = READ_ONCE(s->cwnd);
+	u32 una, from, n = 0, off = 0, max = READ_ONCE(s->cwnd);
 	struct dp_txmsg *m;
 
 	lockdep_assert_held(&s->tx_mutex);
@@ -443,10 +474,14 @@ static void dp_snd_goback(struct dp_snd *s, u32 peer_inc)
 	from = dp_seq_before(s->resend_nxt, una) ? una : s->resend_nxt;
 	/* The list only changes under tx_mutex, which we hold. */
 	list_for_each_entry(m, &s->unacked, node) {
+		if (dp_seq_before(m->seq, una))
+			continue;	/* acknowledged */
+		if (off >= max || m->seq - una >= DP_CWND_MAX ||
+		    !dp_seq_before(m->seq, s->recover))
+			break;		/* past the window, from snd_una */
+		off += m->wt;
 		if (dp_seq_before(m->seq, from))
-			continue;	/* acknowledged, or resent already */
-		if (m->seq - una >= max || !dp_seq_before(m->seq, s->recover))
-			break;
+			continue;	/* resent already */
 		if (READ_ONCE(m->sacked)) {
 			s->resend_nxt = m->seq + 1;
 			continue;	/* the receiver holds it */
@@ -571,6 +606,7 @@ static void dp_snd_unsack(struct dp_snd *s)
 		WRITE_ONCE(m->sacked, false);
 	}
 	WRITE_ONCE(s->held, 0);
+	WRITE_ONCE(s->held_bytes, 0);
 	s->sack_high = s->snd_una;
 }
 
@@ -580,7 +616,7 @@ static void dp_snd_unsack(struct dp_snd *s)
  */
 static void dp_snd_sacked(struct dp_snd *s, const u8 *map)
 {
-	u32 una = s->snd_una, held = 0, high = una, i;
+	u32 una = s->snd_una, held = 0, bytes = 0, high = una, i;
 	struct dp_txmsg *m;
 
 	lockdep_assert_held(&s->lock);
@@ -596,10 +632,12 @@ static void dp_snd_sacked(struct dp_snd *s, const u8 *map)
 			WRITE_ONCE(m->sacked, true);
 		if (READ_ONCE(m->sacked)) {
 			held++;
+			bytes += m->wt;
 			high = m->seq + 1;
 		}
 	}
 	WRITE_ONCE(s->held, held);
+	WRITE_ONCE(s->held_bytes, bytes);
 	s->sack_high = high;
 }
 
@@ -770,6 +808,9 @@ static int dp_snd_open(struct dp_snd *s)
 	s->isn = isn;
 	WRITE_ONCE(s->snd_nxt, isn);
 	WRITE_ONCE(s->snd_una, isn);
+	WRITE_ONCE(s->snd_bytes, 0);
+	WRITE_ONCE(s->una_bytes, 0);
+	dp_snd_unsack(s);	/* an old session's map says nothing */
 	WRITE_ONCE(s->snd_space, 0);
 	WRITE_ONCE(s->credit, 0);
 	s->peer_inc = 0;
@@ -779,8 +820,8 @@ static int dp_snd_open(struct dp_snd *s)
 	s->fast_at = jiffies;
 	s->recovering = false;
 	s->refill = false;
-	WRITE_ONCE(s->cwnd, DP_CWND_INIT);
-	s->ssthresh = DP_CWND_MAX;
+	WRITE_ONCE(s->cwnd, DP_CWND_INIT * dp_cwnd_mss(s));
+	s->ssthresh = DP_CWND_MAX * dp_cwnd_mss(s);
 	s->cwnd_acc = 0;
 	WRITE_ONCE(s->probe, false);
 	WRITE_ONCE(s->want, 0);
@@ -860,6 +901,8 @@ static void dp_snd_queue(struct dp_snd *s, struct dp_txmsg *m)
 	m->seq = s->snd_nxt;
 	WRITE_ONCE(s->snd_nxt, s->snd_nxt + 1);
 	m->sent_ns = ktime_get_ns();
+	m->wt = dp_cwnd_weight(s, m->len);
+	WRITE_ONCE(s->snd_bytes, s->snd_bytes + m->wt);
 	WRITE_ONCE(s->snd_space, s->snd_space + m->space);
 	list_add_tail(&m->node, &s->unacked);
 	s->n_unacked++;
@@ -941,9 +984,12 @@ static void dp_snd_unqueue(struct dp_snd *s, struct dp_txmsg *m)
 	list_del(&m->node);
 	s->n_unacked--;
 	WRITE_ONCE(s->snd_nxt, s->snd_nxt - 1);
+	WRITE_ONCE(s->snd_bytes, s->snd_bytes - m->wt);
 	WRITE_ONCE(s->snd_space, s->snd_space - m->space);
-	if (dp_seq_before(s->snd_nxt, s->snd_una))
+	if (dp_seq_before(s->snd_nxt, s->snd_una)) {
 		WRITE_ONCE(s->snd_una, s->snd_nxt);
+		WRITE_ONCE(s->una_bytes, s->snd_bytes);
+	}
 	if (first)
 		WRITE_ONCE(s->in_msg, false);
 	spin_unlock_irq(&s->lock);
@@ -1258,27 +1304,32 @@ int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
 }
 
 /*
- * An RTT sample from the newest message @ack1 covers, if it was sent once
- * and the receiver did not hold it (the ACK that covers a held message
- * comes when the hole before it is repaired, a repair later than the
- * message: such samples grew the RTO to hundreds of ms under 5% loss).
+ * The messages up to @ack1 are acknowledged: an RTT sample from the newest
+ * one, if it was sent once and the receiver did not hold it (the ACK that
+ * covers a held message comes when the hole before it is repaired, a
+ * repair later than the message: such samples grew the RTO to hundreds of
+ * ms under 5% loss); returns what they weigh in the window.
  */
-static void dp_snd_rtt(struct dp_snd *s, u32 ack1)
+static u32 dp_snd_rtt(struct dp_snd *s, u32 ack1)
 {
 	struct dp_txmsg *m, *last = NULL;
+	u32 bytes = 0;
 
 	lockdep_assert_held(&s->lock);
 	list_for_each_entry(m, &s->unacked, node) {
 		if (!dp_seq_before(m->seq, ack1))
 			break;
-		if (!dp_seq_before(m->seq, s->snd_una))
+		if (!dp_seq_before(m->seq, s->snd_una)) {
 			last = m;
+			bytes += m->wt;
+		}
 	}
 	if (last && !READ_ONCE(last->resent) && !READ_ONCE(last->sacked))
 		dp_rtt_sample(&s->rtt, div_u64(ktime_get_ns() - last->sent_ns, 1000),
 			      dp_rto_min_us(), dp_rto_max_us());
 	else
 		s->rtt.backoff = 0;
+	return bytes;
 }
 
 /*
@@ -1334,9 +1385,11 @@ static bool dp_snd_update(struct dp_snd *s, const struct dp_msg_hdr *h,
 		WRITE_ONCE(s->peer_max, h->seq);
 	}
 	if (dp_seq_before(s->snd_una, ack1) && !dp_seq_before(s->snd_nxt, ack1)) {
-		dp_snd_rtt(s, ack1);
-		dp_cwnd_acked(s, ack1 - s->snd_una);
+		u32 bytes = dp_snd_rtt(s, ack1);
+
+		dp_cwnd_acked(s, bytes);
 		WRITE_ONCE(s->snd_una, ack1);
+		WRITE_ONCE(s->una_bytes, s->una_bytes + bytes);
 		acked = true;	/* the window moved */
 	}
 	if (ack1 == s->snd_una)

@@ -21,9 +21,19 @@
 
 struct dp_ep_stats;
 
-#define DP_CWND_MIN	4u	/* congestion window bounds, in messages */
+/*
+ * Congestion window bounds, in full frames of the node's link (the window
+ * counts bytes, dp_cwnd_mss()); DP_CWND_MAX also caps the frames in flight.
+ * A frame weighs its bytes, but at least 1/DP_CWND_SMALL of a full one, so
+ * a window of small messages lets at most DP_CWND_SMALL times as many
+ * frames fly as one of full frames: at DP_CWND_INIT, 64, a tulip's RX
+ * ring (docs/reliability.md, 6.1; 4 wasted a quarter of a saturated
+ * link on resends in the host model).
+ */
+#define DP_CWND_MIN	4u
 #define DP_CWND_INIT	32u
 #define DP_CWND_MAX	4096u
+#define DP_CWND_SMALL	2u
 
 /*
  * Copy slots: a message whose copy fits DP_SND_SLOT bytes (any message of
@@ -52,6 +62,8 @@ struct dp_ep_stats;
  * @resent_at: jiffies of its last resend for a hole (under tx_mutex).
  * @slot: the size of the allocation if it is a copy slot, kept for
  *	reuse; 0 if not.
+ * @wt: what it weighs in the congestion window (dp_cwnd_weight()), fixed
+ *	when it takes its seq.
  * @sent_ns: ktime of the first transmission.
  * @data: the bytes, copied once from user space.
  */
@@ -65,6 +77,7 @@ struct dp_txmsg {
 	bool sacked;
 	unsigned long resent_at;
 	u32 slot;
+	u32 wt;
 	u64 sent_ns;
 	u8 data[];
 };
@@ -113,7 +126,8 @@ struct dp_snd_ep {
  * @lock: guards everything below; irq-safe (the MDR may run in hard irq).
  *	Writers' wait conditions and dp_snd_unacked() read @dead, @state,
  *	@err, @cwnd, @probe, @want, @returned, @in_msg, @snd_nxt, @snd_una,
- *	@snd_space, @credit and @peer_max without it (READ_ONCE), so every
+ *	@snd_bytes, @una_bytes, @held, @held_bytes, @snd_space, @credit and
+ *	@peer_max without it (READ_ONCE), so every
  *	store to those is a WRITE_ONCE under @lock.
  * @dead: removed from the endpoint: timer and work are not re-armed.
  * @state: enum dp_snd_state.
@@ -125,6 +139,7 @@ struct dp_snd_ep {
  * @fast_at: jiffies of that resend.
  * @held: messages past snd_una the receiver holds (SACK): out of the
  *	congestion window (READ_ONCE; stored under @lock).
+ * @held_bytes: what they weigh (dp_txmsg.wt).
  * @sack_high: one past the highest message held: the holes below it are
  *	resent (under @lock).
  * @recovering: going back after a timeout: the messages sent before it,
@@ -134,9 +149,10 @@ struct dp_snd_ep {
  * @recover: snd_nxt when the timeout struck; written holding @tx_mutex
  *	and @lock, read under either.
  * @resend_nxt: the next seq to resend while @recovering; under @tx_mutex.
- * @cwnd: messages allowed in flight (congestion window, on top of credit).
- * @ssthresh: slow start below, additive increase above.
- * @cwnd_acc: acknowledged messages towards the next additive step.
+ * @cwnd: bytes allowed in flight (congestion window, on top of credit),
+ *	each frame weighed by dp_cwnd_weight().
+ * @ssthresh: slow start below, additive increase above (bytes).
+ * @cwnd_acc: acknowledged bytes towards the next additive step.
  * @probe: a writer waits for credit: the timer probes the window.
  * @want: space of the message a writer last found no credit for (0 once
  *	one is sent): the probing goes on until it fits.
@@ -148,6 +164,9 @@ struct dp_snd_ep {
  * @isn: the session's initial sequence number, random.
  * @snd_nxt: next seq to assign.
  * @snd_una: oldest seq not acknowledged.
+ * @snd_bytes: cumulative weight of the messages assigned a seq.
+ * @una_bytes: cumulative weight of those acknowledged: @snd_bytes less
+ *	@una_bytes is in flight.
  * @snd_space: cumulative space of the messages assigned a seq.
  * @credit: cumulative space the receiver allows.
  * @peer_max: the receiver's largest message (its pool's limit).
@@ -186,6 +205,7 @@ struct dp_snd {
 	u32 fast_seq;
 	unsigned long fast_at;
 	u32 held;
+	u32 held_bytes;
 	u32 sack_high;
 	u32 recover;
 	u32 resend_nxt;
@@ -199,6 +219,8 @@ struct dp_snd {
 	u32 isn;
 	u32 snd_nxt;
 	u32 snd_una;
+	u32 snd_bytes;
+	u32 una_bytes;
 	u32 snd_space;
 	u32 credit;
 	u32 peer_max;
@@ -226,7 +248,7 @@ struct dp_snd {
  * @snd_una: oldest seq not acknowledged.
  * @snd_nxt: next seq to assign.
  * @credit_left: pool space the receiver still allows (credit - snd_space).
- * @cwnd: congestion window in messages.
+ * @cwnd: congestion window in bytes.
  * @rto_ms: the retransmission timeout in force (backoff included).
  * @backoff: consecutive timeouts.
  * @heard_ms: since the peer was last heard (since the HELLO while HELLO).

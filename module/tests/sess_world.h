@@ -105,6 +105,20 @@ struct dp_snd *w_pair(u32 bpool, struct dp_endpoint **a, struct dp_endpoint **b)
 /* Close: every edge stopped with a FIN, then the receiving side. */
 void w_close(struct dp_endpoint *ep);
 
+/* The congestion window's unit: a full frame of node A's link (dp_snd.c). */
+static inline u32 w_mss(void)
+{
+	return w.nodes[0].max_msg + DP_WIRE_HDR_LEN;
+}
+
+/* What a message of @len bytes weighs in node A's congestion window. */
+static inline u32 w_wt(u32 len)
+{
+	u32 least = w_mss() / DP_CWND_SMALL;
+
+	return len + DP_WIRE_HDR_LEN > least ? len + DP_WIRE_HDR_LEN : least;
+}
+
 #define W_PAYLOAD	(2u << 20)
 extern u8 w_payload[W_PAYLOAD];	/* what w_send() and w_send_wait() send */
 int w_send(struct dp_snd *s, u32 len);			/* nonblocking */

@@ -347,22 +347,57 @@ static void test_snd_tmpl(void)
 /* Slow start: the window opens by what each ACK covers. */
 static void test_snd_cwnd_slow_start(void)
 {
+	u32 full = w.nodes[0].max_msg;
 	unsigned int n = 0;
 
 	two_open(262144);
-	CHECK_EQ(w_info(ab).cwnd, DP_CWND_INIT);
-	while (w_send(ab, 1) == 0)
+	CHECK_EQ(w_info(ab).cwnd, DP_CWND_INIT * w_mss());
+	while (w_send(ab, full) == 0)
 		n++;
 	CHECK_EQ(n, DP_CWND_INIT);
 	w_run(1);
-	CHECK_EQ(w_info(ab).cwnd, 2 * DP_CWND_INIT);
+	CHECK_EQ(w_info(ab).cwnd, 2 * DP_CWND_INIT * w_mss());
 	n = 0;
-	while (w_send(ab, 1) == 0)
+	while (w_send(ab, full) == 0)
 		n++;
 	CHECK_EQ(n, 2 * DP_CWND_INIT);
 	w_run(1);
 	CHECK_EQ(w_queued(B), 3 * DP_CWND_INIT);
 	w_teardown();
+}
+
+/* How many messages of @len bytes an empty window lets go at once. */
+static unsigned int window_of(u32 len)
+{
+	unsigned int n = 0;
+
+	two_open(1u << 20);
+	while (w_send(ab, len) == 0)
+		n++;
+	w_run(1);
+	CHECK_EQ(w_queued(B), n);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	w_teardown();
+	return n;
+}
+
+/*
+ * The window counts bytes (docs/reliability.md 6.1): a message weighs its
+ * frame, so messages of half a frame fly twice as many as full ones, and
+ * a small one weighs 1/DP_CWND_SMALL of a full frame at least, so tiny
+ * ones fly DP_CWND_SMALL times as many, not thousands.
+ */
+static void test_snd_cwnd_bytes(void)
+{
+	u32 half = (w.nodes[0].max_msg - DP_WIRE_HDR_LEN) / 2;
+	u32 win = DP_CWND_INIT * (w.nodes[0].max_msg + DP_WIRE_HDR_LEN);
+
+	CHECK_EQ(window_of(w.nodes[0].max_msg), DP_CWND_INIT);
+	CHECK_EQ(window_of(half), (win + w_wt(half) - 1) / w_wt(half));
+	CHECK(window_of(half) >= 2 * DP_CWND_INIT - 1, "%u halves",
+	      window_of(half));
+	CHECK_EQ(window_of(1), DP_CWND_SMALL * DP_CWND_INIT);
+	CHECK_EQ(window_of(100), DP_CWND_SMALL * DP_CWND_INIT);
 }
 
 /*
@@ -375,14 +410,14 @@ static void test_snd_goback(void)
 
 	two_open(65536);
 	w.drop = drop_data;
-	for (i = 0; i < 10; i++)
-		CHECK_EQ(w_send(ab, 100), 0);
+	for (i = 0; i < 10; i++)	/* full frames: the window's unit */
+		CHECK_EQ(w_send(ab, w.nodes[0].max_msg), 0);
 	CHECK_EQ(dp_snd_unacked(ab), 10);	/* stats' tx_unacked */
 	w_run(199);
 	CHECK_EQ(w_count(DP_WT_DATA, 0), 10);
 	w_run(1);
 	CHECK_EQ(w_count(DP_WT_DATA, 0), 10 + DP_CWND_MIN);
-	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN);
+	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN * w_mss());
 	CHECK_EQ(w_info(ab).backoff, 1);
 	CHECK_EQ(w_stats(A).tx_retrans, DP_CWND_MIN);
 	CHECK_EQ(w.nodes[0].ctr[DP_CTR_TX_RETRANS], DP_CWND_MIN);
@@ -492,24 +527,25 @@ static void test_snd_gap_cut(void)
 	while (w_send(ab, 1) == 0)
 		;			/* the first window */
 	w_run(1);
-	w_read(B, 64, NULL);
-	CHECK_EQ(w_info(ab).cwnd, 2 * DP_CWND_INIT);
-	CHECK_EQ(hole_cut(), 2 * DP_CWND_INIT - DP_CWND_INIT / 2);	/* 48 */
-	CHECK_EQ(hole_cut(), 36u);
-	CHECK_EQ(hole_cut(), DP_CWND_INIT);		/* 27 is below it */
-	CHECK_EQ(hole_cut(), DP_CWND_INIT);
+	w_read(B, DP_CWND_SMALL * DP_CWND_INIT, NULL);
+	CHECK_EQ(w_info(ab).cwnd, 2 * DP_CWND_INIT * w_mss());
+	CHECK_EQ(hole_cut(), (2 * DP_CWND_INIT - DP_CWND_INIT / 2) * w_mss());
+	CHECK_EQ(hole_cut(), 36u * w_mss());
+	CHECK_EQ(hole_cut(), DP_CWND_INIT * w_mss());	/* 27 is below it */
+	CHECK_EQ(hole_cut(), DP_CWND_INIT * w_mss());
 	CHECK_EQ(w_stats(A).tx_retrans, 4);
 	w.drop = drop_data;
 	CHECK_EQ(w_send(ab, 100), 0);
 	w_run(100);
-	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN);
+	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN * w_mss());
 	w.drop = NULL;
 	w_run(2000);
 	w_read(B, 8, NULL);
 	c0 = w_info(ab).cwnd;
-	CHECK(c0 < DP_CWND_INIT, "window %u after the timeout", c0);
+	CHECK(c0 < DP_CWND_INIT * w_mss(), "window %u after the timeout", c0);
 	n = hole_cut();
-	CHECK(n >= c0 && n < DP_CWND_INIT, "window %u after a hole, %u before", n, c0);
+	CHECK(n >= c0 && n < DP_CWND_INIT * w_mss(),
+	      "window %u after a hole, %u before", n, c0);
 	w_teardown();
 }
 
@@ -730,29 +766,32 @@ static void test_snd_sack_holes(void)
  */
 static void test_snd_sack_window(void)
 {
-	u32 i, cwnd, rto;
+	u32 i, cwnd, rto, full = w.nodes[0].max_msg;
 
 	two_open(262144);
-	CHECK_EQ(w_send(ab, 100), 0);		/* an RTT sample */
+	CHECK_EQ(w_send(ab, full), 0);		/* an RTT sample */
 	w_run(1);
 	w_read(B, 8, NULL);
 	rto = w_info(ab).rto_ms;
 	hole_seq = w_info(ab).snd_nxt;
 	hole_drops = 1000;
 	w.drop = drop_hole;
-	cwnd = w_info(ab).cwnd;
+	cwnd = w_info(ab).cwnd / w_mss();	/* full frames */
+	CHECK_EQ(w_info(ab).cwnd, cwnd * w_mss());
 	for (i = 0; i < cwnd; i++)
-		CHECK_EQ(w_send(ab, 100), 0);
-	CHECK_EQ(w_send(ab, 100), -EAGAIN);	/* the window is full */
+		CHECK_EQ(w_send(ab, full), 0);
+	CHECK_EQ(w_send(ab, full), -EAGAIN);	/* the window is full */
 	w_run(1);				/* the map says cwnd - 1 held */
 	CHECK_EQ(ab->held, cwnd - 1);
-	CHECK_EQ(w_send(ab, 100), 0);		/* they left the window */
+	CHECK_EQ(ab->held_bytes, (cwnd - 1) * w_mss());
+	CHECK_EQ(w_send(ab, full), 0);		/* they left the window */
 	w_run(rto + 1);				/* the hole stays lost: timeout */
 	CHECK(w_info(ab).backoff >= 1, "backoff %u", w_info(ab).backoff);
 	hole_drops = 0;
 	w_run(3 * rto);
 	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
 	CHECK_EQ(ab->held, 0);
+	CHECK_EQ(ab->held_bytes, 0);
 	CHECK_EQ(w_read(B, 64, NULL), cwnd + 1);
 	w_teardown();
 }
@@ -772,7 +811,7 @@ static void test_snd_fast_resend(void)
 	CHECK_EQ(w_count(DP_WT_DATA, 0), 6);
 	CHECK_EQ(w_stats(A).tx_retrans, 1);
 	/* a hole takes the window no lower than a session starts with */
-	CHECK_EQ(w_info(ab).cwnd, DP_CWND_INIT);
+	CHECK_EQ(w_info(ab).cwnd, DP_CWND_INIT * w_mss());
 	w_run(1);
 	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
 	CHECK_EQ(w_read(B, 8, seq), 5);
@@ -1069,6 +1108,8 @@ const struct unit_test snd_tests[] = {
 	{ "snd: the DATA header is a template built once per session",
 	  test_snd_tmpl },
 	{ "snd: cwnd slow start", test_snd_cwnd_slow_start },
+	{ "snd: the window counts bytes, a small message half a frame at least",
+	  test_snd_cwnd_bytes },
 	{ "snd: timeout: go back, cwnd to its floor, backoff", test_snd_goback },
 	{ "snd: a hole cuts the window, not below the initial one", test_snd_gap_cut },
 	{ "snd: a lost resend goes again a round trip later, not at the timeout",

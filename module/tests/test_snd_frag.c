@@ -140,12 +140,12 @@ static void test_snd_frag_pipelined(void)
 	u32 len = 200 * 1024;
 
 	open_ab(1u << 20);
-	ab->cwnd = 4;
-	ab->ssthresh = 4;	/* stay near it: one more per window acked */
+	ab->cwnd = 4 * w_mss();
+	ab->ssthresh = 4 * w_mss();	/* stay near it: one more per window acked */
 	CHECK_EQ(send_tracked(len), 0);
 	CHECK(waits > 0, "the writer waited for the window");
-	CHECK(max_flight <= w_info(ab).cwnd, "in flight %u, window %u",
-	      max_flight, w_info(ab).cwnd);
+	CHECK(max_flight <= w_info(ab).cwnd / w_wt(FRAME),
+	      "in flight %u, window %u bytes", max_flight, w_info(ab).cwnd);
 	w_run(50);
 	CHECK_EQ(frags(DP_WF_FRAG_FIRST), 1);
 	CHECK_EQ(frags(DP_WF_FRAG_MID), dp_frag_count(len, FRAME) - 2);
@@ -210,8 +210,8 @@ static void test_snd_frag_abort(void)
 	u64 drops, undelivered;
 
 	open_ab(1u << 20);
-	ab->cwnd = 4;
-	ab->ssthresh = 4;
+	ab->cwnd = 4 * w_mss();
+	ab->ssthresh = 4 * w_mss();
 	drops = w.nodes[1].ctr[DP_CTR_RX_DROP_SEQ];
 	undelivered = w_stats(A).tx_undelivered;
 	CHECK_EQ(w_send(ab, len), -EINTR);	/* nonblocking: no world runs */
@@ -295,8 +295,8 @@ static bool drop_data_after_lost(const struct w_frame *f)
 static void test_snd_frag_fail_once(void)
 {
 	open_ab(1u << 20);
-	ab->cwnd = 4;
-	ab->ssthresh = 4;
+	ab->cwnd = 4 * w_mss();
+	ab->ssthresh = 4 * w_mss();
 	lost_seq = w_info(ab).snd_nxt;		/* only the first gets through */
 	w.drop = drop_data_after_lost;
 	CHECK_EQ(send_tracked(20000), -ETIMEDOUT);
@@ -333,8 +333,8 @@ static void test_snd_frag_fail_waiter(void)
 	int err;
 
 	open_ab(1u << 20);
-	ab->cwnd = 4;
-	ab->ssthresh = 4;
+	ab->cwnd = 4 * w_mss();
+	ab->ssthresh = 4 * w_mss();
 	lost_seq = w_info(ab).snd_nxt;
 	w.drop = drop_data_after_lost;
 	waiter_tried = false;
@@ -610,8 +610,9 @@ static void test_snd_frag_probe_gives_back(void)
  * fragment's, so a stream of such messages needs n + 1 slots (and the one
  * a 1-byte message took at open).  Once it has them, it allocates nothing
  * (each fresh slot was zeroed: a fifth of a large message's instructions).
- * Taking copies back keeps no more slots than max(DP_SND_SPARES, cwnd),
- * so a window cut by loss keeps fewer.
+ * Taking copies back keeps no more slots than max(DP_SND_SPARES, the
+ * frames the window lets fly at the least weight), so a window cut by
+ * loss keeps fewer.
  */
 static void test_snd_frag_slots(void)
 {
@@ -620,8 +621,8 @@ static void test_snd_frag_slots(void)
 	unsigned int i;
 
 	open_ab(1u << 20);
-	ab->cwnd = 128;
-	ab->ssthresh = 128;
+	ab->cwnd = 128 * w_mss();
+	ab->ssthresh = 128 * w_mss();
 	CHECK(n > DP_SND_SPARES, "%u fragments", n);
 	for (i = 0; i < 10; i++) {
 		if (i == 2) {
@@ -636,13 +637,14 @@ static void test_snd_frag_slots(void)
 	}
 	CHECK_EQ(kmock_kmalloc_snd, allocs);	/* none by the sender */
 	CHECK_EQ(kmock_kmalloc_live, live);
-	ab->cwnd = 4;				/* a loss cut the window */
-	ab->ssthresh = 4;
+	ab->cwnd = 4 * w_mss();			/* a loss cut the window */
+	ab->ssthresh = 4 * w_mss();
 	CHECK_EQ(send_tracked(len), 0);
 	w_run(5);
 	expect_msg(len, 11);
 	CHECK_EQ(w_send(ab, 1), 0);		/* takes the last ones back */
-	CHECK(ab->n_spare + ab->n_unacked <= max(DP_SND_SPARES, ab->cwnd) + 1,
+	CHECK(ab->n_spare + ab->n_unacked <=
+	      max(DP_SND_SPARES, ab->cwnd / w_wt(0)) + 1,
 	      "%u spare, %u in flight, cwnd %u: the cap, and the 1 byte's",
 	      ab->n_spare, ab->n_unacked, ab->cwnd);
 	w_teardown();

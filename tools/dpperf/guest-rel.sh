@@ -61,7 +61,7 @@ run_server() {	# run_server PROTO STEP
 }
 
 # sample_window FILE: the client's reliable edge, every 200 ms until killed:
-# its congestion window and RTO ("CWND RTO_MS" lines).
+# its congestion window in bytes and RTO ("CWND RTO_MS" lines).
 sample_window() {
 	while :; do
 		dpctl ep 2>/dev/null | tr ' ' '\n' |
@@ -79,7 +79,7 @@ window_summary() {
 		{ c[NR] = $1 }
 		END {
 			if (!NR) { print "# loss=" loss " dp bw window: no samples"; exit }
-			print "# loss=" loss " dp bw window: " NR " samples, cwnd min " c[1] \
+			print "# loss=" loss " dp bw window: " NR " samples, cwnd bytes min " c[1] \
 			      " median " c[int((NR + 1) / 2)] " max " c[NR] ", rto_ms median " rto
 		}'
 }

@@ -570,7 +570,7 @@ enum dp_attr {
 	DP_A_EDGE_SND_NXT,	/* u32: next seq to send */
 	DP_A_EDGE_UNACKED,	/* u32: snd_nxt - snd_una */
 	DP_A_EDGE_CREDIT,	/* s32: pool space the receiver still allows */
-	DP_A_EDGE_CWND,		/* u32: congestion window, messages */
+	DP_A_EDGE_CWND,		/* u32: congestion window, bytes */
 	DP_A_EDGE_RTO_MS,	/* u32: retransmission timeout in force */
 	DP_A_EDGE_BACKOFF,	/* u32: consecutive timeouts */
 	DP_A_EDGE_HEARD_MS,	/* u32: since the peer was last heard (not IDLE) */
