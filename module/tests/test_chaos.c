@@ -515,7 +515,8 @@ static void test_chaos_bw(void)
 
 			c_stream(&cfg);
 			ms = jiffies - 1000000;
-			printf("#   goodput, %u%% loss, %7u B on %4u-byte frames: %5.1f MB/s, the link %3.0f%% busy with new and resent DATA\n",
+			printf("#   goodput, %u%% loss, %7u B on %4u-byte frames: %5.1f MB/s, "
+			       "the link %3.0f%% busy with new and resent DATA\n",
 			       cfg.drop, size, runs[i].frame,
 			       (double)c.bytes / ms / 1000,
 			       100.0 * c.data_frames / ((double)rate * ms));
