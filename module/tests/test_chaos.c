@@ -395,7 +395,9 @@ static void c_stream(struct c_cfg *cfg)
 	      (!cfg->reorder || c.reordered), "the link made the faults asked of it");
 	if (unit_failed)
 		c_dump("at the end");
-	printf("#   seed %llu: %u messages in %lu ms; link passed %lu, dropped %lu, duplicated %lu, reordered %lu, %lu hiccups; resent %lu going back, %lu for holes; rx_drop_seq %llu\n",
+	printf("#   seed %llu: %u messages in %lu ms; link passed %lu, dropped %lu, "
+	       "duplicated %lu, reordered %lu, %lu hiccups; resent %lu going back, "
+	       "%lu for holes; rx_drop_seq %llu\n",
 	       (unsigned long long)cfg->seed, c.got, jiffies - 1000000, c.passed,
 	       c.dropped, c.duplicated, c.reordered, c.hiccups, kmock_resent[0],
 	       kmock_resent[1],
