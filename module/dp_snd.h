@@ -127,8 +127,8 @@ struct dp_snd_ep {
  *	Writers' wait conditions and dp_snd_unacked() read @dead, @state,
  *	@err, @cwnd, @probe, @want, @returned, @in_msg, @snd_nxt, @snd_una,
  *	@snd_bytes, @una_bytes, @held, @held_bytes, @snd_space, @credit and
- *	@peer_max without it (READ_ONCE), so every
- *	store to those is a WRITE_ONCE under @lock.
+ *	@peer_max without it (READ_ONCE), so every store to those is a
+ *	WRITE_ONCE under @lock.
  * @dead: removed from the endpoint: timer and work are not re-armed.
  * @state: enum dp_snd_state.
  * @err: ETIMEDOUT or ECONNRESET while FAILED.
