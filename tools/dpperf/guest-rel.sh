@@ -9,7 +9,9 @@
 # each of dp (reliable edges, the default), dp-raw (DP_BIND_RAW) and TCP:
 # ping-pong of 1 byte and bandwidth at $REL_BW_SIZE bytes; while dp's
 # bandwidth runs, its edge's congestion window is sampled (a "# loss=N dp bw
-# window" line in the results).
+# window" line in the results), and the client node's frame counters over
+# each dp bandwidth run follow it ("# loss=N dp bw frames": the ACKs it heard
+# per message it sent, and what it resent).
 #
 # Prints KTAP and, on guest 0, the results between DPPERF-BEGIN/END, led by
 # loss=N (the report script reads them from the guest's output log).
@@ -84,6 +86,27 @@ window_summary() {
 		}'
 }
 
+# frames_now: the node counters the frames line reads, "name value" lines.
+frames_now() {
+	dpctl stats 2>/dev/null | grep -E '^(tx_msgs|tx_ctrl|rx_ctrl|tx_retrans) '
+}
+
+# frames_summary PROTO LOSS BEFORE AFTER: one comment line for the results:
+# the client's frames over the bandwidth run (AFTER less BEFORE, dpctl stats).
+frames_summary() {
+	awk -v p="$1" -v loss="$2" '
+		FNR == NR { b[$1] = $2; next }
+		{ d[$1] = $2 - b[$1] }
+		END {
+			m = d["tx_msgs"]
+			printf "# loss=%s %s bw frames: tx_msgs %d tx_retrans %d tx_ctrl %d rx_ctrl %d", \
+			       loss, p, m, d["tx_retrans"], d["tx_ctrl"], d["rx_ctrl"]
+			if (m > 0)
+				printf ", %.3f ACKs heard per message", d["rx_ctrl"] / m
+			print ""
+		}' "$3" "$4"
+}
+
 run_client() {	# run_client PROTO STEP LOSS TEST
 	peer=$SERVER_IP
 	[ "$1" != tcp ] && peer=$SERVER_NID
@@ -95,6 +118,7 @@ run_client() {	# run_client PROTO STEP LOSS TEST
 		sample_window /tmp/dpperf-window &
 		sampler=$!
 	fi
+	[ "$1" != tcp ] && frames_now >/tmp/dpperf-frames.0
 	# shellcheck disable=SC2046,SC2086 # word splitting wanted
 	dpperf client $(args "$1") --recv block --peer "$peer" $what \
 		--connect-timeout 60000 --tag "loss=$3" >>"$OUT" 2>>/tmp/dpperf-rel.err
@@ -103,6 +127,10 @@ run_client() {	# run_client PROTO STEP LOSS TEST
 		kill "$sampler" 2>/dev/null
 		wait "$sampler" 2>/dev/null
 		window_summary "$3" /tmp/dpperf-window >>"$OUT"
+	fi
+	if [ "$1" != tcp ] && [ "$4" = bw ]; then
+		frames_now >/tmp/dpperf-frames.1
+		frames_summary "$1" "$3" /tmp/dpperf-frames.0 /tmp/dpperf-frames.1 >>"$OUT"
 	fi
 	barrier "rel-$2-done"
 	# 2 = the size failed (nan): still a measurement
