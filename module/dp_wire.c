@@ -37,28 +37,19 @@ void dp_wire_encode_from(struct dp_wire_hdr *w, const struct dp_wire_hdr *t,
 	w->csum = 0;
 }
 
-/*
- * The standard CRC32C (initial value and final xor all ones) runs over the
- * header, its csum taken as 0, then the message: the header's part.
- */
-static u32 dp_wire_crc_hdr(const struct dp_wire_hdr *w)
-{
-	static const u8 zero[sizeof(w->csum)];
-	const size_t before = DP_WIRE_HDR_LEN - sizeof(w->csum);
-	u32 crc = ~0u;
-
-	crc = dp_crc32c(crc, (const u8 *)w, before);
-	return dp_crc32c(crc, zero, sizeof(zero));
-}
-
 u32 dp_wire_csum(const struct dp_wire_hdr *w, const void *msg, size_t len)
 {
-	return ~dp_crc32c(dp_wire_crc_hdr(w), (const u8 *)msg, len);
+	return dp_wire_csum_crc(w, dp_wire_msg_crc(msg, len));
 }
 
 void dp_wire_seal(struct dp_wire_hdr *w, const void *msg, size_t len)
 {
-	w->csum = cpu_to_be32(dp_wire_csum(w, msg, len));
+	dp_wire_seal_crc(w, dp_wire_msg_crc(msg, len));
+}
+
+void dp_wire_seal_crc(struct dp_wire_hdr *w, u32 msg_crc)
+{
+	w->csum = cpu_to_be32(dp_wire_csum_crc(w, msg_crc));
 }
 
 static bool dp_wire_type_known(u8 type)
@@ -145,7 +136,7 @@ int dp_wire_decode_parts(const void *hdr, size_t frame_len,
 			    frame_len - sizeof(w)))
 		return DP_CTR_RX_DROP_LEN;
 	if (be32_to_cpu(w.csum) !=
-	    ~dp_payload_crc(msg, dp_wire_crc_hdr(&w), h->len))
+	    dp_wire_csum_crc(&w, dp_payload_crc(msg, ~0u, h->len)))
 		return DP_CTR_RX_DROP_CSUM;
 	h->flags = be16_to_cpu(w.flags);
 	h->dst_nid = be32_to_cpu(w.dst_nid);

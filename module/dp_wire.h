@@ -88,11 +88,36 @@ void dp_wire_encode(struct dp_wire_hdr *w, const struct dp_msg_hdr *h);
 void dp_wire_encode_from(struct dp_wire_hdr *w, const struct dp_wire_hdr *t,
 			 const struct dp_msg_hdr *h);
 
-/* CRC32C over @w (csum taken as 0) and the @len message bytes @msg. */
+/*
+ * The checksum (wire version 3) is the standard CRC32C (initial value and
+ * final xor all ones) over the message, then the header up to its csum.
+ * The message comes first so that a sender can run the CRC over it once,
+ * while it copies it from the user (dp_wire_msg_crc()), and finish it over
+ * the header of each transmission (dp_wire_seal_crc()): the first and
+ * every resend, whatever ack and credit ride on it.
+ */
+#define DP_WIRE_CSUM_OFF	(DP_WIRE_HDR_LEN - 4)
+
+/* The CRC32C's state after the @len message bytes @msg. */
+static inline u32 dp_wire_msg_crc(const void *msg, size_t len)
+{
+	return dp_crc32c(~0u, (const u8 *)msg, len);
+}
+
+/* The checksum of @w after a message whose CRC state is @msg_crc. */
+static inline u32 dp_wire_csum_crc(const struct dp_wire_hdr *w, u32 msg_crc)
+{
+	return ~dp_crc32c(msg_crc, (const u8 *)w, DP_WIRE_CSUM_OFF);
+}
+
+/* The checksum of @w and the @len message bytes @msg. */
 u32 dp_wire_csum(const struct dp_wire_hdr *w, const void *msg, size_t len);
 
 /* Store the checksum of @w and its message in w->csum. */
 void dp_wire_seal(struct dp_wire_hdr *w, const void *msg, size_t len);
+
+/* The same for a message whose CRC state is @msg_crc (dp_wire_msg_crc()). */
+void dp_wire_seal_crc(struct dp_wire_hdr *w, u32 msg_crc);
 
 /*
  * Parse a received frame payload of frame_len bytes.  Returns 0 and fills

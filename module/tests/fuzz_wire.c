@@ -48,18 +48,18 @@ extern int unit_failed;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Bitwise CRC32C, independent of the codec's table or the kernel's. */
+/*
+ * Bitwise CRC32C, independent of the codec's table or the kernel's: over
+ * the message, then the header's first 48 bytes (all but csum).
+ */
 static uint32_t crc32c_ref(const uint8_t *hdr, const uint8_t *msg, size_t len)
 {
 	uint32_t crc = ~0u;
 	size_t i;
 	int k;
 
-	for (i = 0; i < DP_WIRE_HDR_LEN + len; i++) {
-		uint8_t b = i < DP_WIRE_HDR_LEN ? (i >= 48 ? 0 : hdr[i]) :
-			    msg[i - DP_WIRE_HDR_LEN];
-
-		crc ^= b;
+	for (i = 0; i < len + 48; i++) {
+		crc ^= i < len ? msg[i] : hdr[i - len];
 		for (k = 0; k < 8; k++)
 			crc = (crc >> 1) ^ (crc & 1 ? 0x82F63B78u : 0);
 	}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Writes the wire seeds of the fuzz corpus (module/tests/corpus/) for wire
-version 2.  Input format in fuzz_wire.c: u16 little-endian frame length
+version 3.  Input format in fuzz_wire.c: u16 little-endian frame length
 (top bit: the oracle seals the CRC), the frame, a pool-size byte, pool ops.
 Run from anywhere: python3 module/tests/mkcorpus.py"""
 import os
@@ -19,13 +19,13 @@ def crc32c(data):
     return crc ^ 0xFFFFFFFF
 
 
-def frame(msg=b"", ver=2, typ=1, length=None, flags=0, dnid=11, snid=12,
+def frame(msg=b"", ver=3, typ=1, length=None, flags=0, dnid=11, snid=12,
           ddpid=200, sdpid=300, seq=1, ack=0, credit=0, sinc=0x5eed, dinc=0,
           good_crc=True):
     n = len(msg) if length is None else length
     hdr = struct.pack(">BBHHHIIIIIIIIII", ver, typ, n, flags, 0, dnid, snid,
                       ddpid, sdpid, 1000, seq, ack, credit, sinc, dinc)
-    crc = crc32c(hdr + b"\0\0\0\0" + msg[:n]) if good_crc else 0x12345678
+    crc = crc32c(msg[:n] + hdr) if good_crc else 0x12345678
     return hdr + struct.pack(">I", crc) + msg
 
 
@@ -39,6 +39,7 @@ def main():
     seed("empty", b"", tail=b"")
     seed("short", frame()[:40], tail=b"\x02")
     seed("bad_version", frame(ver=1))
+    seed("version_2", frame(ver=2))   # the CRC-first layout: dropped whole
     seed("bad_type", frame(typ=7))
     seed("bad_len", frame(b"abc", length=100), tail=b"\x00")
     seed("ctrl_len", frame(b"abc", typ=2))

@@ -23,19 +23,24 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-/* Bitwise CRC32C over header (csum bytes as 0) and message, by hand. */
-static uint32_t crc_ref(const uint8_t *f, size_t len)
+/* Bitwise CRC32C over @len bytes at @p, from register @crc, by hand. */
+static uint32_t crc_bits(uint32_t crc, const uint8_t *p, size_t len)
 {
-	uint32_t crc = ~0u;
 	size_t i;
 	int k;
 
-	for (i = 0; i < HDR + len; i++) {
-		crc ^= (i >= 48 && i < HDR) ? 0 : f[i];
+	for (i = 0; i < len; i++) {
+		crc ^= p[i];
 		for (k = 0; k < 8; k++)
 			crc = (crc >> 1) ^ (crc & 1 ? 0x82F63B78u : 0);
 	}
-	return ~crc;
+	return crc;
+}
+
+/* The wire's CRC32C: the message after the header, then the header up to csum. */
+static uint32_t crc_ref(const uint8_t *f, size_t len)
+{
+	return ~crc_bits(crc_bits(~0u, f + HDR, len), f, 48);
 }
 
 /* Store the right checksum for the frame's own len field. */
@@ -97,7 +102,7 @@ static void t_wire_layout(void)
 {
 	CHECK_EQ(sizeof(struct dp_wire_hdr), DP_WIRE_HDR_LEN);
 	CHECK_EQ(DP_WIRE_HDR_LEN, 52);
-	CHECK_EQ(DP_WIRE_VERSION, 2);
+	CHECK_EQ(DP_WIRE_VERSION, 3);
 	CHECK_EQ(DP_ETH_P, 0x88B5);
 	CHECK_EQ(offsetof(struct dp_wire_hdr, flags), 4);
 	CHECK_EQ(offsetof(struct dp_wire_hdr, dst_nid), 8);
@@ -157,7 +162,7 @@ static void t_wire_encode_bytes(void)
 		.dst_inc = 0x25262728,
 	};
 	static const uint8_t want[HDR] = {
-		2, 1, 0x12, 0x34, 0x01, 0x02, 0, 0,
+		DP_WIRE_VERSION, 1, 0x12, 0x34, 0x01, 0x02, 0, 0,
 		1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
 		0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18,
 		0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f, 0x20,
@@ -243,7 +248,7 @@ static void t_wire_decode_raw(void)
 	struct dp_msg_hdr o;
 
 	memcpy(f + HDR, "abcd", 4);
-	raw_hdr(f, 2, 1, 4, 11, 12, 200, 300);
+	raw_hdr(f, DP_WIRE_VERSION, 1, 4, 11, 12, 200, 300);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 	CHECK_EQ(o.type, DP_WT_DATA);
 	CHECK_EQ(o.len, 4);
@@ -270,7 +275,7 @@ static void t_wire_drop_short(void)
 	struct dp_msg_hdr o;
 	size_t n;
 
-	raw_hdr(f, 2, DP_WT_ACK, 0, 1, 2, 3, 4);
+	raw_hdr(f, DP_WIRE_VERSION, DP_WT_ACK, 0, 1, 2, 3, 4);
 	for (n = 0; n < HDR; n++)
 		CHECK(dp_wire_decode(f, n, &o) == DP_CTR_RX_DROP_SHORT, "len %zu", n);
 	CHECK_EQ(dp_wire_decode(f, HDR, &o), 0);
@@ -278,7 +283,7 @@ static void t_wire_drop_short(void)
 
 static void t_wire_drop_version(void)
 {
-	static const uint8_t bad[] = { 0, 1, 3, 0x7f, 0x80, 0xff };
+	static const uint8_t bad[] = { 0, 1, 2, 4, 0x7f, 0x80, 0xff };
 	uint8_t f[HDR];
 	struct dp_msg_hdr o;
 	unsigned int i;
@@ -298,13 +303,13 @@ static void t_wire_drop_type(void)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(bad); i++) {
-		raw_hdr(f, 2, bad[i], 0, 1, 2, 3, 4);
+		raw_hdr(f, DP_WIRE_VERSION, bad[i], 0, 1, 2, 3, 4);
 		CHECK(dp_wire_decode(f, sizeof(f), &o) == DP_CTR_RX_DROP_TYPE,
 		      "type %u", bad[i]);
 	}
 	for (i = DP_WT_DATA; i <= DP_WT_RESET; i++) {
 		/* DATA with one message byte, which then lies in the frame */
-		raw_hdr(f, 2, (uint8_t)i, i == DP_WT_DATA, 1, 2, 3, 4);
+		raw_hdr(f, DP_WIRE_VERSION, (uint8_t)i, i == DP_WT_DATA, 1, 2, 3, 4);
 		CHECK(dp_wire_decode(f, sizeof(f) - (i != DP_WT_DATA), &o) == 0, "type %u", i);
 		CHECK_EQ(o.type, i);
 	}
@@ -317,10 +322,10 @@ static void t_wire_drop_len(void)
 	unsigned int len, t;
 
 	/* Frame carries 100 message bytes: len 1..100 fine, 0 and above are bad. */
-	raw_hdr(f, 2, 1, 0, 1, 2, 3, 4);
+	raw_hdr(f, DP_WIRE_VERSION, 1, 0, 1, 2, 3, 4);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
 	for (len = 1; len <= 100; len++) {
-		raw_hdr(f, 2, 1, (uint16_t)len, 1, 2, 3, 4);
+		raw_hdr(f, DP_WIRE_VERSION, 1, (uint16_t)len, 1, 2, 3, 4);
 		CHECK(dp_wire_decode(f, sizeof(f), &o) == 0, "len %u", len);
 	}
 	for (len = 101; len <= 65535; len += (len < 200 ? 1 : 997)) {
@@ -330,21 +335,21 @@ static void t_wire_drop_len(void)
 	put16(f + 2, 65535);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
 	/* Header only, one byte claimed; DATA claiming none. */
-	raw_hdr(f, 2, 1, 0, 1, 2, 3, 4);
+	raw_hdr(f, DP_WIRE_VERSION, 1, 0, 1, 2, 3, 4);
 	put16(f + 2, 1);
 	CHECK_EQ(dp_wire_decode(f, HDR, &o), DP_CTR_RX_DROP_LEN);
-	raw_hdr(f, 2, 1, 0, 1, 2, 3, 4);
+	raw_hdr(f, DP_WIRE_VERSION, 1, 0, 1, 2, 3, 4);
 	CHECK_EQ(dp_wire_decode(f, HDR, &o), DP_CTR_RX_DROP_LEN);
 	put16(f + 4, DP_WF_RAW);
 	seal_raw(f);
 	CHECK_EQ(dp_wire_decode(f, HDR, &o), DP_CTR_RX_DROP_LEN);
 	/* Control frames carry no message. */
 	for (t = DP_WT_ACK; t <= DP_WT_RESET; t++) {
-		raw_hdr(f, 2, (uint8_t)t, 1, 1, 2, 3, 4);
+		raw_hdr(f, DP_WIRE_VERSION, (uint8_t)t, 1, 1, 2, 3, 4);
 		CHECK(dp_wire_decode(f, sizeof(f), &o) == DP_CTR_RX_DROP_LEN, "type %u", t);
 	}
 	/* ... but an ACK with DP_WF_SACK its map, of exactly DP_SACK_LEN. */
-	raw_hdr(f, 2, DP_WT_ACK, DP_SACK_LEN, 1, 2, 3, 4);
+	raw_hdr(f, DP_WIRE_VERSION, DP_WT_ACK, DP_SACK_LEN, 1, 2, 3, 4);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
 	put16(f + 4, DP_WF_ACK | DP_WF_SACK);
 	seal_raw(f);
@@ -354,7 +359,7 @@ static void t_wire_drop_len(void)
 	seal_raw(f);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
 	for (t = DP_WT_HELLO; t <= DP_WT_RESET; t++) {
-		raw_hdr(f, 2, (uint8_t)t, DP_SACK_LEN, 1, 2, 3, 4);
+		raw_hdr(f, DP_WIRE_VERSION, (uint8_t)t, DP_SACK_LEN, 1, 2, 3, 4);
 		put16(f + 4, DP_WF_SACK);
 		seal_raw(f);
 		CHECK(dp_wire_decode(f, sizeof(f), &o) == DP_CTR_RX_DROP_LEN, "type %u", t);
@@ -370,7 +375,7 @@ static void t_wire_drop_csum(void)
 
 	for (bit = 0; bit < 200; bit++)
 		f[HDR + bit] = (uint8_t)(bit * 13);
-	raw_hdr(f, 2, 1, 200, 1, 2, 3, 4);
+	raw_hdr(f, DP_WIRE_VERSION, 1, 200, 1, 2, 3, 4);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 	/*
 	 * Every single flipped bit is caught: by the CRC, or first by an
@@ -417,7 +422,7 @@ static void t_wire_decode_pieces(void)
 		len = cut < 8 ? cut + 1 : 1 + unit_rand(&s) % 3000;
 		for (k = 0; k < len; k++)
 			f[HDR + k] = (uint8_t)unit_rand(&s);
-		raw_hdr(f, 2, 1, (uint16_t)len, 1, 2, 3, 4);
+		raw_hdr(f, DP_WIRE_VERSION, 1, (uint16_t)len, 1, 2, 3, 4);
 		memset(&o, 0, sizeof(o));	/* padding compared too */
 		want = dp_wire_decode(f, HDR + len, &o);
 		CHECK_EQ(want, 0);
@@ -463,7 +468,7 @@ static void t_wire_drop_bad_addr(void)
 		uint32_t v[4] = { 11, 12, 200, 300 };
 
 		v[which] = 0;
-		raw_hdr(f, 2, 1, 1, v[0], v[1], v[2], v[3]);
+		raw_hdr(f, DP_WIRE_VERSION, 1, 1, v[0], v[1], v[2], v[3]);
 		CHECK(dp_wire_decode(f, sizeof(f), &o) == DP_CTR_RX_DROP_BAD_ADDR,
 		      "zero field %d", which);
 	}
@@ -471,7 +476,7 @@ static void t_wire_drop_bad_addr(void)
 	 * uid 0 (root), seq 0 of a reliable session (its numbers start at
 	 * random and wrap), incarnations 0 and any ack are not addresses.
 	 */
-	raw_hdr(f, 2, 1, 1, 11, 12, 200, 300);
+	raw_hdr(f, DP_WIRE_VERSION, 1, 1, 11, 12, 200, 300);
 	put32(f + 24, 0);
 	put32(f + 28, 0);
 	put32(f + 32, 0xffffffff);
@@ -494,7 +499,7 @@ static void t_wire_drop_raw_seq0(void)
 	struct dp_msg_hdr o;
 	unsigned int t;
 
-	raw_hdr(f, 2, 1, 1, 11, 12, 200, 300);
+	raw_hdr(f, DP_WIRE_VERSION, 1, 1, 11, 12, 200, 300);
 	put16(f + 4, DP_WF_RAW);
 	put32(f + 28, 0);
 	seal_raw(f);
@@ -512,7 +517,7 @@ static void t_wire_drop_raw_seq0(void)
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 	/* Control frames with the RAW bit and seq 0 are not raw DATA. */
 	for (t = DP_WT_ACK; t <= DP_WT_RESET; t++) {
-		raw_hdr(f, 2, (uint8_t)t, 0, 11, 12, 200, 300);
+		raw_hdr(f, DP_WIRE_VERSION, (uint8_t)t, 0, 11, 12, 200, 300);
 		put16(f + 4, DP_WF_RAW | DP_WF_ACK);
 		put32(f + 28, 0);
 		seal_raw(f);
@@ -536,7 +541,7 @@ static void t_wire_drop_frag(void)
 	CHECK_EQ(DP_WF_FRAG_MASK & DP_WF_MASK, 0);
 	CHECK_EQ(DP_WF_FRAG_LAST, DP_WF_FRAG_FIRST | DP_WF_FRAG_MID);
 	for (i = 0; i < 3; i++) {
-		raw_hdr(f, 2, DP_WT_DATA, 8, 11, 12, 200, 300);
+		raw_hdr(f, DP_WIRE_VERSION, DP_WT_DATA, 8, 11, 12, 200, 300);
 		put16(f + 4, bits[i] | DP_WF_RAW);
 		put32(f + 28, 5);	/* raw DATA is never seq 0 */
 		seal_raw(f);
@@ -548,20 +553,20 @@ static void t_wire_drop_frag(void)
 		f[HDR] ^= 1;		/* and a bad checksum */
 		CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_CSUM);
 		/* Reliable, the same DATA is a fragment, its bits kept. */
-		raw_hdr(f, 2, DP_WT_DATA, 8, 11, 12, 200, 300);
+		raw_hdr(f, DP_WIRE_VERSION, DP_WT_DATA, 8, 11, 12, 200, 300);
 		put16(f + 4, bits[i] | DP_WF_ACK);
 		seal_raw(f);
 		CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 		CHECK_EQ(o.flags & DP_WF_FRAG_MASK, bits[i]);
 	}
 	/* The same raw DATA without them is a message. */
-	raw_hdr(f, 2, DP_WT_DATA, 8, 11, 12, 200, 300);
+	raw_hdr(f, DP_WIRE_VERSION, DP_WT_DATA, 8, 11, 12, 200, 300);
 	put16(f + 4, DP_WF_RAW | 0x7e00);
 	put32(f + 28, 5);
 	seal_raw(f);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 	for (t = DP_WT_ACK; t <= DP_WT_RESET; t++) {
-		raw_hdr(f, 2, (uint8_t)t, 0, 11, 12, 200, 300);
+		raw_hdr(f, DP_WIRE_VERSION, (uint8_t)t, 0, 11, 12, 200, 300);
 		put16(f + 4, DP_WF_FRAG_MASK | DP_WF_ACK);
 		seal_raw(f);
 		CHECK(dp_wire_decode(f, HDR, &o) == 0, "type %u", t);
@@ -575,16 +580,16 @@ static void t_wire_padding(void)
 	struct dp_msg_hdr o;
 
 	memset(f, 0xa5, sizeof(f));
-	raw_hdr(f, 2, 1, 1, 1, 2, 3, 4);
+	raw_hdr(f, DP_WIRE_VERSION, 1, 1, 1, 2, 3, 4);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 	CHECK_EQ(o.len, 1);
 	/* Padding is no message: an empty DATA stays empty, and is refused. */
-	raw_hdr(f, 2, 1, 0, 1, 2, 3, 4);
+	raw_hdr(f, DP_WIRE_VERSION, 1, 0, 1, 2, 3, 4);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
-	raw_hdr(f, 2, DP_WT_ACK, 0, 1, 2, 3, 4);
+	raw_hdr(f, DP_WIRE_VERSION, DP_WT_ACK, 0, 1, 2, 3, 4);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 	CHECK_EQ(o.len, 0);
-	raw_hdr(f, 2, 1, 20, 1, 2, 3, 4);
+	raw_hdr(f, DP_WIRE_VERSION, 1, 20, 1, 2, 3, 4);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), 0);
 	put16(f + 2, 21);
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
@@ -602,7 +607,7 @@ static void t_wire_unaligned(void)
 		struct dp_msg_hdr o;
 
 		memcpy(f + HDR, "xyz", 3);
-		raw_hdr(f, 2, 1, 3, 0x0a0b0c0d, 2, 0x01000000, 4);
+		raw_hdr(f, DP_WIRE_VERSION, 1, 3, 0x0a0b0c0d, 2, 0x01000000, 4);
 		CHECK(dp_wire_decode(f, HDR + 3, &o) == 0, "offset %d", off);
 		CHECK_EQ(o.dst_nid, 0x0a0b0c0d);
 		CHECK_EQ(o.dst_dpid, 0x01000000);
@@ -622,7 +627,7 @@ static void t_wire_exact_frame_heap(void)
 		uint8_t full[HDR + 2] = { 0 };
 		int r;
 
-		raw_hdr(full, 2, 1, 2, 1, 2, 3, 4);
+		raw_hdr(full, DP_WIRE_VERSION, 1, 2, 1, 2, 3, 4);
 		memcpy(f, full, n);
 		r = dp_wire_decode(f, n, &o);
 		if (n < HDR)
@@ -643,7 +648,7 @@ static void announce_frame(uint8_t *f, uint32_t dnid, uint32_t snid,
 	memset(f + HDR, 0, len);
 	if (len >= 4)
 		put32(f + HDR, hold);
-	raw_hdr(f, 2, DP_WT_ANNOUNCE, len, dnid, snid, ddpid, sdpid);
+	raw_hdr(f, DP_WIRE_VERSION, DP_WT_ANNOUNCE, len, dnid, snid, ddpid, sdpid);
 }
 
 static void t_wire_announce(void)
@@ -726,17 +731,57 @@ static void t_wire_encode_from(void)
 	CHECK_EQ(bad, 0);
 }
 
+/*
+ * A sender runs the CRC over a message once, as it copies it, and seals
+ * each transmission's header from that state (dp_wire_seal_crc()): the
+ * same checksum as over the whole frame, for any header and length.  A
+ * message that changed after its state was taken (its kept copy written
+ * over before a resend) fails the receiver's check.
+ */
+static void t_wire_seal_from_state(void)
+{
+	static uint8_t frame[HDR + 9000];
+	uint64_t s = 0xc3c3;
+	unsigned int i, bad = 0, missed = 0;
+
+	for (i = 0; i < 300; i++) {
+		struct dp_msg_hdr h, o;
+		struct dp_wire_hdr w;
+		u32 state, k;
+
+		random_msg_hdr(&h, &s);
+		h.type = DP_WT_DATA;
+		h.flags &= (u16)~(DP_WF_FRAG_MASK | DP_WF_RAW);
+		h.len = (u16)(1 + unit_rand(&s) % 9000);
+		for (k = 0; k < h.len; k++)
+			frame[HDR + k] = (uint8_t)unit_rand(&s);
+		state = dp_wire_msg_crc(frame + HDR, h.len);
+		dp_wire_encode(&w, &h);
+		dp_wire_seal_crc(&w, state);
+		memcpy(frame, &w, HDR);
+		bad += be32toh(w.csum) != crc_ref(frame, h.len);
+		bad += dp_wire_decode(frame, HDR + h.len, &o) != 0;
+		/* one byte of the message changed after its state was taken */
+		frame[HDR + unit_rand(&s) % h.len] ^= (uint8_t)(1 + unit_rand(&s) % 255);
+		missed += dp_wire_decode(frame, HDR + h.len, &o) != DP_CTR_RX_DROP_CSUM;
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(missed, 0);
+}
+
 const struct unit_test wire_tests[] = {
-	{ "wire: v2 header is 52 bytes at the documented offsets", t_wire_layout },
+	{ "wire: v3 header is 52 bytes at the documented offsets", t_wire_layout },
 	{ "wire: CRC32C check value and composition", t_wire_crc_vector },
 	{ "wire: CRC32C with SSE4.2's crc32 agrees with the table", t_wire_crc_sse42 },
 	{ "wire: encode produces the documented big-endian bytes and CRC", t_wire_encode_bytes },
 	{ "wire: encode/decode round-trip of 2000 random headers", t_wire_roundtrip },
+	{ "wire: sealed from the message's CRC state: the frame's checksum; a change caught",
+	  t_wire_seal_from_state },
 	{ "wire: a template's header with a frame's fields is its encoding",
 	  t_wire_encode_from },
 	{ "wire: decode of a hand-built frame", t_wire_decode_raw },
 	{ "wire: drop short (0..51 bytes)", t_wire_drop_short },
-	{ "wire: drop version (v1 included)", t_wire_drop_version },
+	{ "wire: drop version (v1 and v2 included)", t_wire_drop_version },
 	{ "wire: drop type", t_wire_drop_type },
 	{ "wire: drop len beyond frame, len on a control frame, DATA len 0", t_wire_drop_len },
 	{ "wire: every single-bit flip is caught", t_wire_drop_csum },

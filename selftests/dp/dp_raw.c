@@ -49,19 +49,29 @@ static void hdr(struct dp_wire_hdr *w, uint8_t ver, uint8_t type, uint16_t len,
 	w->src_inc = htonl(0x5eed);
 }
 
-/* CRC32C (bitwise) of header (csum as 0) and message, as docs/wire.md says. */
-static uint32_t crc32c(const uint8_t *p, size_t n)
+/* Bitwise CRC32C over @n bytes at @p, continuing register @crc. */
+static uint32_t crc32c_bits(uint32_t crc, const uint8_t *p, size_t n)
 {
-	uint32_t crc = ~0u;
 	size_t i;
 	int k;
 
 	for (i = 0; i < n; i++) {
-		crc ^= i >= 48 && i < DP_WIRE_HDR_LEN ? 0 : p[i];
+		crc ^= p[i];
 		for (k = 0; k < 8; k++)
 			crc = (crc >> 1) ^ (crc & 1 ? 0x82F63B78u : 0);
 	}
-	return ~crc;
+	return crc;
+}
+
+/*
+ * The checksum of the frame of @n bytes at @p, as docs/wire.md says: CRC32C
+ * over the message, then the header up to its csum.
+ */
+static uint32_t crc32c(const uint8_t *p, size_t n)
+{
+	uint32_t crc = crc32c_bits(~0u, p + DP_WIRE_HDR_LEN, n - DP_WIRE_HDR_LEN);
+
+	return ~crc32c_bits(crc, p, DP_WIRE_HDR_LEN - 4);
 }
 
 /* Store the right checksum when the frame holds its header and message. */
@@ -174,23 +184,25 @@ int main(void)
 	 * delivers fewer than 52 bytes: these are short there too.
 	 */
 	expect_drop("empty payload", DP_CTR_RX_DROP_SHORT, dpt.macb, p, 0);
-	hdr(&w, 2, 1, 0, dpt.nida, dpt.nidb, DPID_A, 5);
+	hdr(&w, DP_WIRE_VERSION, 1, 0, dpt.nida, dpt.nidb, DPID_A, 5);
 	expect_drop("20-byte header", DP_CTR_RX_DROP_SHORT, dpt.macb, &w, 20);
 	hdr(&w, 1, 1, 0, dpt.nida, dpt.nidb, DPID_A, 5);
 	expect_drop("version 1", DP_CTR_RX_DROP_VERSION, dpt.macb, &w, sizeof(w));
+	hdr(&w, 2, 1, 0, dpt.nida, dpt.nidb, DPID_A, 5);	/* the CRC's old order */
+	expect_drop("version 2", DP_CTR_RX_DROP_VERSION, dpt.macb, &w, sizeof(w));
 	hdr(&w, 0, 1, 0, dpt.nida, dpt.nidb, DPID_A, 5);
 	expect_drop("version 0", DP_CTR_RX_DROP_VERSION, dpt.macb, &w, sizeof(w));
-	hdr(&w, 2, 6, 0, dpt.nida, dpt.nidb, DPID_A, 5);	/* 5 is ANNOUNCE */
+	hdr(&w, DP_WIRE_VERSION, 6, 0, dpt.nida, dpt.nidb, DPID_A, 5);	/* 5 is ANNOUNCE */
 	expect_drop("type 6", DP_CTR_RX_DROP_TYPE, dpt.macb, &w, sizeof(w));
-	hdr(&w, 2, 1, 100, dpt.nida, dpt.nidb, DPID_A, 5);
+	hdr(&w, DP_WIRE_VERSION, 1, 100, dpt.nida, dpt.nidb, DPID_A, 5);
 	memcpy(p, &w, sizeof(w));
 	memset(p + sizeof(w), 0xab, 10);
 	expect_drop("len 100 with 10 bytes", DP_CTR_RX_DROP_LEN, dpt.macb, p, sizeof(w) + 10);
-	hdr(&w, 2, DP_WT_ACK, 4, dpt.nida, dpt.nidb, DPID_A, 5);
+	hdr(&w, DP_WIRE_VERSION, DP_WT_ACK, 4, dpt.nida, dpt.nidb, DPID_A, 5);
 	memcpy(p, &w, sizeof(w));
 	memset(p + sizeof(w), 0xab, 4);
 	expect_drop("ACK carrying 4 bytes", DP_CTR_RX_DROP_LEN, dpt.macb, p, sizeof(w) + 4);
-	hdr(&w, 2, 1, 10, dpt.nida, dpt.nidb, DPID_A, 5);
+	hdr(&w, DP_WIRE_VERSION, 1, 10, dpt.nida, dpt.nidb, DPID_A, 5);
 	memcpy(p, &w, sizeof(w));
 	memset(p + sizeof(w), 0xab, 10);
 	seal(p, sizeof(w) + 10);
@@ -199,37 +211,37 @@ int main(void)
 	expect_drop("one message bit flipped", DP_CTR_RX_DROP_CSUM, dpt.macb, p, sizeof(w) + 10);
 	keep_csum = 0;
 	/* DATA carries at least one byte: no sender makes an empty one. */
-	hdr(&w, 2, 1, 0, dpt.nida, dpt.nidb, DPID_A, 5);
+	hdr(&w, DP_WIRE_VERSION, 1, 0, dpt.nida, dpt.nidb, DPID_A, 5);
 	expect_drop("DATA with len 0", DP_CTR_RX_DROP_LEN, dpt.macb, &w, sizeof(w));
-	hdr(&w, 2, 1, 1, 0, dpt.nidb, DPID_A, 5);
+	hdr(&w, DP_WIRE_VERSION, 1, 1, 0, dpt.nidb, DPID_A, 5);
 	expect_drop("dst NID 0", DP_CTR_RX_DROP_BAD_ADDR, dpt.macb, p, one_byte(p, &w));
-	hdr(&w, 2, 1, 1, dpt.nida, 0, DPID_A, 5);
+	hdr(&w, DP_WIRE_VERSION, 1, 1, dpt.nida, 0, DPID_A, 5);
 	expect_drop("src NID 0", DP_CTR_RX_DROP_BAD_ADDR, dpt.macb, p, one_byte(p, &w));
-	hdr(&w, 2, 1, 1, dpt.nida, dpt.nidb, 0, 5);
+	hdr(&w, DP_WIRE_VERSION, 1, 1, dpt.nida, dpt.nidb, 0, 5);
 	expect_drop("dst DPID 0", DP_CTR_RX_DROP_BAD_ADDR, dpt.macb, p, one_byte(p, &w));
-	hdr(&w, 2, 1, 1, dpt.nida, dpt.nidb, DPID_A, 0);
+	hdr(&w, DP_WIRE_VERSION, 1, 1, dpt.nida, dpt.nidb, DPID_A, 0);
 	expect_drop("src DPID 0", DP_CTR_RX_DROP_BAD_ADDR, dpt.macb, p, one_byte(p, &w));
 	/* A raw sender numbers from 1 and skips 0 when it wraps. */
-	hdr(&w, 2, 1, 1, dpt.nida, dpt.nidb, DPID_A, 5);
+	hdr(&w, DP_WIRE_VERSION, 1, 1, dpt.nida, dpt.nidb, DPID_A, 5);
 	w.seq = 0;
 	expect_drop("raw DATA with seq 0", DP_CTR_RX_DROP_SEQ, dpt.macb, p, one_byte(p, &w));
-	hdr(&w, 2, 1, 1, dpt.nida + 1000, dpt.nidb, DPID_A, 5);
+	hdr(&w, DP_WIRE_VERSION, 1, 1, dpt.nida + 1000, dpt.nidb, DPID_A, 5);
 	expect_drop("dst NID not this node", DP_CTR_RX_DROP_NOT_NODE, dpt.macb, p,
 		    one_byte(p, &w));
-	hdr(&w, 2, 1, 1, dpt.nida, 7777, DPID_A, 5);
+	hdr(&w, DP_WIRE_VERSION, 1, 1, dpt.nida, 7777, DPID_A, 5);
 	expect_drop("src NID not in the NART", DP_CTR_RX_DROP_UNKNOWN_SRC, dpt.macb, p,
 		    one_byte(p, &w));
-	hdr(&w, 2, 1, 1, dpt.nida, dpt.nidb, DPID_A, 5);
+	hdr(&w, DP_WIRE_VERSION, 1, 1, dpt.nida, dpt.nidb, DPID_A, 5);
 	expect_drop("src NID of B from another MAC", DP_CTR_RX_DROP_SPOOFED, spoof_mac, p,
 		    one_byte(p, &w));
-	hdr(&w, 2, 1, 1, dpt.nida, dpt.nidb, 999, 5);
+	hdr(&w, DP_WIRE_VERSION, 1, 1, dpt.nida, dpt.nidb, 999, 5);
 	expect_drop("no endpoint on dst DPID", DP_CTR_RX_DROP_NO_EP, dpt.macb, p,
 		    one_byte(p, &w));
 	dpt_stats(a, &st);
 	ktap_ok(st.rx_msgs == 0 && st.queued == 0, "nothing was delivered to the endpoint");
 
 	/* A good forged frame, with trailing padding, is delivered. */
-	hdr(&w, 2, 1, 100, dpt.nida, dpt.nidb, DPID_A, 4242);
+	hdr(&w, DP_WIRE_VERSION, 1, 100, dpt.nida, dpt.nidb, DPID_A, 4242);
 	memcpy(p, &w, sizeof(w));
 	dpt_random(p + sizeof(w), 120);
 	rx_bytes = 100;

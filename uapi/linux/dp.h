@@ -377,7 +377,7 @@ struct dp_token {
  * (Ethernet padding of short frames) are ignored.  See docs/wire.md.
  */
 #define DP_ETH_P		0x88B5
-#define DP_WIRE_VERSION		2
+#define DP_WIRE_VERSION		3
 
 enum dp_wire_type {
 	DP_WT_DATA = 1,		/* one whole message */
@@ -423,9 +423,11 @@ enum dp_wire_type {
 #define DP_FRAG_TOTAL_LEN	4
 
 /*
- * Version 2 (docs/wire.md, docs/reliability.md): a message on a reliable
+ * Version 3 (docs/wire.md, docs/reliability.md): a message on a reliable
  * edge belongs to a session between two endpoint incarnations; seq, ack
- * and credit are that session's, the CRC32C covers header and message.
+ * and credit are that session's, the CRC32C covers message and header.
+ * Version 2 ran the CRC over the header first; the frames are otherwise
+ * the same.
  */
 struct dp_wire_hdr {
 	dp_u8 version;		/* DP_WIRE_VERSION */
@@ -443,7 +445,7 @@ struct dp_wire_hdr {
 	dp_be32 credit;		/* DP_WF_ACK: reverse session may send up to this space */
 	dp_be32 src_inc;	/* sending endpoint's incarnation */
 	dp_be32 dst_inc;	/* receiving endpoint's incarnation as known; 0 in HELLO */
-	dp_be32 csum;		/* CRC32C of header (csum 0) and message */
+	dp_be32 csum;		/* CRC32C of message, then header up to csum */
 };
 
 #define DP_WIRE_HDR_LEN		52
