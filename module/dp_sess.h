@@ -35,6 +35,8 @@ void dp_tx_hdr(struct dp_endpoint *ep, struct dp_msg_hdr *h, u8 type,
 	       const struct dp_addr *to);
 int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 		const void *msg);
+/* Whether a frame to @nid stays on @node: its own NID, no wire. */
+bool dp_tx_local(struct dp_node *node, u32 nid);
 
 /**
  * struct dp_tx_tmpl - the header of one session's frames, prebuilt.
@@ -54,9 +56,13 @@ struct dp_tx_tmpl {
 
 void dp_tx_tmpl(struct dp_endpoint *ep, struct dp_tx_tmpl *t, u8 type,
 		const struct dp_addr *to, u32 dst_inc);
-/* dp_tx_frame() of @h, whose session fields are @t's. */
+/*
+ * dp_tx_frame() of @h, whose session fields are @t's, and whose message's
+ * CRC state @msg_crc (dp_wire_msg_crc()) was run when it was copied: a
+ * transmission runs the checksum over the header only.
+ */
 int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
-		     const struct dp_msg_hdr *h, const void *msg);
+		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc);
 
 /* Node counters (dp_node.c) */
 void dp_count(struct dp_node *node, enum dp_counter c);

@@ -412,7 +412,11 @@ static int dp_snd_xmit(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 	h.flags = m->flags;
 	h.seq = m->seq;
 	dp_rcv_piggyback(s->se->rcv, &s->pair, &h, peer_inc);
-	err = dp_tx_frame_tmpl(s->se->node, &s->tmpl, &h, m->data);
+	if (!m->crc_ok && h.dst_nid != h.src_nid) {
+		m->crc = dp_wire_msg_crc(m->data, m->len);
+		m->crc_ok = true;
+	}
+	err = dp_tx_frame_tmpl(s->se->node, &s->tmpl, &h, m->data, m->crc);
 	if (err && (h.flags & DP_WF_ACK))
 		dp_rcv_unpiggyback(s->se->rcv, &s->pair, &h);
 	return err;
@@ -1047,6 +1051,10 @@ static struct dp_txmsg *dp_snd_copy(struct dp_snd *s, const void __user *buf,
 		dp_snd_put(s, m);
 		return ERR_PTR(-EFAULT);
 	}
+	/* The checksum's pass over the message, fused with the copy. */
+	m->crc_ok = !dp_tx_local(s->se->node, s->to.nid);
+	if (m->crc_ok)
+		m->crc = dp_wire_msg_crc(m->data, f.wire_len);
 	m->len = f.wire_len;
 	m->flags = f.flags;
 	m->space = i ? 0 : dp_frag_credit(len, frame);

@@ -65,6 +65,11 @@ struct dp_ep_stats;
  * @wt: what it weighs in the congestion window (dp_cwnd_weight()), fixed
  *	when it takes its seq.
  * @sent_ns: ktime of the first transmission.
+ * @crc: the CRC32C's state after @data (dp_wire_msg_crc()), run over the
+ *	bytes as they were copied, while they are in the cache: every
+ *	transmission then runs the checksum over its header only.
+ * @crc_ok: @crc is set; not for a message to this node's own NID (no
+ *	wire, no checksum), until it is sent on a NIC after all.
  * @data: the bytes, copied once from user space.
  */
 struct dp_txmsg {
@@ -79,6 +84,8 @@ struct dp_txmsg {
 	u32 slot;
 	u32 wt;
 	u64 sent_ns;
+	u32 crc;
+	bool crc_ok;
 	u8 data[];
 };
 

@@ -19,6 +19,11 @@ u32 dp_max_msg(struct dp_node *node)
 	return READ_ONCE(node->max_msg);
 }
 
+bool dp_tx_local(struct dp_node *node, u32 nid)
+{
+	return nid == READ_ONCE(node->nid);
+}
+
 /* The node-level header fields of a frame from @ep to @to. */
 void dp_tx_hdr(struct dp_endpoint *ep, struct dp_msg_hdr *h, u8 type,
 	       const struct dp_addr *to)
@@ -78,12 +83,13 @@ static int dp_tx_route(struct dp_node *node, struct dp_nic *nic, u32 nid,
 }
 
 /*
- * Frame @h with @msg (h->len bytes) onto @nic's link, to link address
- * @dst; its session fields from template @t if there is one.
+ * Frame @h with @msg (h->len bytes), whose CRC state is @msg_crc
+ * (dp_wire_msg_crc()), onto @nic's link, to link address @dst; its session
+ * fields from template @t if there is one.
  */
 static int dp_tx_link(struct dp_nic *nic, const u8 *dst,
 		      const struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
-		      const void *msg)
+		      const void *msg, u32 msg_crc)
 {
 	struct kvec kv = { .iov_base = (void *)msg, .iov_len = h->len };
 	struct dp_wire_hdr w;
@@ -93,13 +99,13 @@ static int dp_tx_link(struct dp_nic *nic, const u8 *dst,
 		dp_wire_encode_from(&w, &t->w, h);
 	else
 		dp_wire_encode(&w, h);
-	dp_wire_seal(&w, msg, h->len);
+	dp_wire_seal_crc(&w, msg_crc);
 	iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, h->len);
 	return nic->ops->xmit(nic, dst, &w, &iter, h->len);
 }
 
 static int dp_tx_nic(struct dp_node *node, const struct dp_tx_tmpl *t,
-		     const struct dp_msg_hdr *h, const void *msg)
+		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc)
 {
 	u8 addr[DP_DST_MAX];
 	struct dp_nic *nic;
@@ -118,7 +124,7 @@ static int dp_tx_nic(struct dp_node *node, const struct dp_tx_tmpl *t,
 		dp_count(node, DP_CTR_TX_DROP_NO_ROUTE);
 		goto out;
 	}
-	err = dp_tx_link(nic, addr, t, h, msg);
+	err = dp_tx_link(nic, addr, t, h, msg, msg_crc);
 	if (err == -ENOMEM)
 		dp_count(node, DP_CTR_TX_DROP_NOMEM);
 	else if (err)
@@ -130,12 +136,13 @@ out:
 
 /*
  * Send one frame: to a NIC, or, for our own NID, straight to the MDR
- * (node-local edges run the same protocol without a wire).  Process
- * context only: the tulip backend's xmit sleeps.  @t, if not NULL, is
- * @h's template: its wire header is copied, not encoded again.
+ * (node-local edges run the same protocol without a wire, and without a
+ * checksum: @msg_crc is not used).  Process context only: the tulip
+ * backend's xmit sleeps.  @t, if not NULL, is @h's template: its wire
+ * header is copied, not encoded again.
  */
 int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
-		     const struct dp_msg_hdr *h, const void *msg)
+		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc)
 {
 	int err = 0;
 
@@ -147,7 +154,7 @@ int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
 		dp_mdr_frame(node, h, &local);
 		rcu_read_unlock();
 	} else {
-		err = dp_tx_nic(node, t, h, msg);
+		err = dp_tx_nic(node, t, h, msg, msg_crc);
 	}
 	if (!err && h->type != DP_WT_DATA)
 		dp_count(node, DP_CTR_TX_CTRL);
@@ -157,7 +164,11 @@ int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
 int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 		const void *msg)
 {
-	return dp_tx_frame_tmpl(node, NULL, h, msg);
+	u32 crc = 0;
+
+	if (h->dst_nid != h->src_nid)
+		crc = dp_wire_msg_crc(msg, h->len);
+	return dp_tx_frame_tmpl(node, NULL, h, msg, crc);
 }
 
 int dp_tx_announce(struct dp_node *node, u32 hold_ms, u8 *lladdr)
@@ -184,7 +195,8 @@ int dp_tx_announce(struct dp_node *node, u32 hold_ms, u8 *lladdr)
 	memset(dst, 0xff, alen);	/* the link's broadcast address */
 	dst[alen] = 0;			/* no route */
 	dp_wire_announce_encode(&a, hold_ms);
-	err = dp_tx_link(nic, dst, NULL, &h, &a);
+	err = dp_tx_link(nic, dst, NULL, &h, &a,
+			 dp_wire_msg_crc(&a, sizeof(a)));
 	if (!err) {
 		dp_count(node, DP_CTR_TX_CTRL);
 		err = alen;

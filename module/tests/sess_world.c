@@ -36,6 +36,11 @@ void dp_tx_hdr(struct dp_endpoint *ep, struct dp_msg_hdr *h, u8 type,
 	h->src_inc = ep->inc;
 }
 
+bool dp_tx_local(struct dp_node *node, u32 nid)
+{
+	return nid == node->nid;
+}
+
 void dp_tx_tmpl(struct dp_endpoint *ep, struct dp_tx_tmpl *t, u8 type,
 		const struct dp_addr *to, u32 dst_inc)
 {
@@ -50,7 +55,7 @@ void dp_tx_tmpl(struct dp_endpoint *ep, struct dp_tx_tmpl *t, u8 type,
 }
 
 int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
-		     const struct dp_msg_hdr *h, const void *msg)
+		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc)
 {
 	struct dp_wire_hdr wh, ref;
 
@@ -61,6 +66,13 @@ int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
 		unit_failed++;
 		printf("#   world: a frame's header differs from its template's\n");
 	}
+	/* the CRC run at the copy is the message's as it leaves, each time */
+	if (h->dst_nid != h->src_nid && msg_crc != dp_wire_msg_crc(msg, h->len)) {
+		unit_failed++;
+		printf("#   world: seq %u leaves with a CRC state not its message's\n",
+		       h->seq);
+	}
+	w.crc_checked++;
 	return dp_tx_frame(node, h, msg);
 }
 

@@ -78,6 +78,7 @@ struct w_world {
 	int ev_err;
 	unsigned int ev_peer;
 	unsigned int tmpl_builds;	/* header templates built (dp_tx_tmpl()) */
+	unsigned int crc_checked;	/* frames whose CRC state was checked */
 };
 
 extern struct w_world w;

@@ -433,6 +433,30 @@ static void test_snd_goback(void)
 }
 
 /*
+ * The checksum's pass over a message runs once, at its copy: each DATA
+ * frame, the first and every resend, leaves with that CRC state, which
+ * the world checks against the bytes it carries (dp_tx_frame_tmpl()).
+ */
+static void test_snd_crc_at_copy(void)
+{
+	u32 seq[8], i, sent;
+
+	two_open(65536);
+	w.crc_checked = 0;
+	w.drop = drop_data;
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(w_send(ab, w.nodes[0].max_msg - i), 0);
+	w_run(200);		/* the timeout: they go again */
+	w.drop = NULL;
+	w_run(2000);
+	sent = w_count(DP_WT_DATA, 0);
+	CHECK(sent >= 8, "%u DATA frames", sent);
+	CHECK_EQ(w.crc_checked, sent);
+	CHECK_EQ(w_read(B, 8, seq), 4);
+	w_teardown();
+}
+
+/*
  * After a timeout the acknowledgements of what went again clock out the
  * rest (in slow start), up to what was sent before it: the whole lost
  * window is in within a few round trips of the timeout, each message
@@ -1108,6 +1132,8 @@ const struct unit_test snd_tests[] = {
 	{ "snd: the DATA header is a template built once per session",
 	  test_snd_tmpl },
 	{ "snd: cwnd slow start", test_snd_cwnd_slow_start },
+	{ "snd: each DATA frame, resends too, leaves with the CRC run at its copy",
+	  test_snd_crc_at_copy },
 	{ "snd: the window counts bytes, a small message half a frame at least",
 	  test_snd_cwnd_bytes },
 	{ "snd: timeout: go back, cwnd to its floor, backoff", test_snd_goback },
