@@ -10,8 +10,9 @@
 # ping-pong of 1 byte and bandwidth at $REL_BW_SIZE bytes; while dp's
 # bandwidth runs, its edge's congestion window is sampled (a "# loss=N dp bw
 # window" line in the results), and the client node's frame counters over
-# each dp bandwidth run follow it ("# loss=N dp bw frames": the ACKs it heard
-# per message it sent, and what it resent).
+# each dp bandwidth run follow it ("# loss=N dp bw frames, client": the ACKs
+# it heard per message it sent, and what it resent); the server prints the
+# receiver's drops over the same run to its own log.
 #
 # Prints KTAP and, on guest 0, the results between DPPERF-BEGIN/END, led by
 # loss=N (the report script reads them from the guest's output log).
@@ -46,11 +47,12 @@ args() {
 	esac
 }
 
-run_server() {	# run_server PROTO STEP
+run_server() {	# run_server PROTO STEP LOSS TEST
 	ready=/tmp/dpperf-ready.$2
 	rm -f "$ready"
 	peer=""
 	[ "$1" != tcp ] && peer="--peer $CLIENT_NID"
+	[ "$1" != tcp ] && frames_now >/tmp/dpperf-frames.0
 	# shellcheck disable=SC2046,SC2086 # word splitting wanted
 	dpperf server $(args "$1") --recv block --ready "$ready" --idle 600 $peer &
 	pid=$!
@@ -58,6 +60,13 @@ run_server() {	# run_server PROTO STEP
 	barrier "rel-$2-ready"
 	wait "$pid"
 	st=$?
+	if [ "$1" != tcp ] && [ "$4" = bw ]; then
+		frames_now >/tmp/dpperf-frames.1
+		# what the receiver dropped: the resends' causes (its log only)
+		frames_summary server "$1" "$3" /tmp/dpperf-frames.0 /tmp/dpperf-frames.1 \
+			rx_msgs rx_drop_seq rx_drop_dup rx_drop_full rx_drop_ring \
+			rx_drop_csum tx_ctrl
+	fi
 	barrier "rel-$2-done"
 	return $st
 }
@@ -86,25 +95,29 @@ window_summary() {
 		}'
 }
 
-# frames_now: the node counters the frames line reads, "name value" lines.
+# frames_now: the node's counters, "name value" lines (dpctl stats).
 frames_now() {
-	dpctl stats 2>/dev/null | grep -E '^(tx_msgs|tx_ctrl|rx_ctrl|tx_retrans) '
+	dpctl stats 2>/dev/null
 }
 
-# frames_summary PROTO LOSS BEFORE AFTER: one comment line for the results:
-# the client's frames over the bandwidth run (AFTER less BEFORE, dpctl stats).
+# frames_summary WHO PROTO LOSS BEFORE AFTER NAMES...: one comment line: the
+# counters NAMES over a bandwidth run (AFTER less BEFORE), and on the
+# client the ACKs it heard per message it sent.
 frames_summary() {
-	awk -v p="$1" -v loss="$2" '
+	who=$1 p=$2 loss=$3 before=$4 after=$5
+	shift 5
+	awk -v who="$who" -v p="$p" -v loss="$loss" -v names="$*" '
 		FNR == NR { b[$1] = $2; next }
 		{ d[$1] = $2 - b[$1] }
 		END {
-			m = d["tx_msgs"]
-			printf "# loss=%s %s bw frames: tx_msgs %d tx_retrans %d tx_ctrl %d rx_ctrl %d", \
-			       loss, p, m, d["tx_retrans"], d["tx_ctrl"], d["rx_ctrl"]
-			if (m > 0)
-				printf ", %.3f ACKs heard per message", d["rx_ctrl"] / m
+			printf "# loss=%s %s bw frames, %s:", loss, p, who
+			n = split(names, k, " ")
+			for (i = 1; i <= n; i++)
+				printf " %s %d", k[i], d[k[i]]
+			if (who == "client" && d["tx_msgs"] > 0)
+				printf ", %.3f ACKs heard per message", d["rx_ctrl"] / d["tx_msgs"]
 			print ""
-		}' "$3" "$4"
+		}' "$before" "$after"
 }
 
 run_client() {	# run_client PROTO STEP LOSS TEST
@@ -130,7 +143,8 @@ run_client() {	# run_client PROTO STEP LOSS TEST
 	fi
 	if [ "$1" != tcp ] && [ "$4" = bw ]; then
 		frames_now >/tmp/dpperf-frames.1
-		frames_summary "$1" "$3" /tmp/dpperf-frames.0 /tmp/dpperf-frames.1 >>"$OUT"
+		frames_summary client "$1" "$3" /tmp/dpperf-frames.0 /tmp/dpperf-frames.1 \
+			tx_msgs tx_retrans tx_ctrl rx_ctrl >>"$OUT"
 	fi
 	barrier "rel-$2-done"
 	# 2 = the size failed (nan): still a measurement
@@ -156,7 +170,7 @@ for loss in $LOSSES; do
 		for t in pingpong bw; do
 			step="$p-$loss-$t"
 			if [ "$role" = server ]; then
-				run_server "$p" "$step"
+				run_server "$p" "$step" "$loss" "$t"
 				result $? "dpperf $p $t server, loss $loss%"
 			else
 				run_client "$p" "$step" "$loss" "$t"
