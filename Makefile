@@ -19,7 +19,8 @@
 #                     PROFILE_RUN=bw:65536: dp's bandwidth instead, per KiB
 #                     PROFILE_NIC=virtio-net-pci: over the netdev backend
 #   make reliability  dp, raw dp and TCP under 0, 1 and 5% loss between two guests
-#                     (build/results/relperf/; docs/reliability-report.md)
+#                     (build/results/relperf/; docs/reliability-report.md;
+#                     REL_RUNS=3: three runs, each figure's mean and range)
 #   make demo         deps, build, dpperf in a 2-guest real-time run, icount runs
 #                     on e1000 and on tulip (dp's own driver against UDP/TCP over
 #                     Linux's), a 2-guest run on the simulated Myrinet fabric (dp
@@ -212,7 +213,10 @@ profile-run: all
 # through the fault relay, dp, raw dp and TCP at 0, 1 and 5% loss; the
 # table in build/results/relperf/reliability.md, the raw lines in
 # reliability.tsv there (not beside make demo's .tsv files, which its report
-# reads all of).  Its KTAP is mode run's subtests.
+# reads all of).  Its KTAP is mode run's subtests.  REL_RUNS=N runs the
+# cluster N times (relperf/1 to N; a real-time figure moves by tens of
+# percent between runs): the table gives each figure's mean and range.
+REL_RUNS ?= 1
 REL_CMD = { sh /usr/lib/dp/perf/guest-rel.sh 2>&1; echo $$? >/tmp/rel.rc; } | \
 	while IFS= read -r l; do echo "  $$l"; done; exit $$(cat /tmp/rel.rc)
 reliability:
@@ -220,12 +224,16 @@ reliability:
 	$(MAKE) reliability-run
 
 reliability-run: all
-	tools/qemu/cluster.py --kernel $(KVER) --guests 2 --smp 2 --faults none \
-		--mode run --cmd '$(REL_CMD)' --out $(RESULTS)/relperf \
-		--timeout $(GUEST_TIMEOUT)
-	sed -n 's/^ *//; /^DPPERF-BEGIN/,/^DPPERF-END/p' \
-		$(RESULTS)/relperf/run-g0.out.log >$(RESULTS)/relperf/reliability.tsv
-	tools/dpperf/rel-report $(RESULTS)/relperf/run-g0.out.log \
+	rm -rf $(RESULTS)/relperf
+	set -e; for i in $$(seq $(REL_RUNS)); do \
+		tools/qemu/cluster.py --kernel $(KVER) --guests 2 --smp 2 --faults none \
+			--mode run --cmd '$(REL_CMD)' --out $(RESULTS)/relperf/$$i \
+			--timeout $(GUEST_TIMEOUT); \
+		echo "# run $$i of $(REL_RUNS)" >>$(RESULTS)/relperf/reliability.tsv; \
+		sed -n 's/^ *//; /^DPPERF-BEGIN/,/^DPPERF-END/p' \
+			$(RESULTS)/relperf/$$i/run-g0.out.log >>$(RESULTS)/relperf/reliability.tsv; \
+	done
+	tools/dpperf/rel-report $$(seq -f '$(RESULTS)/relperf/%g/run-g0.out.log' $(REL_RUNS)) \
 		>$(RESULTS)/relperf/reliability.md
 	cat $(RESULTS)/relperf/reliability.md
 
