@@ -1395,6 +1395,29 @@ static int hello(struct xp *x, const struct opts *o, uint32_t *cap)
 	return 0;
 }
 
+/*
+ * dp's reliable edge: wait, at most the per-message timeout, until the
+ * receiver has acknowledged every message sent, the BYE above all.  One
+ * not acknowledged when the endpoint closes is given up (tx_undelivered):
+ * a BYE lost under injected loss, and the one after it held past the hole,
+ * left the server waiting out its idle time.
+ */
+static void dp_drain(const struct xp *x, const struct opts *o)
+{
+	struct dp_ep_stats st;
+	unsigned int ms;
+
+	if (x->proto != P_DP || o->dp_raw)
+		return;
+	for (ms = 0; ms <= o->timeout_ms; ms++) {
+		if (ioctl(x->fd, DP_IOC_STATS, &st) < 0 || !st.tx_unacked)
+			return;
+		usleep(1000);
+	}
+	fprintf(stderr, "dpperf: %llu messages unacknowledged after %u ms\n",
+		(unsigned long long)st.tx_unacked, o->timeout_ms);
+}
+
 static int client(struct xp *x, const struct opts *o)
 {
 	struct ctrl bye = { .cmd = C_BYE };
@@ -1419,6 +1442,7 @@ static int client(struct xp *x, const struct opts *o)
 	send_ctrl(x, &bye);
 	if (x->proto != P_TCP)
 		send_ctrl(x, &bye);	/* a datagram may be lost; the server exits on the first */
+	dp_drain(x, o);
 	return failed ? 2 : 0;
 }
 
