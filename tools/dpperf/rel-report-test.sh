@@ -9,11 +9,8 @@ set -u
 rr=${1:?usage: rel-report-test.sh REL-REPORT}
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
-n=0 bad=0
-t() { # STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; bad=$((bad + 1)); fi
-}
+# shellcheck source=tap.sh
+. "$(dirname "$0")/tap.sh"
 echo "TAP version 13"
 echo "1..10"
 
