@@ -952,8 +952,12 @@ static enum dp_snd_step dp_snd_admit(struct dp_snd *s, struct dp_txmsg *m,
 	/* What follows makes the peer owe an answer: its silence counts now. */
 	if (!dp_snd_pending(s))
 		s->wait_since = jiffies;
-	if (!dp_cwnd_open(s))
-		return DP_STEP_WAIT;	/* acknowledgements open it (or the timer) */
+	/*
+	 * Credit first: a writer the congestion window holds back sleeps
+	 * until both allow (dp_snd_ready()), so a lack of credit must set
+	 * the probe now.  If the ACKs that open the window bring too little
+	 * and the update after it is lost, nothing else would ask again.
+	 */
 	if (!dp_credit_allows(s->snd_space + m->space, s->credit)) {
 		WRITE_ONCE(s->want, m->space);
 		if (s->probe)
@@ -966,6 +970,8 @@ static enum dp_snd_step dp_snd_admit(struct dp_snd *s, struct dp_txmsg *m,
 		dp_snd_ask(s);
 		return DP_STEP_PROBE;	/* idle (credit given back): ask now */
 	}
+	if (!dp_cwnd_open(s))
+		return DP_STEP_WAIT;	/* acknowledgements open it (or the timer) */
 	WRITE_ONCE(s->want, 0);
 	if (m->flags == DP_WF_FRAG_FIRST)
 		WRITE_ONCE(s->in_msg, true);

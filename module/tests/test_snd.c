@@ -1014,6 +1014,60 @@ static void test_snd_probe_again(void)
 	w_teardown();
 }
 
+/*
+ * The soak's stall: a writer the congestion window holds back, whose credit
+ * is short too.  Everything in flight is acknowledged with too little
+ * credit for its message; the reader then takes all, and the window
+ * update that says so is lost.  The sleeping writer still gets its
+ * window: the session probes for it.  Here 32 full frames fill the window,
+ * and the next message, a large one, costs more than the credit left.
+ */
+static unsigned int stall_ms;
+
+static bool drop_acks(const struct w_frame *f)
+{
+	return f->h.type == DP_WT_ACK;
+}
+
+static void stall_hook(void)
+{
+	w_run(1);
+	if (++stall_ms == 300)
+		w.drop = NULL;
+	if (w.drop || stall_ms > 300 || !w_queued(B) ||
+	    w_info(ab).snd_una != w_info(ab).snd_nxt)
+		return;
+	w.drop = drop_acks;	/* the release's update is lost */
+	w_read(B, 64, NULL);
+}
+
+static void test_snd_cwnd_wait_probes(void)
+{
+	u32 full = 1400, big = 10000;	/* w_setup()'s frame */
+	unsigned int n = 0;
+	int err;
+
+	two_open(65536);
+	CHECK_EQ(w.nodes[0].max_msg, full);
+	while (w_send(ab, full) == 0)
+		n++;
+	CHECK_EQ(n, DP_CWND_INIT);	/* the window is full */
+	CHECK(w_info(ab).credit_left < (s32)dp_frag_credit(big, full),
+	      "credit left %d", w_info(ab).credit_left);
+	stall_ms = 0;
+	kmock_wait_hook = stall_hook;
+	kmock_wait_rounds = 10000;
+	err = dp_snd_send(ab, w_payload, big, false);
+	kmock_wait_hook = NULL;
+	CHECK_EQ(err, 0);
+	CHECK(stall_ms > 300, "sent after the updates were let through (%u ms)",
+	      stall_ms);
+	CHECK(w_count(DP_WT_ACK, DP_WF_PROBE) >= 1, "the session probed");
+	w_run(100);
+	CHECK_EQ(w_queued(B), 1);
+	w_teardown();
+}
+
 /* The receiver closes: its RESET acks what arrived, then ECONNRESET. */
 static void test_snd_reset_by_close(void)
 {
@@ -1158,6 +1212,8 @@ const struct unit_test snd_tests[] = {
 	{ "snd: frame-sized copy slots for jumbo frames, reused", test_snd_copy_slots_jumbo },
 	{ "snd: idle RETURN, then a probe", test_snd_idle_return_then_probe },
 	{ "snd: a lost probe goes again", test_snd_probe_again },
+	{ "snd: a writer the window held back probes when credit is short",
+	  test_snd_cwnd_wait_probes },
 	{ "snd: receiver closes: RESET with ack, ECONNRESET", test_snd_reset_by_close },
 	{ "snd: receiver restarted: RESET, ECONNRESET, new session",
 	  test_snd_reset_by_restart },
