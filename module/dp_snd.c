@@ -514,8 +514,15 @@ enum dp_snd_action {
 static enum dp_snd_action dp_snd_idle(struct dp_snd *s, unsigned long now)
 {
 	lockdep_assert_held(&s->lock);
-	if (s->credit == s->snd_space || s->waiters)
-		return DP_SND_NONE;	/* nothing to give, or a writer needs it */
+	/*
+	 * Given back already, or a writer needs it.  With none left to give
+	 * it still goes (a RETURN of nothing): poll() then says a write may
+	 * ask, and the receiver stops granting unasked.  A poller has no
+	 * probe out, and the window update a reader's release sends may be
+	 * lost: without this it would wait for good.
+	 */
+	if (s->returned || s->waiters)
+		return DP_SND_NONE;
 	if (time_before(now, s->deadline)) {
 		dp_snd_arm(s, s->deadline);
 		return DP_SND_NONE;
@@ -865,6 +872,22 @@ static bool dp_snd_ready(struct dp_snd *s, u32 space)
 }
 
 /*
+ * Too little credit for @space and no probe out: the writer must ask
+ * (dp_snd_admit() sets the probe), or nobody will; the window update a
+ * reader's release sends may be lost, only a probe is always answered.
+ * A writer sleeping for credit needs this besides dp_snd_ready(): its
+ * probe may end without the credit it waits for (another writer's
+ * message, sent meanwhile, took the grant that ended it), and a large
+ * message's writer it waited behind never asked for its.  Lockless.
+ */
+static bool dp_snd_must_ask(struct dp_snd *s, u32 space)
+{
+	return READ_ONCE(s->state) == DP_SND_OPEN && !READ_ONCE(s->in_msg) &&
+	       !READ_ONCE(s->probe) &&
+	       !dp_credit_allows(READ_ONCE(s->snd_space) + space, READ_ONCE(s->credit));
+}
+
+/*
  * The largest message this edge sends: a frame until its session is open,
  * then what the receiver announced (dp_frag_max_msg() of its pool, more
  * than a frame if it takes fragments).  Lockless.
@@ -1083,8 +1106,9 @@ static u8 dp_snd_stall_on(struct dp_snd *s)
  * session to leave @state, the state dp_snd_admit() saw: a writer that
  * waited through the HELLO must look again once the session is open (with
  * too little credit it probes; the ready test alone would wait for a
- * window nobody asks for).  While a writer waits the session keeps its
- * credit (no return on idle).
+ * window nobody asks for), or until it must ask for credit itself
+ * (dp_snd_must_ask()).  While a writer waits the session keeps its credit
+ * (no return on idle).
  */
 static int dp_snd_wait(struct dp_snd *s, u32 space, u8 state, bool nonblock,
 		       bool *counted)
@@ -1103,6 +1127,7 @@ static int dp_snd_wait(struct dp_snd *s, u32 space, u8 state, bool nonblock,
 	s->waiters++;
 	spin_unlock_irq(&s->lock);
 	err = wait_event_interruptible(se->wq, dp_snd_ready(s, space) ||
+				       dp_snd_must_ask(s, space) ||
 				       READ_ONCE(s->state) != state);
 	spin_lock_irq(&s->lock);
 	s->waiters--;

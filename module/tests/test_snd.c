@@ -1068,6 +1068,109 @@ static void test_snd_cwnd_wait_probes(void)
 	w_teardown();
 }
 
+/*
+ * A writer sleeping for credit whose probe ended without it: another
+ * writer's small message went meanwhile (the edge's want became its), and
+ * the grant the reader's release then brought ended the probe.  The
+ * sleeper must ask again itself: the update after the reader took all is
+ * lost.
+ */
+static unsigned int ask_stage;
+static s32 ask_credit;
+
+static void ask_hook(void)
+{
+	w_run(1);
+	stall_ms++;
+	switch (ask_stage) {
+	case 0:		/* another writer's small message fits */
+		CHECK_EQ(w_send(ab, 100), 0);
+		ask_stage++;
+		break;
+	case 1:		/* acknowledged: the reader frees one frame */
+		if (w_info(ab).snd_una != w_info(ab).snd_nxt)
+			break;
+		ask_credit = w_info(ab).credit_left;
+		CHECK_EQ(w_read(B, 1, NULL), 1);
+		ask_stage++;
+		break;
+	case 2:		/* its update came: the reader takes all, unsaid */
+		if (w_info(ab).credit_left <= ask_credit)
+			break;
+		w.drop = drop_acks;
+		w_read(B, 64, NULL);
+		stall_ms = 0;
+		ask_stage++;
+		break;
+	case 3:
+		if (stall_ms == 300) {
+			w.drop = NULL;
+			ask_stage++;
+		}
+		break;
+	}
+}
+
+static void test_snd_wait_asks_again(void)
+{
+	u32 full = 1400, big = 10000;	/* w_setup()'s frame */
+	int err;
+
+	two_open(65536);
+	while (w_send(ab, full) == 0)
+		;
+	w_run(1);	/* all acknowledged, none read */
+	CHECK(w_info(ab).credit_left < (s32)dp_frag_credit(big, full),
+	      "credit left %d", w_info(ab).credit_left);
+	ask_stage = 0;
+	kmock_wait_hook = ask_hook;
+	kmock_wait_rounds = 10000;
+	err = dp_snd_send(ab, w_payload, big, false);
+	kmock_wait_hook = NULL;
+	CHECK_EQ(err, 0);
+	CHECK_EQ(ask_stage, 4);
+	w_run(100);
+	CHECK_EQ(w_queued(B), 1);	/* the large one: the reader took the rest */
+	w_teardown();
+}
+
+/*
+ * A poller's edge with no credit left at all, every message acknowledged,
+ * and the window update after the reader took all lost: idle, the session
+ * gives back what is left (nothing), so poll() says a write may ask.
+ */
+static void test_snd_idle_return_of_nothing(void)
+{
+	u32 full = 1400, space = DP_TOKEN_SPACE(full);	/* w_setup()'s frame */
+	u32 left;
+	int err;
+
+	two_open(65536);
+	while (w_info(ab).credit_left >= (s32)space) {
+		if (w_send(ab, full))
+			w_run(1);	/* the congestion window */
+	}
+	left = w_info(ab).credit_left;
+	CHECK(left > sizeof(struct dp_token) && left % DP_TOKEN_ALIGN == 0, "left %u", left);
+	CHECK_EQ(w_send(ab, left - sizeof(struct dp_token)), 0);
+	w_run(1);
+	CHECK_EQ(w_info(ab).credit_left, 0);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK(!dp_snd_writable(ab, &err), "no credit: not writable");
+	w.drop = drop_acks;	/* the release's update is lost */
+	CHECK(w_read(B, 64, NULL) > 40, "the reader takes all");
+	w_run(50);
+	w.drop = NULL;
+	w_run(1000);
+	CHECK(dp_snd_writable(ab, &err) && !err, "idle, given back: a write may ask");
+	CHECK_EQ(w_send(ab, full), -EAGAIN);	/* it asks */
+	w_run(10);
+	CHECK_EQ(w_send(ab, full), 0);
+	w_run(10);
+	CHECK_EQ(w_queued(B), 1);
+	w_teardown();
+}
+
 /* The receiver closes: its RESET acks what arrived, then ECONNRESET. */
 static void test_snd_reset_by_close(void)
 {
@@ -1214,6 +1317,10 @@ const struct unit_test snd_tests[] = {
 	{ "snd: a lost probe goes again", test_snd_probe_again },
 	{ "snd: a writer the window held back probes when credit is short",
 	  test_snd_cwnd_wait_probes },
+	{ "snd: a sleeping writer whose probe ended without its credit asks again",
+	  test_snd_wait_asks_again },
+	{ "snd: idle with no credit left, a poller's edge gives back nothing and may ask",
+	  test_snd_idle_return_of_nothing },
 	{ "snd: receiver closes: RESET with ack, ECONNRESET", test_snd_reset_by_close },
 	{ "snd: receiver restarted: RESET, ECONNRESET, new session",
 	  test_snd_reset_by_restart },
