@@ -17,6 +17,7 @@
 #                     where one leg's instructions go, by symbol
 #                     (build/results/profile/profile.md; docs/perf/profile.md);
 #                     PROFILE_RUN=bw:65536: dp's bandwidth instead, per KiB
+#                     PROFILE_RUN=send:32: a sender's cost per message instead
 #                     PROFILE_NIC=virtio-net-pci: over the netdev backend
 #   make reliability  dp, raw dp and TCP under 0, 1 and 5% loss between two guests
 #                     (build/results/relperf/; docs/reliability-report.md;
@@ -174,7 +175,9 @@ soak:
 # The profile run's image carries perf (not the other guests'); KVER picks
 # the kernel (default: the first of KVERS).  PROFILE_RUN: 1, the 1-byte
 # ping-pong (per leg), or bw:SIZE, dp's bandwidth in SIZE-byte messages
-# (per KiB delivered; SIZE up to 1 MiB).
+# (per KiB delivered; SIZE up to 1 MiB), or send:N, what the sender alone
+# spends per 64-byte message, one write() each (1) or dp_sendv() batches
+# of N (per message; dpperf --test sendcost; best with PROFILE_NIC=e1000).
 # PROFILE_EXACT=1: instead of perf's samples, every instruction of the run
 # counted by QEMU (tools/qemu/insn-count.c), named from the guest's
 # /proc/kallsyms.

@@ -35,6 +35,10 @@
 # between PROFILE-BEGIN and PROFILE-END (tools/dpperf/profile-report).
 # dpg.profile=bw:SIZE profiles dp's bandwidth phase instead: DPPERF_PROFILE_BYTES
 # (16 MiB) in SIZE-byte messages (the server's pool 4 MiB, so up to 1 MiB).
+# dpg.profile=send:N profiles what the sender alone spends per message
+# (dpperf --test sendcost, run_entry's): DPPERF_PROFILE_MESSAGES (20000)
+# 64-byte messages on an unreliable edge to a node nobody answers for, one
+# write() each (N=1) or dp_sendv() batches of N.
 # dpg.exact=1 (make profile PROFILE_EXACT=1): no perf; the phase runs
 # between two insn-marks, and QEMU's insn-count plugin counts every
 # instruction in between by address; the modules' symbols (dp.ko's among
@@ -61,15 +65,17 @@ if [ "$(basename "$(readlink /sys/class/net/eth0/device/driver 2>/dev/null)")" =
 	PP_SIZES=1,16,32,64,128,256,512,768,1024,1280,1448
 	BW_SIZES=64,256,512,1024,1448
 fi
-PROFILE=0 PROFILE_BW=""
+PROFILE=0 PROFILE_BW="" PROFILE_SEND=""
 PROFILE_ARG=$(sed -n 's/.*dpg\.profile=\([^ ]*\).*/\1/p' /proc/cmdline)
 case $PROFILE_ARG in
 bw:[0-9]*) PROFILE_BW=${PROFILE_ARG#bw:} BYTES=${DPPERF_PROFILE_BYTES:-16777216} ;;
+send:[0-9]*) PROFILE_SEND=${PROFILE_ARG#send:} ;;
 esac
+SEND_MSGS=${DPPERF_PROFILE_MESSAGES:-20000}
 EXACT=0
 grep -q 'dpg\.exact=1' /proc/cmdline && EXACT=1
 MARK=/usr/lib/dp/perf/insn-mark
-if [ "$PROFILE_ARG" = 1 ] || [ -n "$PROFILE_BW" ]; then
+if [ "$PROFILE_ARG" = 1 ] || [ -n "$PROFILE_BW" ] || [ -n "$PROFILE_SEND" ]; then
 	PROFILE=1 PROTOS=dp PP_SIZES=1 BW_SIZES=""
 	ITERS=${DPPERF_PROFILE_ITERS:-20000}
 	PERIOD=${DPPERF_PROFILE_PERIOD:-50000}
@@ -153,6 +159,8 @@ profile_print() {
 	echo PROFILE-BEGIN
 	if [ -n "$PROFILE_BW" ]; then
 		echo "bw $PROFILE_BW bytes $BYTES period $PERIOD"
+	elif [ -n "$PROFILE_SEND" ]; then
+		echo "send 64 batch $PROFILE_SEND messages $SEND_MSGS period $PERIOD"
 	else
 		echo "iters $ITERS period $PERIOD"
 	fi
@@ -239,10 +247,25 @@ run_entry() {
 	done
 }
 
+# make profile PROFILE_RUN=send:N: run_entry's sendcost alone, one write()
+# each or dp_sendv() batches of N, under the profile (client()).
+run_send_profile() {
+	batch=""
+	[ "$PROFILE_SEND" -gt 1 ] && batch="--batch $PROFILE_SEND"
+	ip netns exec a dpctl nart add $SINK_NID $SINK_MAC || return 1
+	# shellcheck disable=SC2086 # batch: dpperf's --batch words
+	client dp sendcost 64 --dp-raw --dpid 102 --peer $SINK_NID \
+		--messages "$SEND_MSGS" $batch
+}
+
 # run PROTO: ping-pong, bandwidth and message rate (raw, and the profile:
 # ping-pong only); dp on the e1000s also by kernel entry (run_entry); 0
 # unless a whole session failed.
 run() {
+	if [ -n "$PROFILE_SEND" ]; then
+		run_send_profile
+		return
+	fi
 	if [ -n "$PROFILE_BW" ]; then
 		run_one "$1" bw "$PROFILE_BW"
 		[ $? -ne 1 ]

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Test of profile-report on a synthetic make-profile run: the per-leg
-# arithmetic, the link it ran over, the dp share, the round trip from icount.tsv, and a missing
+# arithmetic, the link it ran over, the dp share, the round trip from icount.tsv, the
+# bandwidth's and the sender's cost (per KiB, per message), and a missing
 # or empty PROFILE block failing.  Usage: profile-report-test.sh PATH/TO/
 # profile-report.  Prints TAP; exit 0 when all pass.
 set -u
@@ -12,7 +13,7 @@ tab=$(printf '\t')
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
 echo "TAP version 13"
-echo "1..17"
+echo "1..21"
 
 mkdir "$d/run"
 {
@@ -75,6 +76,34 @@ grep -q "non-zero): a:tx_data 767, b:rx_drop_ring 12\.\$" "$d/bw.md"
 t $? "dp's non-zero counters, in order"
 grep -q "dpctl stats" "$d/out.md"
 t $(( $? == 0 )) "no counters line without a DPSTATS block"
+
+# dpg.profile=send:N: instructions per message, the batch's own measurement
+mkdir "$d/send"
+{
+	echo PROFILE-BEGIN
+	echo "send 64 batch 32 messages 2000 period 10000"
+	echo "    75.00%           750  [k] dp_snd_send"
+	echo "    25.00%           250  [k] e1000_xmit_frame"
+	echo PROFILE-END
+} >"$d/send/icount-g0.out.log"
+{
+	printf 'mode=icount%sdp-write%ssendcost%s64%s6590.810%sns\n' "$tab" "$tab" "$tab" "$tab" "$tab"
+	printf 'mode=icount%sdp-sendv32%ssendcost%s64%s6041.562%sns\n' "$tab" "$tab" "$tab" "$tab" "$tab"
+} >"$d/send/icount.tsv"
+echo "ffffffffc0240000 t virtnet_poll${tab}[virtio_net]" >>"$d/send/icount-g0.out.log"
+echo "ffffffffc0250000 t e1000_xmit_frame${tab}[e1000]" >>"$d/send/icount-g0.out.log"
+echo "[    0.0] Command line: console=ttyS0 dpg.modprobe=e1000 dpg.profile=send:32" \
+	>>"$d/send/icount-g0.out.log"
+"$pr" "$d/send" >"$d/send.md" 2>"$d/err"
+t $? "a sender's block is reported"
+grep -q "dp over the netdev backend on e1000" "$d/send.md"
+t $? "the NIC the harness loaded a driver for names the link (both modules in)"
+# 750 samples * 10000 / 2000 messages = 3750 instructions per message
+grep -q "^dp_snd_send${tab}kernel${tab}750${tab}75.00${tab}3750\$" "$d/send/profile.tsv"
+t $? "samples become instructions per message (750 * 10000 / 2000 = 3750)"
+grep -q "dp_sendv() batches of 32" "$d/send.md" &&
+	grep -q "5000 instructions per message sampled; dpperf measured 6042 ns inside the send calls per message" "$d/send.md"
+t $? "the batch named, its own measured cost (dp-sendv32's, not dp-write's)"
 
 # exact mode: QEMU's counts by address, named from System.map and dp.ko
 mkdir "$d/exact"
