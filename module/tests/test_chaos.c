@@ -43,6 +43,7 @@ struct c_cfg {
 	bool steady;		/* the reader takes all there is, every ms */
 	u32 frame;		/* the largest one-frame message; 0: 1400 */
 	bool blocking;		/* each write waits (the soak's); else EAGAIN */
+	bool poller;		/* writes only when poll() would say POLLOUT */
 };
 
 static struct {
@@ -316,6 +317,8 @@ static int c_send_one(void)
 	u32 max = dp_snd_max_msg(ab), len;
 	int err;
 
+	if (c.cfg->poller && !dp_snd_writable(ab, &err))
+		return -EAGAIN;	/* asleep in poll() */
 	len = c.lens[c.sent] ? c.lens[c.sent] : c.cfg->fixed ? c.cfg->fixed : c_size(max);
 	c.lens[c.sent] = len;
 	memcpy(w_payload, &c.sent, sizeof(c.sent));
@@ -479,6 +482,24 @@ static void test_chaos_jumbo_blocking(void)
 	c_runs(&cfg, seeds, ARRAY_SIZE(seeds));
 }
 
+/*
+ * An event loop's writer: it writes only when poll() says POLLOUT, and
+ * then until EAGAIN (an MPI progress engine, io_uring's poll).  Between
+ * its writes the session alone must bring the credit back: a poller has
+ * no probe out.
+ */
+static void test_chaos_jumbo_poller(void)
+{
+	static const u64 seeds[] = { 7, 42, 1234567 };
+	static const struct c_cfg cfg = {
+		.count = 20000, .small_max = 8952, .large_max = 8952, .frame = 8952,
+		.pool = 256 * 1024, .drop = 6, .dup = 2, .reorder = 5, .hiccup = 200,
+		.poller = true,
+	};
+
+	c_runs(&cfg, seeds, ARRAY_SIZE(seeds));
+}
+
 /* rel_large's kind: a mix with messages of up to 64 KiB, in fragments. */
 static void test_chaos_large(void)
 {
@@ -554,6 +575,8 @@ const struct unit_test chaos_tests[] = {
 	  "no stall", test_chaos_jumbo },
 	{ "chaos: the same from a writer that sleeps in each write, 3 seeds: all, in order, "
 	  "no stall", test_chaos_jumbo_blocking },
+	{ "chaos: the same from a writer that waits in poll(), 3 seeds: all, in order, no stall",
+	  test_chaos_jumbo_poller },
 	{ "chaos: 3000 messages of up to 64 KiB over a faulty link, 3 seeds: all, in order, no stall",
 	  test_chaos_large },
 	{ "chaos: 300 messages of 4 B to 1 MiB over a faulty link: all, in order, no stall",
