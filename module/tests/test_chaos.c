@@ -464,40 +464,36 @@ static void test_chaos_jumbo(void)
 }
 
 /*
- * make soak's writer: each write() sleeps until the session takes it.  A
- * writer the congestion window held back once slept past the credit it
- * lacked with no probe due, and the stream stood still when the window
- * update that followed was lost (a 6.12 virtio-net soak, after 752,348
- * messages).
+ * test_chaos_jumbo's stream from another kind of writer: @blocking, make
+ * soak's, whose write() sleeps until the session takes it (a writer the
+ * congestion window held back once slept past the credit it lacked with
+ * no probe due, and the stream stood still when the window update that
+ * followed was lost: a 6.12 virtio-net soak, after 752,348 messages); or
+ * else an event loop's (an MPI progress engine, io_uring's poll), which
+ * writes only when poll() says POLLOUT, then until EAGAIN: between its
+ * writes the session alone must bring the credit back, as a poller has no
+ * probe out.
  */
-static void test_chaos_jumbo_blocking(void)
+static void c_jumbo_writer(bool blocking)
 {
 	static const u64 seeds[] = { 7, 42, 1234567 };
-	static const struct c_cfg cfg = {
+	struct c_cfg cfg = {
 		.count = 20000, .small_max = 8952, .large_max = 8952, .frame = 8952,
 		.pool = 256 * 1024, .drop = 6, .dup = 2, .reorder = 5, .hiccup = 200,
-		.blocking = true,
+		.blocking = blocking, .poller = !blocking,
 	};
 
 	c_runs(&cfg, seeds, ARRAY_SIZE(seeds));
 }
 
-/*
- * An event loop's writer: it writes only when poll() says POLLOUT, and
- * then until EAGAIN (an MPI progress engine, io_uring's poll).  Between
- * its writes the session alone must bring the credit back: a poller has
- * no probe out.
- */
+static void test_chaos_jumbo_blocking(void)
+{
+	c_jumbo_writer(true);
+}
+
 static void test_chaos_jumbo_poller(void)
 {
-	static const u64 seeds[] = { 7, 42, 1234567 };
-	static const struct c_cfg cfg = {
-		.count = 20000, .small_max = 8952, .large_max = 8952, .frame = 8952,
-		.pool = 256 * 1024, .drop = 6, .dup = 2, .reorder = 5, .hiccup = 200,
-		.poller = true,
-	};
-
-	c_runs(&cfg, seeds, ARRAY_SIZE(seeds));
+	c_jumbo_writer(false);
 }
 
 /* rel_large's kind: a mix with messages of up to 64 KiB, in fragments. */

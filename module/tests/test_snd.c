@@ -1024,6 +1024,18 @@ static void test_snd_probe_again(void)
  */
 static unsigned int stall_ms;
 
+/* A blocking send of @len bytes while @hook plays the world, 10 s at most. */
+static int send_hooked(u32 len, void (*hook)(void))
+{
+	int err;
+
+	kmock_wait_hook = hook;
+	kmock_wait_rounds = 10000;
+	err = dp_snd_send(ab, w_payload, len, false);
+	kmock_wait_hook = NULL;
+	return err;
+}
+
 static bool drop_acks(const struct w_frame *f)
 {
 	return f->h.type == DP_WT_ACK;
@@ -1055,10 +1067,7 @@ static void test_snd_cwnd_wait_probes(void)
 	CHECK(w_info(ab).credit_left < (s32)dp_frag_credit(big, full),
 	      "credit left %d", w_info(ab).credit_left);
 	stall_ms = 0;
-	kmock_wait_hook = stall_hook;
-	kmock_wait_rounds = 10000;
-	err = dp_snd_send(ab, w_payload, big, false);
-	kmock_wait_hook = NULL;
+	err = send_hooked(big, stall_hook);
 	CHECK_EQ(err, 0);
 	CHECK(stall_ms > 300, "sent after the updates were let through (%u ms)",
 	      stall_ms);
@@ -1123,10 +1132,7 @@ static void test_snd_wait_asks_again(void)
 	CHECK(w_info(ab).credit_left < (s32)dp_frag_credit(big, full),
 	      "credit left %d", w_info(ab).credit_left);
 	ask_stage = 0;
-	kmock_wait_hook = ask_hook;
-	kmock_wait_rounds = 10000;
-	err = dp_snd_send(ab, w_payload, big, false);
-	kmock_wait_hook = NULL;
+	err = send_hooked(big, ask_hook);
 	CHECK_EQ(err, 0);
 	CHECK_EQ(ask_stage, 4);
 	w_run(100);
