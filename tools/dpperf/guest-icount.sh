@@ -230,6 +230,12 @@ run_one() {
 # 9, whose MAC no NIC on the hub has, so no receiver runs on the one vCPU.
 # On the e1000s only: what a batch saves is above the NIC.
 SINK_NID=9 SINK_MAC=02:00:00:00:00:09
+sendcost() {	# sendcost MESSAGES [DPPERF-ARGS...]: 64-byte messages to the sink
+	m=$1
+	shift
+	client dp sendcost 64 --dp-raw --dpid 102 --peer $SINK_NID --messages "$m" "$@"
+}
+
 run_entry() {
 	for ENTRY in "--batch 8" "--batch 32" "--batch 128" "--uring --batch 1" \
 		"--uring --batch 32"; do
@@ -241,21 +247,18 @@ run_entry() {
 	for e in "" "--batch 8" "--batch 32" "--batch 128" "--uring --batch 1" \
 		"--uring --batch 32"; do
 		# shellcheck disable=SC2086 # e: dpperf's --batch/--uring words
-		ip netns exec a dpperf client --proto dp --dp-raw --dpid 102 --peer $SINK_NID \
-			--test sendcost --sizes 64 --messages 20000 --tag "mode=$MODE" $e >>"$OUT" ||
-			return 1
+		sendcost 20000 $e || return 1
 	done
 }
 
 # make profile PROFILE_RUN=send:N: run_entry's sendcost alone, one write()
-# each or dp_sendv() batches of N, under the profile (client()).
+# each or dp_sendv() batches of N, under the profile (client() marks it).
 run_send_profile() {
 	batch=""
 	[ "$PROFILE_SEND" -gt 1 ] && batch="--batch $PROFILE_SEND"
 	ip netns exec a dpctl nart add $SINK_NID $SINK_MAC || return 1
 	# shellcheck disable=SC2086 # batch: dpperf's --batch words
-	client dp sendcost 64 --dp-raw --dpid 102 --peer $SINK_NID \
-		--messages "$SEND_MSGS" $batch
+	sendcost "$SEND_MSGS" $batch
 }
 
 # run PROTO: ping-pong, bandwidth and message rate (raw, and the profile:
