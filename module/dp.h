@@ -115,8 +115,11 @@ struct dp_scout;
  * @xmit: send one message in process context: link header to @dst (the
  *	peer's link address, @lladdr's length, then one byte, the length of
  *	its route, then the route: a struct dp_nart_entry unpacked), then
- *	@hdr, then @len bytes from @from, copied once into the NIC's transmit
- *	buffer.  Returns 0 or -errno; may sleep.
+ *	@hdr, then the @len bytes at @msg, copied once into the NIC's
+ *	transmit buffer; or, if @keep is not NULL, sent from where they lie
+ *	under a reference the NIC takes on them (dp_txref_get()) and lets go
+ *	once the chip has read them (dp_txref_put(), from any context).
+ *	Returns 0 or -errno; may sleep.
  * @mtu: largest link payload in bytes (dp header + message).
  * @lladdr: copy the NIC's link address into @addr; returns its length.
  * @broadcast: @xmit to the all-ones address reaches every NIC on the link
@@ -139,8 +142,8 @@ struct dp_backend {
 	int (*attach)(struct dp_node *node, const char *ifname);
 	void (*detach)(struct dp_nic *nic);
 	int (*xmit)(struct dp_nic *nic, const u8 *dst,
-		    const struct dp_wire_hdr *hdr, struct iov_iter *from,
-		    size_t len);
+		    const struct dp_wire_hdr *hdr, const void *msg, size_t len,
+		    struct dp_txref *keep);
 	unsigned int (*mtu)(const struct dp_nic *nic);
 	unsigned int (*lladdr)(const struct dp_nic *nic, u8 *addr);
 	int (*scout)(struct dp_nic *nic, struct dp_scout *sc, unsigned int n,

@@ -11,6 +11,8 @@
 #ifndef _DP_SESS_H
 #define _DP_SESS_H
 
+#include <linux/refcount.h>
+
 #include "dp_agnostic.h"
 #include "dp_wire.h"
 
@@ -56,13 +58,38 @@ struct dp_tx_tmpl {
 
 void dp_tx_tmpl(struct dp_endpoint *ep, struct dp_tx_tmpl *t, u8 type,
 		const struct dp_addr *to, u32 dst_inc);
+
+/**
+ * struct dp_txref - a reference on a DATA frame's message bytes, the copy
+ *	the session keeps (struct dp_txmsg).  A NIC may take one
+ *	(dp_txref_get()) to transmit from the copy where it lies instead of
+ *	copying it, and lets go with dp_txref_put() once its chip has read
+ *	the bytes.  The session holds the first reference while the message
+ *	is unacknowledged; the copy is reused or freed only after the last
+ *	holder let go: by the session, or by dp_txref_put() (dp_snd.c).
+ * @ref: the holders.
+ */
+struct dp_txref {
+	refcount_t ref;
+};
+
+static inline void dp_txref_get(struct dp_txref *r)
+{
+	refcount_inc(&r->ref);
+}
+
+/* From any context: the NIC's put may be the last, which frees the copy. */
+void dp_txref_put(struct dp_txref *r);
+
 /*
  * dp_tx_frame() of @h, whose session fields are @t's, and whose message's
  * CRC state @msg_crc (dp_wire_msg_crc()) was run when it was copied: a
- * transmission runs the checksum over the header only.
+ * transmission runs the checksum over the header only.  @keep: a
+ * reference the NIC may take on @msg, to send it without a copy.
  */
 int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
-		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc);
+		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc,
+		     struct dp_txref *keep);
 
 /* Node counters (dp_node.c) */
 void dp_count(struct dp_node *node, enum dp_counter c);

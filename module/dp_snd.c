@@ -211,20 +211,35 @@ static u32 dp_snd_slots_cap(const struct dp_snd *s)
 }
 
 /*
- * A copy done with, not counted in @n_unacked: kept as a spare slot if it
- * is one and there is room, else moved to @done to be freed.  Caller holds
- * s->lock.
+ * A copy the session is done with, not counted in @n_unacked: its
+ * reference is let go; if no NIC still sends from it, it is kept as a
+ * spare slot if it is one and there is room, else moved to @done to be
+ * freed.  If a NIC does, it leaves the session, and the NIC's
+ * dp_txref_put() frees it.  Caller holds s->lock.
  */
 static void dp_snd_keep(struct dp_snd *s, struct dp_txmsg *m,
 			struct list_head *done)
 {
 	lockdep_assert_held(&s->lock);
+	list_del_init(&m->node);	/* before the NIC's put may free it */
+	if (!refcount_dec_and_test(&m->keep.ref))
+		return;
 	if (m->slot && s->n_spare + s->n_unacked < dp_snd_slots_cap(s)) {
-		list_move(&m->node, &s->spare);	/* the warmest first */
+		list_add(&m->node, &s->spare);	/* the warmest first */
 		s->n_spare++;
 	} else {
-		list_move_tail(&m->node, done);
+		list_add_tail(&m->node, done);
 	}
+}
+
+/*
+ * A NIC is done with a copy it sent from; if the session let go of it
+ * first (acknowledged, or the edge gone), the copy is freed here.
+ */
+void dp_txref_put(struct dp_txref *r)
+{
+	if (refcount_dec_and_test(&r->ref))
+		kfree(container_of(r, struct dp_txmsg, keep));
 }
 
 /*
@@ -268,12 +283,16 @@ static struct dp_txmsg *dp_snd_get(struct dp_snd *s, size_t len, u32 frame)
 				break;
 		}
 		spin_unlock_irq(&s->lock);
-		if (found)
+		if (found) {
+			refcount_set(&found->keep.ref, 1);
 			return found;
+		}
 	}
 	m = kmalloc(size ? size : need, GFP_KERNEL_ACCOUNT);
-	if (m)
-		m->slot = size;
+	if (!m)
+		return NULL;
+	m->slot = size;
+	refcount_set(&m->keep.ref, 1);
 	return m;
 }
 
@@ -416,7 +435,8 @@ static int dp_snd_xmit(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 		m->crc = dp_wire_msg_crc(m->data, m->len);
 		m->crc_ok = true;
 	}
-	err = dp_tx_frame_tmpl(s->se->node, &s->tmpl, &h, m->data, m->crc);
+	err = dp_tx_frame_tmpl(s->se->node, &s->tmpl, &h, m->data, m->crc,
+			       &m->keep);
 	if (err && (h.flags & DP_WF_ACK))
 		dp_rcv_unpiggyback(s->se->rcv, &s->pair, &h);
 	return err;

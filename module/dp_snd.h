@@ -70,6 +70,9 @@ struct dp_ep_stats;
  *	transmission then runs the checksum over its header only.
  * @crc_ok: @crc is set; not for a message to this node's own NID (no
  *	wire, no checksum), until it is sent on a NIC after all.
+ * @keep: its holders: the session while it is in @unacked (and while the
+ *	writer fills it), and each NIC transmission that sends from @data
+ *	until the chip has read it.  A spare's is 0.
  * @data: the bytes, copied once from user space.
  */
 struct dp_txmsg {
@@ -86,6 +89,7 @@ struct dp_txmsg {
 	u64 sent_ns;
 	u32 crc;
 	bool crc_ok;
+	struct dp_txref keep;
 	u8 data[];
 };
 

@@ -85,27 +85,25 @@ static int dp_tx_route(struct dp_node *node, struct dp_nic *nic, u32 nid,
 /*
  * Frame @h with @msg (h->len bytes), whose CRC state is @msg_crc
  * (dp_wire_msg_crc()), onto @nic's link, to link address @dst; its session
- * fields from template @t if there is one.
+ * fields from template @t if there is one.  @keep: see dp_tx_frame_tmpl().
  */
 static int dp_tx_link(struct dp_nic *nic, const u8 *dst,
 		      const struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
-		      const void *msg, u32 msg_crc)
+		      const void *msg, u32 msg_crc, struct dp_txref *keep)
 {
-	struct kvec kv = { .iov_base = (void *)msg, .iov_len = h->len };
 	struct dp_wire_hdr w;
-	struct iov_iter iter;
 
 	if (t)
 		dp_wire_encode_from(&w, &t->w, h);
 	else
 		dp_wire_encode(&w, h);
 	dp_wire_seal_crc(&w, msg_crc);
-	iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, h->len);
-	return nic->ops->xmit(nic, dst, &w, &iter, h->len);
+	return nic->ops->xmit(nic, dst, &w, msg, h->len, keep);
 }
 
 static int dp_tx_nic(struct dp_node *node, const struct dp_tx_tmpl *t,
-		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc)
+		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc,
+		     struct dp_txref *keep)
 {
 	u8 addr[DP_DST_MAX];
 	struct dp_nic *nic;
@@ -124,7 +122,7 @@ static int dp_tx_nic(struct dp_node *node, const struct dp_tx_tmpl *t,
 		dp_count(node, DP_CTR_TX_DROP_NO_ROUTE);
 		goto out;
 	}
-	err = dp_tx_link(nic, addr, t, h, msg, msg_crc);
+	err = dp_tx_link(nic, addr, t, h, msg, msg_crc, keep);
 	if (err == -ENOMEM)
 		dp_count(node, DP_CTR_TX_DROP_NOMEM);
 	else if (err)
@@ -139,10 +137,13 @@ out:
  * (node-local edges run the same protocol without a wire, and without a
  * checksum: @msg_crc is not used).  Process context only: the tulip
  * backend's xmit sleeps.  @t, if not NULL, is @h's template: its wire
- * header is copied, not encoded again.
+ * header is copied, not encoded again.  @keep, if not NULL, is a
+ * reference on @msg the NIC may take to send it without a copy (struct
+ * dp_txref).
  */
 int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
-		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc)
+		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc,
+		     struct dp_txref *keep)
 {
 	int err = 0;
 
@@ -154,7 +155,7 @@ int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
 		dp_mdr_frame(node, h, &local);
 		rcu_read_unlock();
 	} else {
-		err = dp_tx_nic(node, t, h, msg, msg_crc);
+		err = dp_tx_nic(node, t, h, msg, msg_crc, keep);
 	}
 	if (!err && h->type != DP_WT_DATA)
 		dp_count(node, DP_CTR_TX_CTRL);
@@ -168,7 +169,7 @@ int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 
 	if (h->dst_nid != h->src_nid)
 		crc = dp_wire_msg_crc(msg, h->len);
-	return dp_tx_frame_tmpl(node, NULL, h, msg, crc);
+	return dp_tx_frame_tmpl(node, NULL, h, msg, crc, NULL);
 }
 
 int dp_tx_announce(struct dp_node *node, u32 hold_ms, u8 *lladdr)
@@ -196,7 +197,7 @@ int dp_tx_announce(struct dp_node *node, u32 hold_ms, u8 *lladdr)
 	dst[alen] = 0;			/* no route */
 	dp_wire_announce_encode(&a, hold_ms);
 	err = dp_tx_link(nic, dst, NULL, &h, &a,
-			 dp_wire_msg_crc(&a, sizeof(a)));
+			 dp_wire_msg_crc(&a, sizeof(a)), NULL);
 	if (!err) {
 		dp_count(node, DP_CTR_TX_CTRL);
 		err = alen;

@@ -280,8 +280,8 @@ void dp_myri_tx_post(struct dp_myri *mp, unsigned int plen)
  * (the NIC writes its own), the dp header, the message.
  */
 static int dp_myri_xmit(struct dp_nic *nic, const u8 *dst,
-			const struct dp_wire_hdr *hdr, struct iov_iter *from,
-			size_t len)
+			const struct dp_wire_hdr *hdr, const void *msg,
+			size_t len, struct dp_txref *keep)
 {
 	struct dp_myri *mp = dp_myri_of(nic);
 	unsigned int rlen = dst[MYRI_ADDR_LEN];
@@ -298,11 +298,12 @@ static int dp_myri_xmit(struct dp_nic *nic, const u8 *dst,
 		return err;
 	p = dp_myri_tx_hdr(mp, route, rlen, MYRI_TYPE_DP);
 	memcpy(p, hdr, sizeof(*hdr));
-	/* from the message's kernel copy (docs/reliability.md, section 7) */
-	if (!copy_from_iter_full(p + sizeof(*hdr), len, from)) {
-		mutex_unlock(&mp->tx_mutex);
-		return -EFAULT;
-	}
+	/*
+	 * From the message's kernel copy (docs/reliability.md, section 7)
+	 * into the packet, which goes to the card's SRAM: the card never
+	 * reads the copy, so it takes no reference on it (@keep).
+	 */
+	memcpy(p + sizeof(*hdr), msg, len);
 	dp_myri_tx_post(mp, p + sizeof(*hdr) + len - mp->tx_buf);
 	mp->tx_packets++;
 	mutex_unlock(&mp->tx_mutex);

@@ -43,9 +43,10 @@ static unsigned int dp_netdev_lladdr(const struct dp_nic *nic, u8 *addr)
 	return ETH_ALEN;
 }
 
+/* Copies the message: @keep is for a later change (skb fragments). */
 static int dp_netdev_xmit(struct dp_nic *nic, const u8 *dst,
-			  const struct dp_wire_hdr *hdr, struct iov_iter *from,
-			  size_t len)
+			  const struct dp_wire_hdr *hdr, const void *msg,
+			  size_t len, struct dp_txref *keep)
 {
 	struct net_device *dev = dp_netdev_of(nic)->dev;
 	int head = LL_RESERVED_SPACE(dev), tail = dev->needed_tailroom;
@@ -58,10 +59,7 @@ static int dp_netdev_xmit(struct dp_nic *nic, const u8 *dst,
 	skb_reserve(skb, head);
 	skb_reset_network_header(skb);
 	skb_put_data(skb, hdr, sizeof(*hdr));
-	if (!copy_from_iter_full(skb_put(skb, len), len, from)) {
-		kfree_skb(skb);
-		return -EFAULT;
-	}
+	skb_put_data(skb, msg, len);
 	skb->dev = dev;
 	skb->protocol = htons(DP_ETH_P);
 	if (dev_hard_header(skb, dev, DP_ETH_P, dst, NULL, skb->len) < 0) {

@@ -388,8 +388,8 @@ static bool tul_tx_room(struct dp_tulip *tp)
 }
 
 static int dp_tulip_xmit(struct dp_nic *nic, const u8 *dst,
-			 const struct dp_wire_hdr *hdr, struct iov_iter *from,
-			 size_t len)
+			 const struct dp_wire_hdr *hdr, const void *msg,
+			 size_t len, struct dp_txref *keep)
 {
 	struct dp_tulip *tp = dp_tulip_of(nic);
 	size_t flen = ETH_HLEN + sizeof(*hdr) + len;
@@ -427,10 +427,7 @@ static int dp_tulip_xmit(struct dp_nic *nic, const u8 *dst,
 	eth->h_proto = htons(DP_ETH_P);
 	memcpy(buf + ETH_HLEN, hdr, sizeof(*hdr));
 	/* from the message's kernel copy (docs/reliability.md, section 7) */
-	if (!copy_from_iter_full(buf + ETH_HLEN + sizeof(*hdr), len, from)) {
-		mutex_unlock(&tp->tx_mutex);
-		return -EFAULT;
-	}
+	memcpy(buf + ETH_HLEN + sizeof(*hdr), msg, len);
 	ctl = TUL_TX_FS | TUL_TX_LS | flen;
 	if (i == TUL_TX_RING - 1)
 		ctl |= TUL_TX_TER;

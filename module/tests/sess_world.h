@@ -64,6 +64,23 @@ struct w_frame {
 	bool done;		/* delivered or dropped */
 };
 
+/*
+ * The world's NIC sends a DATA frame's message from the session's copy, as
+ * the tulip backend does: it holds a reference on the copy (struct
+ * dp_txref) until it lets go, and checks then that the bytes did not
+ * change meanwhile.  It lets go of all it holds when a frame arrives
+ * anywhere (the tulip reclaims what it sent before it receives), of the
+ * oldest when it would hold more than W_NIC_RING, and of all at teardown;
+ * with nic_late set, arrivals leave them held until w_nic_release().
+ */
+#define W_NIC_RING	16
+struct w_held {
+	struct dp_txref *ref;
+	const void *msg;
+	u32 len;
+	u32 crc;		/* of the bytes when sent */
+};
+
 struct w_world {
 	struct dp_node nodes[2];
 	struct dp_endpoint eps[W_EPS];
@@ -79,6 +96,10 @@ struct w_world {
 	unsigned int ev_peer;
 	unsigned int tmpl_builds;	/* header templates built (dp_tx_tmpl()) */
 	unsigned int crc_checked;	/* frames whose CRC state was checked */
+	struct w_held held[W_NIC_RING];	/* the NIC's, oldest first */
+	unsigned int n_held;
+	unsigned int nic_sent;	/* frames the NIC sent from a copy */
+	bool nic_late;		/* arrivals do not make the NIC let go */
 };
 
 extern struct w_world w;
@@ -136,6 +157,9 @@ unsigned int w_queued(struct dp_endpoint *ep);
 void w_dispatch(const struct dp_msg_hdr *h, const void *msg);
 /* The contiguous message at @p, for the session API. */
 #define W_FLAT(p)	(&(const struct dp_payload){ .data = (const u8 *)(p) })
+
+/* The world's NIC lets go of every copy it holds, oldest first. */
+void w_nic_release(void);
 
 /* Deliver every frame in flight (and those they cause), then run work. */
 unsigned int w_pump(void);

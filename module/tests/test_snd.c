@@ -961,6 +961,61 @@ static void test_snd_copy_slots_jumbo(void)
 }
 
 /*
+ * A NIC that sends from the kept copy (the tulip backend) holds a
+ * reference on it until its chip has read it (struct dp_txref).  A copy
+ * acknowledged while the NIC still holds it leaves the session: it is not
+ * reused for the next message, which would change bytes the chip may yet
+ * read; the next send takes a fresh slot, and the NIC's put frees the one
+ * it held.  The world's NIC checks, when it lets go, that the bytes it
+ * held did not change.
+ */
+static void test_snd_nic_holds_copy(void)
+{
+	long live, allocs;
+	unsigned int i;
+
+	two_open(65536);
+	w.nic_late = true;	/* the NIC holds past the ACK */
+	memset(w_payload, 'a', 1000);
+	CHECK_EQ(w_send(ab, 1000), 0);
+	w_run(50);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);	/* acknowledged */
+	CHECK_EQ(w.n_held, 1);
+	allocs = kmock_kmalloc_snd;
+	live = kmock_kmalloc_live;
+	/*
+	 * The next send takes back the acknowledged copy after it has its
+	 * own: the one after that would reuse it, and takes a fresh one.
+	 */
+	memset(w_payload, 'b', 1000);
+	CHECK_EQ(w_send(ab, 1000), 0);
+	memset(w_payload, 'c', 1000);
+	CHECK_EQ(w_send(ab, 1000), 0);
+	CHECK_EQ(kmock_kmalloc_snd, allocs + 2);	/* not the held one */
+	CHECK_EQ(w.n_held, 3);
+	w_nic_release();	/* checks 'a' is still there; frees it */
+	CHECK_EQ(kmock_kmalloc_live, live + 1);
+	w_run(50);
+	CHECK_EQ(w_read(B, 3, NULL), 3);
+	/*
+	 * A NIC that lets go before the ACKs come costs no slot once the
+	 * stream has the three it needs (test_snd_copy_slots()).
+	 */
+	w.nic_late = false;
+	for (i = 0; i < 20; i++) {
+		if (i == 5)
+			allocs = kmock_kmalloc_snd;
+		memset(w_payload, 'c' + i, 1000);
+		CHECK_EQ(w_send(ab, 1000), 0);
+		w_run(1);
+		CHECK_EQ(w_read(B, 1, NULL), 1);
+	}
+	CHECK_EQ(kmock_kmalloc_snd, allocs);
+	CHECK_EQ(w.nic_sent, 23u);
+	w_teardown();
+}
+
+/*
  * Idle: the unused credit goes back (RETURN) after credit_idle_ms; the
  * next send asks for a window (probe) before it goes.
  */
@@ -1319,6 +1374,8 @@ const struct unit_test snd_tests[] = {
 	{ "snd: one lazily armed deadline, not a timer per message", test_snd_lazy_timer },
 	{ "snd: copy slots reused, no allocation per message", test_snd_copy_slots },
 	{ "snd: frame-sized copy slots for jumbo frames, reused", test_snd_copy_slots_jumbo },
+	{ "snd: an acknowledged copy the NIC still holds is not reused; the NIC frees it",
+	  test_snd_nic_holds_copy },
 	{ "snd: idle RETURN, then a probe", test_snd_idle_return_then_probe },
 	{ "snd: a lost probe goes again", test_snd_probe_again },
 	{ "snd: a writer the window held back probes when credit is short",

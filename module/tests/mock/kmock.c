@@ -8,6 +8,7 @@ unsigned long jiffies;
 u64 kmock_ns_extra;
 u32 kmock_random;
 int kmock_lockdep_errors;
+int kmock_refcount_errors;
 int kmock_spin_depth;
 int kmock_kmalloc_fail;
 int kmock_kmalloc_fail_at;
@@ -290,6 +291,7 @@ void kmock_reset(void)
 	kmock_ns_extra = 0;
 	kmock_random = 1000;
 	kmock_lockdep_errors = 0;
+	kmock_refcount_errors = 0;
 	kmock_spin_depth = 0;
 	kmock_kmalloc_fail = 0;
 	kmock_kmalloc_fail_at = 0;

@@ -131,6 +131,25 @@ typedef struct { int counter; } atomic_t;
 #define atomic64_add(n, a) ((a)->counter += (n))
 #define atomic64_inc(a) ((a)->counter++)
 
+/* refcount_t: a count that must never be taken from 0 nor go below it */
+typedef struct { int refs; } refcount_t;
+extern int kmock_refcount_errors;	/* refcount misuse so far */
+#define refcount_set(r, n) ((r)->refs = (n))
+#define refcount_read(r) ((r)->refs)
+static inline void refcount_inc(refcount_t *r)
+{
+	if (r->refs <= 0)
+		kmock_refcount_errors++;
+	r->refs++;
+}
+
+static inline bool refcount_dec_and_test(refcount_t *r)
+{
+	if (r->refs <= 0)
+		kmock_refcount_errors++;
+	return --r->refs == 0;
+}
+
 /* ---- lists ---- */
 struct list_head { struct list_head *next, *prev; };
 #define LIST_HEAD(name) struct list_head name = { &(name), &(name) }
@@ -160,6 +179,11 @@ static inline void list_move(struct list_head *n, struct list_head *head)
 {
 	n->prev->next = n->next;
 	n->next->prev = n->prev;
+	list_add_tail(n, head->next);	/* before the first: at the head */
+}
+
+static inline void list_add(struct list_head *n, struct list_head *head)
+{
 	list_add_tail(n, head->next);	/* before the first: at the head */
 }
 
