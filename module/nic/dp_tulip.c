@@ -6,9 +6,12 @@
  * free number at probe) and attach to a node with
  * "dpctl node set nid N dev tulip0 backend tulip".
  *
- * Transmit: the sender builds the Ethernet header, the kernel's dp header
- * and the user's bytes (copied once) straight into a coherent TX buffer
- * and hands the descriptor to the chip.  Receive: the interrupt handler
+ * Transmit: the sender builds the Ethernet header and the kernel's dp
+ * header in a coherent TX buffer, the descriptor's first; the message
+ * goes from the session's kept copy, mapped as the descriptor's second
+ * buffer, under a reference the driver lets go when it reclaims the
+ * descriptor (struct dp_txref), or, short, is copied after the header.
+ * Receive: the interrupt handler
  * gives every whole frame in the RX ring to the MDR; so does a reader that
  * busy polls (DP_WAIT_BUSY_POLL), from process context, under the same
  * lock with interrupts off, so each frame goes up once.  The chip is running
@@ -43,6 +46,20 @@
 #define TUL_MTU		1500
 #define TUL_TX_TIMEOUT	(2 * HZ)
 #define TUL_WATCHDOG	(HZ / 2)
+/*
+ * Messages of at least this many bytes are sent from the session's copy
+ * where it lies; shorter ones cost less to copy.  Mapping, unmapping and
+ * the reference cost about 170 instructions more than the copy's one a
+ * byte (exact profiles of 64- and 256-byte streams, docs/performance.md).
+ */
+#define TUL_TX_COPYBREAK 192
+
+/* A TX descriptor's second buffer: a session's kept copy, mapped. */
+struct tul_txkeep {
+	struct dp_txref *ref;		/* NULL: the descriptor has none */
+	dma_addr_t dma;
+	u32 len;
+};
 
 struct dp_tulip {
 	struct dp_nic nic;		/* valid while @node is set */
@@ -67,6 +84,12 @@ struct dp_tulip {
 	unsigned int rx_cur;		/* next RX descriptor to look at */
 	unsigned int tx_cur;		/* next TX descriptor to fill */
 	unsigned int tx_dirty;		/* oldest TX descriptor not reclaimed */
+	/*
+	 * Per TX descriptor: filled by the sender at tx_cur under tx_mutex
+	 * before the descriptor is published under @lock; let go under
+	 * @lock once reclaimed (or dropped with the chip stopped).
+	 */
+	struct tul_txkeep tx_keep[TUL_TX_RING];
 	unsigned long tx_progress;	/* jiffies of the last TX progress */
 	u32 csr6, csr7;
 	wait_queue_head_t tx_wq;
@@ -334,21 +357,39 @@ static unsigned int tul_tx_used(const struct dp_tulip *tp)
 }
 
 /*
- * A new attachment starts with an empty TX ring.  Frames the chip had not
- * sent when the node detached belong to that attachment (maybe another
- * node): the chip must not find them still marked as its own, or it sends
- * them once it gets that far in the ring, after newer frames, and on real
- * hardware while the driver refills their buffers.  The chip is stopped.
+ * Send the @len bytes at @msg from where they lie, as descriptor @i's
+ * second buffer, under a reference on them (@keep): whether it does.
+ * Caller holds tx_mutex, @i is tx_cur.
  */
-static void tul_tx_forget(struct dp_tulip *tp)
+static bool tul_tx_keep(struct dp_tulip *tp, unsigned int i, const void *msg,
+			size_t len, struct dp_txref *keep)
 {
-	unsigned int i;
+	struct device *d = &tp->pdev->dev;
+	dma_addr_t dma;
 
 	lockdep_assert_held(&tp->tx_mutex);
-	for (i = 0; i < TUL_TX_RING; i++)
-		tp->tx_ring[i].status = 0;
-	tp->tx_cur = 0;
-	tp->tx_dirty = 0;
+	if (!keep || len < TUL_TX_COPYBREAK)
+		return false;
+	dma = dma_map_single(d, (void *)msg, len, DMA_TO_DEVICE);
+	if (dma_mapping_error(d, dma))
+		return false;	/* copied instead */
+	dp_txref_get(keep);
+	tp->tx_keep[i].ref = keep;
+	tp->tx_keep[i].dma = dma;
+	tp->tx_keep[i].len = len;
+	return true;
+}
+
+/* The chip is done with descriptor @i: let its second buffer go. */
+static void tul_tx_unkeep(struct dp_tulip *tp, unsigned int i)
+{
+	struct tul_txkeep *k = &tp->tx_keep[i];
+
+	if (!k->ref)
+		return;
+	dma_unmap_single(&tp->pdev->dev, k->dma, k->len, DMA_TO_DEVICE);
+	dp_txref_put(k->ref);	/* may free a copy its session let go */
+	k->ref = NULL;
 }
 
 /* Reclaim descriptors the chip is done with.  Caller holds tp->lock. */
@@ -356,6 +397,7 @@ static void tul_tx_reclaim(struct dp_tulip *tp)
 {
 	bool progress = false;
 
+	lockdep_assert_held(&tp->lock);
 	while (tp->tx_dirty != tp->tx_cur) {
 		u32 st = le32_to_cpu(READ_ONCE(tp->tx_ring[tp->tx_dirty].status));
 
@@ -366,6 +408,7 @@ static void tul_tx_reclaim(struct dp_tulip *tp)
 			tp->tx_errors++;
 		else
 			tp->tx_frames++;
+		tul_tx_unkeep(tp, tp->tx_dirty);
 		tp->tx_dirty = (tp->tx_dirty + 1) % TUL_TX_RING;
 		progress = true;
 	}
@@ -373,6 +416,30 @@ static void tul_tx_reclaim(struct dp_tulip *tp)
 		tp->tx_progress = jiffies;
 	if (progress)
 		wake_up(&tp->tx_wq);
+}
+
+/*
+ * A new attachment starts with an empty TX ring.  Frames the chip had not
+ * sent when the node detached belong to that attachment (maybe another
+ * node): the chip must not find them still marked as its own, or it sends
+ * them once it gets that far in the ring, after newer frames, and on real
+ * hardware while the driver refills their buffers.  Nor may it hold their
+ * sessions' copies: they are let go.  The chip is stopped.
+ */
+static void tul_tx_forget(struct dp_tulip *tp)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&tp->tx_mutex);
+	spin_lock_irq(&tp->lock);
+	tul_tx_reclaim(tp);	/* what it did send is counted */
+	for (i = 0; i < TUL_TX_RING; i++) {
+		tp->tx_ring[i].status = 0;
+		tul_tx_unkeep(tp, i);
+	}
+	tp->tx_cur = 0;
+	tp->tx_dirty = 0;
+	spin_unlock_irq(&tp->lock);
 }
 
 static bool tul_tx_room(struct dp_tulip *tp)
@@ -392,7 +459,7 @@ static int dp_tulip_xmit(struct dp_nic *nic, const u8 *dst,
 			 size_t len, struct dp_txref *keep)
 {
 	struct dp_tulip *tp = dp_tulip_of(nic);
-	size_t flen = ETH_HLEN + sizeof(*hdr) + len;
+	size_t hlen = ETH_HLEN + sizeof(*hdr), flen = hlen + len;
 	unsigned long flags;
 	struct ethhdr *eth;
 	unsigned int i;
@@ -426,9 +493,16 @@ static int dp_tulip_xmit(struct dp_nic *nic, const u8 *dst,
 	memcpy(eth->h_source, tp->mac, ETH_ALEN);
 	eth->h_proto = htons(DP_ETH_P);
 	memcpy(buf + ETH_HLEN, hdr, sizeof(*hdr));
-	/* from the message's kernel copy (docs/reliability.md, section 7) */
-	memcpy(buf + ETH_HLEN + sizeof(*hdr), msg, len);
-	ctl = TUL_TX_FS | TUL_TX_LS | flen;
+	/* the message's kernel copy (docs/reliability.md, section 7) */
+	if (tul_tx_keep(tp, i, msg, len, keep)) {
+		ctl = hlen | (len << TUL_BUF2_SHIFT);
+		tp->tx_ring[i].buf2 = cpu_to_le32(tp->tx_keep[i].dma);
+	} else {
+		memcpy(buf + hlen, msg, len);
+		ctl = flen;
+		tp->tx_ring[i].buf2 = 0;
+	}
+	ctl |= TUL_TX_FS | TUL_TX_LS;
 	if (i == TUL_TX_RING - 1)
 		ctl |= TUL_TX_TER;
 	spin_lock_irqsave(&tp->lock, flags);
@@ -437,7 +511,6 @@ static int dp_tulip_xmit(struct dp_nic *nic, const u8 *dst,
 		ctl |= TUL_TX_IC;
 	tp->tx_ring[i].control = cpu_to_le32(ctl);
 	tp->tx_ring[i].buf1 = cpu_to_le32(tp->tx_buf_dma + i * TUL_TX_BUF);
-	tp->tx_ring[i].buf2 = 0;
 	dma_wmb();
 	tp->tx_ring[i].status = cpu_to_le32(TUL_OWN);
 	if (tp->tx_dirty == tp->tx_cur)
@@ -461,6 +534,12 @@ static unsigned int tul_rx(struct dp_tulip *tp, struct dp_node *node)
 	unsigned int n, up = 0;
 
 	lockdep_assert_held(&tp->lock);
+	/*
+	 * What the chip sent before these frames came is done: reclaimed
+	 * first, so that the session an ACK among them reaches finds its
+	 * acknowledged copies no longer held, and reuses them.
+	 */
+	tul_tx_reclaim(tp);
 	for (n = 0; n < TUL_RX_RING; n++) {
 		struct tul_desc *d = &tp->rx_ring[tp->rx_cur];
 		u32 st = le32_to_cpu(READ_ONCE(d->status));
@@ -662,6 +741,7 @@ static void dp_tulip_detach(struct dp_nic *nic)
 
 	mutex_lock(&tp->tx_mutex);
 	tul_stop(tp);
+	tul_tx_forget(tp);	/* and the sessions' copies it held */
 	mutex_unlock(&tp->tx_mutex);
 	cancel_delayed_work_sync(&tp->watchdog);
 	mutex_lock(&dp_tulip_lock);
