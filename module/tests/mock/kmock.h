@@ -135,7 +135,6 @@ typedef struct { int counter; } atomic_t;
 typedef struct { int refs; } refcount_t;
 extern int kmock_refcount_errors;	/* refcount misuse so far */
 #define refcount_set(r, n) ((r)->refs = (n))
-#define refcount_read(r) ((r)->refs)
 static inline void refcount_inc(refcount_t *r)
 {
 	if (r->refs <= 0)
@@ -175,16 +174,16 @@ static inline void list_move_tail(struct list_head *n, struct list_head *head)
 	list_add_tail(n, head);
 }
 
+static inline void list_add(struct list_head *n, struct list_head *head)
+{
+	list_add_tail(n, head->next);	/* before the first: at the head */
+}
+
 static inline void list_move(struct list_head *n, struct list_head *head)
 {
 	n->prev->next = n->next;
 	n->next->prev = n->prev;
-	list_add_tail(n, head->next);	/* before the first: at the head */
-}
-
-static inline void list_add(struct list_head *n, struct list_head *head)
-{
-	list_add_tail(n, head->next);	/* before the first: at the head */
+	list_add(n, head);
 }
 
 static inline void list_del_init(struct list_head *n)
