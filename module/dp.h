@@ -70,7 +70,6 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
-#include <linux/uio.h>
 #include <net/net_namespace.h>
 
 #include "dp_agnostic.h"
