@@ -1016,8 +1016,10 @@ static enum dp_snd_step dp_snd_admit(struct dp_snd *s, struct dp_txmsg *m,
 	if (!dp_cwnd_open(s))
 		return DP_STEP_WAIT;	/* acknowledgements open it (or the timer) */
 	WRITE_ONCE(s->want, 0);
-	if (m->flags == DP_WF_FRAG_FIRST)
+	if (m->flags == DP_WF_FRAG_FIRST) {
 		WRITE_ONCE(s->in_msg, true);
+		WRITE_ONCE(s->hushed, false);
+	}
 	dp_snd_queue(s, m);
 	return DP_STEP_SEND;
 }
@@ -1204,6 +1206,33 @@ static int dp_snd_start(struct dp_snd *s, struct dp_txmsg *m, u32 total,
 }
 
 /*
+ * A large message's writer was silent past half of unreach_ms, all it sent
+ * acknowledged (its copy hung on a page nobody serves, or it was not
+ * run).  Past unreach_ms the receiver gives such a message up
+ * (dp_rcv_open_work()) and answers the rest with a RESET; were the rest
+ * sent at once, the write could return before that RESET came back, as
+ * if the message had gone, and the next write would take the error.  So
+ * the next fragment goes alone (@hushed) and the rest waits for its
+ * answer: an ACK (the message is still open there) or the RESET (the
+ * write reports ECONNRESET).  Caller holds s->lock.
+ */
+static bool dp_snd_fell_silent(const struct dp_snd *s, unsigned long now)
+{
+	lockdep_assert_held(&s->lock);
+	return s->snd_una == s->snd_nxt &&
+	       time_after(now, s->last_heard +
+			  msecs_to_jiffies(READ_ONCE(dp_unreach_ms) / 2));
+}
+
+/* The window has room for the next fragment, and no lone one is out. */
+static bool dp_snd_next_open(const struct dp_snd *s)
+{
+	return dp_cwnd_open(s) &&
+	       !(READ_ONCE(s->hushed) &&
+		 READ_ONCE(s->snd_una) != READ_ONCE(s->snd_nxt));
+}
+
+/*
  * Under s->lock: queue the next fragment @m of the large message begun in
  * session @isn, if the congestion window allows; its credit was charged
  * at the first.  The last one lets other writers in again.
@@ -1216,8 +1245,9 @@ static enum dp_snd_step dp_snd_admit_next(struct dp_snd *s,
 		*err = s->dead ? -ENOTCONN : s->err ? s->err : -ECONNRESET;
 		return DP_STEP_ERR;
 	}
-	if (!dp_cwnd_open(s))
+	if (!dp_snd_next_open(s))
 		return DP_STEP_WAIT;
+	WRITE_ONCE(s->hushed, dp_snd_fell_silent(s, jiffies));
 	if (m->flags == DP_WF_FRAG_LAST)
 		WRITE_ONCE(s->in_msg, false);
 	dp_snd_queue(s, m);
@@ -1228,7 +1258,7 @@ static enum dp_snd_step dp_snd_admit_next(struct dp_snd *s,
 static bool dp_snd_next_ready(struct dp_snd *s)
 {
 	return READ_ONCE(s->dead) || READ_ONCE(s->state) != DP_SND_OPEN ||
-	       dp_cwnd_open(s);
+	       dp_snd_next_open(s);
 }
 
 /*

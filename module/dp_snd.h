@@ -136,10 +136,10 @@ struct dp_snd_ep {
  *	retransmission, so frames leave in seq order.
  * @lock: guards everything below; irq-safe (the MDR may run in hard irq).
  *	Writers' wait conditions and dp_snd_unacked() read @dead, @state,
- *	@err, @cwnd, @probe, @want, @returned, @in_msg, @snd_nxt, @snd_una,
- *	@snd_bytes, @una_bytes, @held, @held_bytes, @snd_space, @credit and
- *	@peer_max without it (READ_ONCE), so every store to those is a
- *	WRITE_ONCE under @lock.
+ *	@err, @cwnd, @probe, @want, @returned, @in_msg, @hushed, @snd_nxt,
+ *	@snd_una, @snd_bytes, @una_bytes, @held, @held_bytes, @snd_space,
+ *	@credit and @peer_max without it (READ_ONCE), so every store to
+ *	those is a WRITE_ONCE under @lock.
  * @dead: removed from the endpoint: timer and work are not re-armed.
  * @state: enum dp_snd_state.
  * @err: ETIMEDOUT or ECONNRESET while FAILED.
@@ -171,6 +171,9 @@ struct dp_snd_ep {
  * @returned: the credit was given back while idle (none asked for since).
  * @in_msg: a writer is sending a large message: its fragments take the
  *	next seqs, and every other send waits until its last one is queued.
+ * @hushed: that writer was silent past half of unreach_ms: the fragment
+ *	sent then went alone, and the next waits for its answer
+ *	(dp_snd_fell_silent()).
  * @peer_inc: the receiver's incarnation, learnt from the HELLO's answer.
  * @isn: the session's initial sequence number, random.
  * @snd_nxt: next seq to assign.
@@ -226,6 +229,7 @@ struct dp_snd {
 	u32 waiters;
 	bool returned;
 	bool in_msg;
+	bool hushed;
 	u32 peer_inc;
 	u32 isn;
 	u32 snd_nxt;

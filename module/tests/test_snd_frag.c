@@ -309,6 +309,113 @@ static void test_snd_frag_fail_once(void)
 	w_teardown();
 }
 
+static u32 copies, pause_at, acked_at_pause;
+static bool pause_watched;
+
+/*
+ * The copy of fragment pause_at hangs past unreach_ms, everything sent
+ * before it acknowledged.  Watched: the world runs meanwhile, so the
+ * receiver's watch gives the open message up; else nothing runs (neither
+ * host was run), and the receiver still has it open.
+ */
+static void pause_hook(void)
+{
+	if (++copies != pause_at)
+		return;
+	w_run(50);
+	acked_at_pause = w_info(ab).snd_una == w_info(ab).snd_nxt;
+	if (pause_watched)
+		w_run(dp_unreach_ms + dp_unreach_ms / 2);
+	else
+		jiffies += dp_unreach_ms + 1;
+}
+
+/* The index in w.frames of the first DATA of seq @seq at or after @from. */
+static u32 data_at(u32 seq, u32 from)
+{
+	while (from < w.n_frames && !(w.frames[from].h.type == DP_WT_DATA &&
+				      w.frames[from].h.seq == seq))
+		from++;
+	return from;
+}
+
+/* An ACK of @seq (or later) among w.frames[@from + 1 .. @to - 1]. */
+static bool acked_between(u32 seq, u32 from, u32 to)
+{
+	while (++from < to && from < w.n_frames)
+		if (w.frames[from].h.type == DP_WT_ACK &&
+		    !dp_seq_before(w.frames[from].h.ack, seq))
+			return true;
+	return false;
+}
+
+/*
+ * A large message's writer silent past unreach_ms mid-message (its copy
+ * hung on a page nobody serves): the receiver may have given the message
+ * up, so the fragment sent after the pause goes alone and the rest waits
+ * for its answer.  Watched (the receiver gave up): a RESET answers, and
+ * the write reports ECONNRESET itself (before, it sent the rest before
+ * the RESET came back and returned 0, and the next write took the error);
+ * nothing more of it goes, the receiver shows no part of it, and the next
+ * write opens a new session.  Not watched (the receiver has it open): an
+ * ACK answers, the rest follows, and the message arrives whole.
+ */
+static void silent_mid_message(bool watched)
+{
+	u32 len = 20000, data, seq, lone, next;
+	u64 drops;
+
+	open_ab(1u << 20);
+	drops = w.nodes[1].ctr[DP_CTR_RX_DROP_SEQ];
+	copies = 0;
+	pause_at = 5;
+	pause_watched = watched;
+	acked_at_pause = false;
+	kmock_uaccess_hook = pause_hook;
+	data = w_count(DP_WT_DATA, 0);
+	seq = w_info(ab).snd_nxt;
+	CHECK_EQ(send_tracked(len), watched ? -ECONNRESET : 0);
+	kmock_uaccess_hook = NULL;
+	CHECK(acked_at_pause, "all sent before the pause acknowledged");
+	lone = data_at(seq + pause_at - 1, 0);
+	next = data_at(seq + pause_at, lone);
+	CHECK(lone < w.n_frames, "the fragment after the pause was sent");
+	w_run(50);
+	if (watched) {
+		CHECK_EQ(w_count(DP_WT_DATA, 0) - data, pause_at);
+		CHECK_EQ(w_info(ab).state, DP_SND_IDLE);
+		/* the message given up, and the lone fragment nobody took */
+		CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_SEQ], drops + 2);
+		CHECK(dp_ring_head(&B->pool.ring) == NULL, "no part of it");
+		CHECK_EQ(B->pool.ring.nfill, 0);
+	} else {
+		CHECK(next < w.n_frames, "the rest was sent");
+		CHECK(acked_between(seq + pause_at - 1, lone, next),
+		      "the rest waited for the lone fragment's ACK");
+		CHECK(w_count(DP_WT_DATA, 0) - data >= dp_frag_count(len, FRAME),
+		      "all fragments");
+		CHECK_EQ(w.nodes[1].ctr[DP_CTR_RX_DROP_SEQ], drops);
+		expect_msg(len, 1);
+	}
+	CHECK(!ab->in_msg, "no large message in progress");
+	CHECK_EQ(send_tracked(100), 0);
+	CHECK_EQ(send_tracked(len), 0);
+	w_run(50);
+	expect_msg(100, watched ? 1 : 2);
+	expect_msg(len, watched ? 2 : 3);
+	w_teardown();
+}
+
+static void test_snd_frag_silent_watched(void)
+{
+	silent_mid_message(true);
+}
+
+static void test_snd_frag_silent_unwatched(void)
+{
+	silent_mid_message(false);
+}
+
 static int waiter_err;
 static bool waiter_tried;
 
@@ -670,6 +777,10 @@ const struct unit_test snd_frag_tests[] = {
 	  test_snd_frag_fail_once },
 	{ "snd frag: a writer waiting behind it does not take that error",
 	  test_snd_frag_fail_waiter },
+	{ "snd frag: silent past unreach_ms mid-message, given up there: ECONNRESET",
+	  test_snd_frag_silent_watched },
+	{ "snd frag: silent past unreach_ms mid-message, still open there: it goes on",
+	  test_snd_frag_silent_unwatched },
 	{ "snd frag: the receiver's limit shrinks under a message in flight: EMSGSIZE",
 	  test_snd_frag_limit_shrinks },
 	{ "snd frag: senders waiting for large messages hold no part of the room",

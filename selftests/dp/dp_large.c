@@ -767,8 +767,10 @@ static void t_kill_uffd(int b)
  * the open message is ever seen, and it is counted once.  Then a second
  * thread of 1001 writes on the same edge (it waits behind the hung
  * message), the page is served, the hung write fails (its session was
- * forgotten: ECONNRESET), and the second thread's message opens a new
- * session and arrives.
+ * forgotten: the fragment it sends after the pause goes alone and is
+ * answered with a RESET, so the write itself reports ECONNRESET, not the
+ * one behind it), and the second thread's message opens a new session
+ * and arrives.
  */
 #define HOL_N		20
 #define HOL_UID_X	1001

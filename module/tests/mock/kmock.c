@@ -15,6 +15,7 @@ int kmock_kmalloc_fail_at;
 long kmock_kmalloc_live;
 long kmock_kmalloc_snd;
 int kmock_uaccess_fail;
+void (*kmock_uaccess_hook)(void);
 long kmock_mod_timers;
 long kmock_jhash_calls;
 int kmock_warns;
@@ -95,6 +96,8 @@ void kfree(const void *p)
 
 unsigned long copy_from_user(void *to, const void __user *from, unsigned long n)
 {
+	if (kmock_uaccess_hook)
+		kmock_uaccess_hook();
 	if (kmock_uaccess_fail > 0) {
 		kmock_uaccess_fail--;
 		return n;
@@ -298,6 +301,7 @@ void kmock_reset(void)
 	kmock_kmalloc_live = 0;
 	kmock_kmalloc_snd = 0;
 	kmock_uaccess_fail = 0;
+	kmock_uaccess_hook = NULL;
 	kmock_mod_timers = 0;
 	kmock_jhash_calls = 0;
 	kmock_warns = 0;

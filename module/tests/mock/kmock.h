@@ -90,6 +90,7 @@ void kfree(const void *p);
 #define struct_size(p, member, n) (sizeof(*(p)) + (size_t)(n) * sizeof((p)->member[0]))
 
 extern int kmock_uaccess_fail;	/* fail the next n copies */
+extern void (*kmock_uaccess_hook)(void);	/* before each copy, if set */
 extern long kmock_mod_timers;	/* mod_timer() calls so far */
 unsigned long copy_from_user(void *to, const void __user *from, unsigned long n);
 
