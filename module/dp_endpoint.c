@@ -429,10 +429,13 @@ static u64 dp_ep_unacked(struct dp_endpoint *ep)
  * The wire carries the uid as the sending kernel's initial user namespace
  * sees it; the token shows it as the owner's user namespace does (65534,
  * the overflow uid, if it has no mapping there), as SO_PEERCRED would.
- * Bound endpoints only.
+ * The initial namespace maps every uid but (u32)-1 to itself: no lookup
+ * per message there.  Bound endpoints only.
  */
 u32 dp_ep_token_uid(struct dp_endpoint *ep, u32 wire_uid)
 {
+	if (ep->user_ns == &init_user_ns && wire_uid != (u32)-1)
+		return wire_uid;
 	return from_kuid_munged(ep->user_ns,
 				make_kuid(&init_user_ns, wire_uid));
 }

@@ -13,14 +13,15 @@
 
 /*
  * Whether @ep's admission rule lets in a message from @h, whose sender's
- * kernel stamped uid @from.  Caller holds RCU (edges are RCU-freed).
+ * kernel stamped uid @h->src_uid (as its initial namespace sees it).
+ * Caller holds RCU (edges are RCU-freed).
  */
-static bool dp_mdr_admit(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
-			 kuid_t from)
+static bool dp_mdr_admit(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 {
 	const struct dp_addr src = { .nid = h->src_nid, .dpid = h->src_dpid };
 
-	if ((ep->admit & DP_ADMIT_UID) && !uid_eq(from, ep->uid))
+	if ((ep->admit & DP_ADMIT_UID) &&
+	    !uid_eq(make_kuid(&init_user_ns, h->src_uid), ep->uid))
 		return false;
 	if ((ep->admit & DP_ADMIT_PEERS) && !dp_edge_find(ep, &src))
 		return false;
@@ -70,7 +71,7 @@ static void dp_mdr_sack(struct dp_endpoint *ep, const struct dp_msg_hdr *h,
 /* DATA and HELLO pass the endpoint's admission rule, or are counted. */
 static bool dp_mdr_admitted(struct dp_endpoint *ep, const struct dp_msg_hdr *h)
 {
-	if (dp_mdr_admit(ep, h, make_kuid(&init_user_ns, h->src_uid)))
+	if (dp_mdr_admit(ep, h))
 		return true;
 	atomic64_inc(&ep->rx_drop_admit);
 	dp_count(ep->node, DP_CTR_RX_DROP_ADMIT);
