@@ -270,20 +270,6 @@ static void test_unaligned(int a, int b)
 	close(fd);
 }
 
-/* Whether @fd's messages are all acknowledged (within DPT_WAIT_MS). */
-static int all_acked(int fd)
-{
-	struct dp_ep_stats st;
-	int i;
-
-	for (i = 0; i < DPT_WAIT_MS / 10; i++) {
-		if (dpt_stats(fd, &st) == 0 && !st.tx_unacked)
-			return 1;
-		dpt_sleep_ms(10);
-	}
-	return 0;
-}
-
 /*
  * INFO and STATS grew at the end; their v1 sizes still work, others do not.
  * Each size is compared with a full read just before it, so @a's counters
@@ -296,7 +282,8 @@ static void test_old_sizes(int a)
 	struct dp_info info;
 	struct dp_ep_stats st;
 
-	ktap_ok(all_acked(a), "sizes: what a sent is acknowledged, its counters stand still");
+	ktap_ok(dpt_wait_acked(a, DPT_WAIT_MS, &st) == 0,
+		"sizes: what a sent is acknowledged, its counters stand still");
 	dpt_info(a, &info);
 	memset(v1, 0xee, sizeof(v1));
 	KTAP_SUCCESS(ioctl(a, _IOC(_IOC_READ, DP_IOC_MAGIC, 5, 32), v1), "INFO at its v1 size (32)");

@@ -310,15 +310,9 @@ static uint64_t budget_bytes(void)
 static int drain(int fd)
 {
 	struct dp_ep_stats st;
-	int i;
 
-	for (i = 0; i < 600; i++) {
-		if (dpt_stats(fd, &st))
-			return 1;
-		if (!st.tx_unacked)
-			return 0;
-		dpt_sleep_ms(100);
-	}
+	if (dpt_wait_acked(fd, 60000, &st) == 0)
+		return 0;
 	printf("# still %llu unacknowledged after 60 s\n", (unsigned long long)st.tx_unacked);
 	return 1;
 }

@@ -279,14 +279,10 @@ static long busy_poll_rx(const char *ns)
 /* Wait until a's sessions have nothing unacknowledged (the last ACKs). */
 static struct dp_ep_stats acked(int a)
 {
-	struct dp_ep_stats st = stats(a);
-	int i;
+	struct dp_ep_stats st;
 
-	for (i = 0; i < DPT_WAIT_MS / 10 && st.tx_unacked; i++) {
-		dpt_sleep_ms(10);
-		st = stats(a);
-	}
-	return st;
+	dpt_wait_acked(a, DPT_WAIT_MS, &st);
+	return stats(a);	/* all 0xff if it cannot be read */
 }
 
 /*

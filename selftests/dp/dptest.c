@@ -206,6 +206,21 @@ int dpt_stats(int fd, struct dp_ep_stats *st)
 	return ioctl(fd, DP_IOC_STATS, st);
 }
 
+int dpt_wait_acked(int fd, int ms, struct dp_ep_stats *st)
+{
+	int i;
+
+	for (i = 0; i <= ms / 10; i++) {
+		if (dpt_stats(fd, st))
+			return -1;
+		if (!st->tx_unacked)
+			return 0;
+		if (i < ms / 10)
+			dpt_sleep_ms(10);
+	}
+	return -1;
+}
+
 int dpt_node_stats(const char *ns, struct dp_node_stats *st)
 {
 	int fd, r, e;

@@ -70,6 +70,11 @@ int dpt_info(int fd, struct dp_info *info);
 /* Set the MTU of a netdev in @ns (SIOCSIFMTU); 0 or -1. */
 int dpt_if_set_mtu(const char *ns, const char *ifname, int mtu);
 int dpt_stats(int fd, struct dp_ep_stats *st);
+/*
+ * Wait up to @ms until everything @fd sent is acknowledged (tx_unacked 0);
+ * its stats, as last read, into @st.  0 once drained, else -1.
+ */
+int dpt_wait_acked(int fd, int ms, struct dp_ep_stats *st);
 /* Node counter of namespace ns (enters ns); UINT64_MAX on error. */
 uint64_t dpt_ctr(const char *ns, unsigned int ctr);
 /* All node counters of ns; 0 or -1. */
