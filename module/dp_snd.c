@@ -16,9 +16,9 @@
  * endpoint and node are opaque here (dp_sess.h), so this file also builds
  * on the host against module/tests/mock/.
  */
+#include <linux/gfp.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
-#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "dp_frag.h"
@@ -233,13 +233,31 @@ static void dp_snd_keep(struct dp_snd *s, struct dp_txmsg *m,
 }
 
 /*
+ * A copy of @size bytes, in pages of its own: a NIC may then send it as an
+ * skb's page fragments, which must not be slab memory (dp_netdev.c).
+ */
+static struct dp_txmsg *dp_snd_copy_alloc(size_t size)
+{
+	struct dp_txmsg *m = alloc_pages_exact(size, GFP_KERNEL_ACCOUNT);
+
+	if (m)
+		m->size = size;
+	return m;
+}
+
+static void dp_snd_copy_free(struct dp_txmsg *m)
+{
+	free_pages_exact(m, m->size);
+}
+
+/*
  * A NIC is done with a copy it sent from; if the session let go of it
  * first (acknowledged, or the edge gone), the copy is freed here.
  */
 void dp_txref_put(struct dp_txref *r)
 {
 	if (refcount_dec_and_test(&r->ref))
-		kfree(container_of(r, struct dp_txmsg, keep));
+		dp_snd_copy_free(container_of(r, struct dp_txmsg, keep));
 }
 
 /*
@@ -288,7 +306,7 @@ static struct dp_txmsg *dp_snd_get(struct dp_snd *s, size_t len, u32 frame)
 			return found;
 		}
 	}
-	m = kmalloc(size ? size : need, GFP_KERNEL_ACCOUNT);
+	m = dp_snd_copy_alloc(size ? size : need);
 	if (!m)
 		return NULL;
 	m->slot = size;
@@ -306,7 +324,7 @@ static void dp_snd_put(struct dp_snd *s, struct dp_txmsg *m)
 	dp_snd_keep(s, m, &done);
 	spin_unlock_irq(&s->lock);
 	if (!list_empty(&done))
-		kfree(m);
+		dp_snd_copy_free(m);
 }
 
 /* Free the spare slots (the session went idle, ended, or the edge goes). */
@@ -320,7 +338,7 @@ static void dp_snd_trim(struct dp_snd *s)
 	s->n_spare = 0;
 	spin_unlock_irq(&s->lock);
 	list_for_each_entry_safe(m, tmp, &spare, node)
-		kfree(m);
+		dp_snd_copy_free(m);
 }
 
 /*
@@ -355,7 +373,7 @@ static void dp_snd_reclaim(struct dp_snd *s, bool all)
 	}
 	spin_unlock_irq(&s->lock);
 	list_for_each_entry_safe(m, tmp, &done, node)
-		kfree(m);
+		dp_snd_copy_free(m);
 	dp_snd_count_undelivered(s, lost);
 }
 

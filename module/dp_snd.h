@@ -43,6 +43,9 @@ struct dp_ep_stats;
  * message, nor per fragment of a large one.  An edge keeps as many slots,
  * in flight and spare, as its congestion window (DP_SND_SPARES at least),
  * and no spare once its session has given its credit back (idle) or ended.
+ * The copies are whole pages, never slab objects, so that a NIC may send
+ * one as an skb's page fragment (the netdev backend): a 2048-byte slot
+ * takes a page of its own.
  */
 #define DP_SND_SLOT	2048u
 #define DP_SND_SPARES	32u
@@ -62,6 +65,7 @@ struct dp_ep_stats;
  * @resent_at: jiffies of its last resend for a hole (under tx_mutex).
  * @slot: the size of the allocation if it is a copy slot, kept for
  *	reuse; 0 if not.
+ * @size: the bytes allocated (dp_snd_copy_alloc()).
  * @wt: what it weighs in the congestion window (dp_cwnd_weight()), fixed
  *	when it takes its seq.
  * @sent_ns: ktime of the first transmission.
@@ -85,6 +89,7 @@ struct dp_txmsg {
 	bool sacked;
 	unsigned long resent_at;
 	u32 slot;
+	u32 size;
 	u32 wt;
 	u64 sent_ns;
 	u32 crc;

@@ -87,6 +87,9 @@ void *kzalloc(size_t size, gfp_t gfp);
 #define kmalloc(size, gfp) kmock_kmalloc(size, gfp, __FILE__)
 void kfree(const void *p);
 #define kfree_rcu(p, field) kfree(p)
+/* Page allocations count as kmalloc's do (dp_snd.c's copies are pages). */
+#define alloc_pages_exact(size, gfp) kmock_kmalloc(size, gfp, __FILE__)
+#define free_pages_exact(p, size) ((void)(size), kfree(p))
 #define struct_size(p, member, n) (sizeof(*(p)) + (size_t)(n) * sizeof((p)->member[0]))
 
 extern int kmock_uaccess_fail;	/* fail the next n copies */
