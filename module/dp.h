@@ -211,6 +211,8 @@ const struct dp_backend *dp_backend_find(const char *name);
 struct dentry *dp_backend_debugfs(void);
 int dp_backends_init(void);
 void dp_backends_exit(void);
+/* After every node let go of its NIC: what devices still hold is let go. */
+void dp_backends_drain(void);
 
 /* ---- Node: one per network namespace (dp_node.c) ---- */
 

@@ -144,6 +144,7 @@ static void __exit dp_exit(void)
 	dp_genl_exit();
 	dp_backends_exit();	/* no new attachment; PCI devices let go */
 	dp_pernet_exit();	/* detaches every node's NIC */
+	dp_backends_drain();	/* frames devices hold from sessions' copies */
 	rcu_barrier();		/* endpoint and edge frees queued by call_rcu */
 	destroy_workqueue(dp_wq);	/* idle: every endpoint stopped its work */
 	pr_info("dp: unloaded\n");

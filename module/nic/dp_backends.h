@@ -10,6 +10,7 @@
 /* nic/dp_netdev.c: any Linux Ethernet device */
 int dp_netdev_init(void);
 void dp_netdev_exit(void);
+void dp_netdev_drain(void);
 
 /* nic/dp_tulip.c: dp.ko as the DEC 21140/21143 PCI driver */
 int dp_tulip_init(void);

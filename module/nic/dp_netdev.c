@@ -3,8 +3,10 @@
  * netdev backend: dp over any Linux Ethernet device.  Frames of EtherType
  * DP_ETH_P arrive through a packet_type handler bound to the device and go
  * straight to the MDR, read where the device put them (never made linear);
- * messages leave through dev_queue_xmit() in an skb that the message's
- * kernel copy is copied into.  A reader that busy polls
+ * messages leave through dev_queue_xmit() in an skb of the headers whose
+ * page fragments are the session's kernel copy of the message, on a device
+ * that takes fragments (else, and for short messages, the copy is copied
+ * into the skb).  A reader that busy polls
  * (DP_WAIT_BUSY_POLL) drives the NAPI context dp's frames last came from,
  * as SO_BUSY_POLL does for a socket: on a multiqueue device, the queue
  * that delivered the last dp frame.
@@ -14,6 +16,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 #include "dp.h"
 #include "dp_backends.h"
@@ -43,27 +46,147 @@ static unsigned int dp_netdev_lladdr(const struct dp_nic *nic, u8 *addr)
 	return ETH_ALEN;
 }
 
-/* Copies the message: @keep is for a later change (skb fragments). */
+/*
+ * Messages shorter than this are copied into the skb: a copy costs less
+ * than the completion a fragment needs (struct dp_netdev_zc), as on the
+ * tulip (TUL_TX_COPYBREAK).
+ */
+#define DP_NETDEV_ZC_MIN	192u
+
+/**
+ * struct dp_netdev_zc - a transmission from the session's copy: the skb's
+ *	page fragments are the copy's pages, its zerocopy completion this.
+ * @u: the completion; its refcnt counts the skbs that share the fragments
+ *	(one, and a clone's copy, say), each lets go in dp_netdev_zc_done().
+ * @keep: the reference on the copy, let go when the last skb did.
+ *
+ * The flags: SKBFL_MANAGED_FRAG_REFS, the fragments hold no page
+ * references (the copy lives while @keep is held; a path that must
+ * reference the pages takes its own, skb_zcopy_downgrade_managed());
+ * SKBFL_DONT_ORPHAN, a clone shares them.  A path that would keep the
+ * frame in a receive queue (veth, a packet tap) copies the fragments
+ * first, skb_orphan_frags_rx(), which lets go here early.
+ */
+struct dp_netdev_zc {
+	struct ubuf_info u;
+	struct dp_txref *keep;
+};
+
+/*
+ * How many struct dp_netdev_zc devices still hold: their completion is
+ * this module's code, so unloading waits for the last (dp_netdev_drain()).
+ */
+static atomic_t dp_netdev_zc_live = ATOMIC_INIT(0);
+
+/* From any context: each skb that held the fragments, then the last. */
+static void dp_netdev_zc_done(struct sk_buff *skb, struct ubuf_info *u,
+			      bool zerocopy_success)
+{
+	struct dp_netdev_zc *zc = container_of(u, struct dp_netdev_zc, u);
+
+	if (!refcount_dec_and_test(&u->refcnt))
+		return;
+	dp_txref_put(zc->keep);
+	kfree(zc);
+	rcu_read_lock();	/* dp_netdev_drain() waits for it to end */
+	if (atomic_dec_and_test(&dp_netdev_zc_live))
+		wake_up_var(&dp_netdev_zc_live);
+	rcu_read_unlock();
+}
+
+#ifdef DP_HAVE_UBUF_INFO_OPS	/* since 6.10: see Kbuild */
+static const struct ubuf_info_ops dp_netdev_zc_ops = {
+	.complete = dp_netdev_zc_done,
+};
+#endif
+
+static void dp_netdev_zc_init(struct dp_netdev_zc *zc, struct dp_txref *keep)
+{
+#ifdef DP_HAVE_UBUF_INFO_OPS
+	zc->u.ops = &dp_netdev_zc_ops;
+#else
+	zc->u.callback = dp_netdev_zc_done;
+#endif
+	refcount_set(&zc->u.refcnt, 1);		/* the skb's: see below */
+	zc->u.flags = SKBFL_ZEROCOPY_ENABLE | SKBFL_DONT_ORPHAN |
+		      SKBFL_MANAGED_FRAG_REFS;
+	dp_txref_get(keep);
+	zc->keep = keep;
+	atomic_inc(&dp_netdev_zc_live);
+}
+
+/*
+ * Whether @len bytes at @msg, a session's copy under @keep, go to @dev as
+ * page fragments: long enough, a device that takes fragments, and few
+ * enough pages.  The copy is in pages of its own (dp_snd_copy_alloc()).
+ */
+static bool dp_netdev_zc_fits(const struct net_device *dev, const void *msg,
+			      size_t len, const struct dp_txref *keep)
+{
+	return keep && len >= DP_NETDEV_ZC_MIN &&
+	       (dev->features & NETIF_F_SG) &&
+	       DIV_ROUND_UP(offset_in_page(msg) + len, PAGE_SIZE) <=
+	       MAX_SKB_FRAGS;
+}
+
+/*
+ * @skb's fragments become @len bytes at @msg, one per page, held through
+ * @keep (by @zc) until the last skb that shares them is freed.
+ */
+static void dp_netdev_zc_attach(struct sk_buff *skb, struct dp_netdev_zc *zc,
+				const u8 *msg, size_t len,
+				struct dp_txref *keep)
+{
+	bool have_ref = true;	/* skb_zcopy_set() takes the initial one */
+	unsigned int off, n;
+	int i = 0;
+
+	dp_netdev_zc_init(zc, keep);
+	skb_len_add(skb, len);
+	while (len) {
+		off = offset_in_page(msg);
+		n = min_t(size_t, len, PAGE_SIZE - off);
+		skb_fill_page_desc_noacc(skb, i++, virt_to_page(msg), off, n);
+		msg += n;
+		len -= n;
+	}
+	skb_zcopy_set(skb, &zc->u, &have_ref);
+}
+
+/*
+ * One frame to @dst: the headers in the skb, and the message as fragments
+ * of the session's copy (dp_netdev_zc_fits()) or, without memory for the
+ * completion, copied after them.
+ */
 static int dp_netdev_xmit(struct dp_nic *nic, const u8 *dst,
 			  const struct dp_wire_hdr *hdr, const void *msg,
 			  size_t len, struct dp_txref *keep)
 {
 	struct net_device *dev = dp_netdev_of(nic)->dev;
 	int head = LL_RESERVED_SPACE(dev), tail = dev->needed_tailroom;
+	struct dp_netdev_zc *zc = NULL;
 	struct sk_buff *skb;
 	int rc;
 
-	skb = alloc_skb(head + sizeof(*hdr) + len + tail, GFP_KERNEL);
-	if (!skb)
+	if (dp_netdev_zc_fits(dev, msg, len, keep))
+		zc = kmalloc(sizeof(*zc), GFP_KERNEL);
+	skb = alloc_skb(head + sizeof(*hdr) + (zc ? 0 : len) + tail,
+			GFP_KERNEL);
+	if (!skb) {
+		kfree(zc);
 		return -ENOMEM;
+	}
 	skb_reserve(skb, head);
 	skb_reset_network_header(skb);
 	skb_put_data(skb, hdr, sizeof(*hdr));
-	skb_put_data(skb, msg, len);
+	if (zc)
+		dp_netdev_zc_attach(skb, zc, msg, len, keep);
+	else
+		skb_put_data(skb, msg, len);
 	skb->dev = dev;
 	skb->protocol = htons(DP_ETH_P);
 	if (dev_hard_header(skb, dev, DP_ETH_P, dst, NULL, skb->len) < 0) {
-		kfree_skb(skb);
+		kfree_skb(skb);		/* lets go of the copy, if it held it */
 		return -EINVAL;
 	}
 	/* A queue that refuses the frame (full, or device going down). */
@@ -302,4 +425,19 @@ void dp_netdev_exit(void)
 	rtnl_unlock();
 	dp_backend_unregister(&dp_netdev_backend);
 	unregister_netdevice_notifier(&dp_netdev_nb);
+}
+
+/*
+ * Once no node sends any more: wait until devices freed every frame sent
+ * from a session's copy, and until their completions returned.  A device
+ * frees what it holds when it transmits it, or when it is stopped.
+ */
+void dp_netdev_drain(void)
+{
+	while (!wait_var_event_timeout(&dp_netdev_zc_live,
+				       !atomic_read(&dp_netdev_zc_live),
+				       10 * HZ))
+		pr_warn("dp: waiting for %d frames a device holds\n",
+			atomic_read(&dp_netdev_zc_live));
+	synchronize_rcu();
 }

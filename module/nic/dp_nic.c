@@ -140,6 +140,15 @@ void dp_backends_exit(void)
 	dp_debugfs = NULL;
 }
 
+/*
+ * Called once no node is attached any more (dp_pernet_exit()): transmissions
+ * a device may still hold complete in this module's code (dp_netdev.c).
+ */
+void dp_backends_drain(void)
+{
+	dp_netdev_drain();
+}
+
 void dp_nic_init(struct dp_nic *nic, const struct dp_backend *ops,
 		 struct dp_node *node, void *hw, const char *ifname)
 {
