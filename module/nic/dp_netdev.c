@@ -56,8 +56,9 @@ static unsigned int dp_netdev_lladdr(const struct dp_nic *nic, u8 *addr)
 /**
  * struct dp_netdev_zc - a transmission from the session's copy: the skb's
  *	page fragments are the copy's pages, its zerocopy completion this.
- * @u: the completion; its refcnt counts the skbs that share the fragments
- *	(one, and a clone's copy, say), each lets go in dp_netdev_zc_done().
+ * @u: the completion; its refcnt counts the skbs that hold the fragments
+ *	(the one sent, and any copy of its head the stack made), each of
+ *	which lets go in dp_netdev_zc_done().
  * @keep: the reference on the copy, let go when the last skb did.
  *
  * The flags: SKBFL_MANAGED_FRAG_REFS, the fragments hold no page
