@@ -283,12 +283,12 @@ stage_guest() {
 	# Lossless edges across two guests through the fault relay
 	# (selftests/dp/run_rel.sh: a stream under drop/dup/reorder/corrupt,
 	# a stalled receiver, partitions, a module reload, rmmod with
-	# retransmissions pending), per kernel on virtio-net and on dp's tulip.
-	# The stream is 10^5 messages (about 4 minutes) on dp's tulip under the
-	# newest kernel and REL_SHORT_N on the other three, which keeps make
-	# check under 45 minutes on 2 cores now that these 2-vCPU guests get
-	# one TCG thread each (docs/harness.md); REL_FULL=1 streams 10^5 on all
-	# four.  Large messages under the same faults: 4 MiB of sizes up to
+	# retransmissions pending), per kernel on virtio-net, on dp's tulip and
+	# on e1000 (below).  The stream is 10^5 messages (about 4 minutes) on
+	# dp's tulip under the newest kernel and REL_SHORT_N on the other five,
+	# which keeps make check under 45 minutes on 2 cores now that these
+	# 2-vCPU guests get one TCG thread each (docs/harness.md); REL_FULL=1
+	# streams 10^5 on all six.  Large messages under the same faults: 4 MiB of sizes up to
 	# 1 MiB; REL_LARGE_N=10000 streams that many over virtio-net instead
 	# (about 90 s each with 9000-byte frames; not the default while such a
 	# stream can stall: docs/status.md).  And on e1000, REL_SHORT_N: the
