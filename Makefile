@@ -258,7 +258,10 @@ ICOUNT_NIC ?= e1000,mitigation=off
 # it), then two guests on the simulated Myrinet fabric (one switch): dp,
 # and UDP and TCP over myri0 (DEMO_MYRI=0 skips it); the report runs on
 # whatever they produced.  Last, MPI (DEMO_MPI=0 skips it): NetPIPE between
-# two guests of the MPI image, Open MPI over dp against Open MPI over TCP.
+# two guests of the MPI image, Open MPI over dp against Open MPI over TCP,
+# then the same in one guest of that image under -icount, between its two
+# e1000s (each in a netns of its own, as for dpperf's icount run), and
+# (DEMO_TULIP) between two tulips: TCP over Linux's driver, dp over its own.
 DEMO_TULIP ?= 1
 DEMO_MYRI ?= 1
 DEMO_MPI ?= 1
@@ -282,12 +285,23 @@ demo-run: all
 			--timeout $(GUEST_TIMEOUT) || rc=1; \
 		cp $(RESULTS)/myri/demo.tsv $(RESULTS)/demo-myri.tsv || rc=1; \
 	fi; \
-	rm -f $(RESULTS)/demo-mpi.tsv; \
+	rm -f $(RESULTS)/demo-mpi*.tsv; \
 	if [ "$(DEMO_MPI)" = 1 ]; then \
 		tools/mpi/mkimage.sh $(KVER) && \
 		tools/qemu/cluster.py --kernel $(KVER) --guests 2 --smp 1 --mode mpidemo \
 			--out $(RESULTS)/mpi --timeout $(GUEST_TIMEOUT) || rc=1; \
 		cp $(RESULTS)/mpi/mpidemo.tsv $(RESULTS)/demo-mpi.tsv || rc=1; \
+		tools/qemu/cluster.py --kernel $(KVER) --mode mpiicount --mem 1024 \
+			--nic $(ICOUNT_NIC) --nic-driver e1000 --out $(RESULTS)/mpi \
+			--timeout $(GUEST_TIMEOUT) || rc=1; \
+		cp $(RESULTS)/mpi/mpiicount.tsv $(RESULTS)/demo-mpi-icount.tsv || rc=1; \
+		if [ "$(DEMO_TULIP)" = 1 ]; then \
+			tools/qemu/cluster.py --kernel $(KVER) --mode mpiicount --mem 1024 \
+				--nic tulip --nic-driver tulip --out $(RESULTS)/mpi-tulip \
+				--timeout $(GUEST_TIMEOUT) || rc=1; \
+			cp $(RESULTS)/mpi-tulip/mpiicount.tsv \
+				$(RESULTS)/demo-mpi-icount-tulip.tsv || rc=1; \
+		fi; \
 	fi; \
 	if [ -x tools/dpperf/report ]; then tools/dpperf/report $(RESULTS) || rc=1; \
 	else echo "demo: no tools/dpperf/report yet; raw results in $(RESULTS)/{demo,icount}.tsv"; fi; \

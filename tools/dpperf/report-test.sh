@@ -72,6 +72,13 @@ gen() {
 	gen mpi tcp mpibw MB/s 1:0.01 1048576:87.38
 	echo DPPERF-END
 } >"$d/demo-mpi.tsv"
+# the same under -icount (mode mpiicount), a section of its own
+{
+	echo DPPERF-BEGIN
+	gen mpi-icount dp mpilat us 1:30
+	gen mpi-icount tcp mpilat us 1:80
+	echo DPPERF-END
+} >"$d/demo-mpi-icount.tsv"
 
 n=0 rc=0
 check() {	# check DESCRIPTION COMMAND...
@@ -110,6 +117,8 @@ check "MPI section and its note" has "NetPIPE's NPmpi between two guests"
 check "MPI latency table" has "### MPI latency, one way (NetPIPE: half the round trip) (us, lower is better)"
 check "MPI latency ratio" has "| 1 | 40.0 | 100.0 | 0.40 |"
 check "MPI bandwidth ratio" has "| 1048576 | 116.50 | 87.38 | 1.33 |"
+check "MPI under icount: its section and note" has "the same NetPIPE runs in ONE guest"
+check "MPI under icount: its own ratio" has "| 1 | 30.0 | 80.0 | 0.38 |"
 check "failure noted" has "failed proto=tcp test=pingpong size=1500 reason=timeout"
 if command -v gnuplot >/dev/null; then
 	check "latency.png" test -s "$d/latency.png"

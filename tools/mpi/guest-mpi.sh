@@ -24,7 +24,22 @@
 #   mode mpidemo (make demo, 2 guests): NetPIPE from 1 B to 1 MiB over dp
 #     and over TCP on the same link, printed for the report as
 #     mode=mpi lines between DPPERF-BEGIN and DPPERF-END (one-way latency
-#     in us and bandwidth in 10^6 bytes/s at 1 B, 1 KiB, 64 KiB, 1 MiB).
+#     in us and bandwidth in 10^6 bytes/s at 1 B, 1 KiB, 64 KiB, 1 MiB);
+#   mode mpiicount (make demo, ONE guest under -icount, where guest time
+#     counts instructions): the same NetPIPE runs between the guest's two
+#     NICs, each moved into a netns of its own with its own dp node, as
+#     dpperf's icount guest does (tools/dpperf/guest-icount.sh):
+#       netns a: eth0, 10.78.0.1, NID 1, host "na" (rank 0, mpirun)
+#       netns b: eth1, 10.78.0.2, NID 2, host "nb" (rank 1)
+#     Open MPI's out-of-band traffic and dprsh (a server in each netns) go
+#     over a veth pair between a (10.79.0.1) and b (10.79.0.2), so that
+#     they need no IP on the NICs; the MPI traffic is on the NICs.  On two
+#     e1000s: dp (netdev backend), then TCP; dp must have carried the dp
+#     run (node 2's rx_msgs grew) and none of the TCP run.  On two tulips
+#     (--nic tulip): TCP over Linux's tulip driver first, then the driver
+#     hands the chips to dp.ko backend=tulip (as in dpperf's icount guest)
+#     and dp runs over its own driver, in the same boot.  Printed as
+#     mode=mpi-icount (mpi-icount-tulip) lines.
 # Every step is under a timeout (an mpi_test run 120 s, a NetPIPE run 300 s).  KTAP on stdout; exit 1 on a failure.
 # shellcheck disable=SC2086 # LAUNCH, OVER_DP, OVER_TCP: lists of words
 set -u
@@ -59,70 +74,28 @@ counter() { dpctl stats "$1" 2>/dev/null || echo -1; }
 # Open MPI as root in the guests, in mpirun and in the orted dprsh starts
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-# Open MPI's out-of-band and TCP traffic on the emulated link only
-OMPI_MCA_oob_tcp_if_include=$DP_IF OMPI_MCA_btl_tcp_if_include=$DP_IF
+# Open MPI's out-of-band and TCP traffic on the emulated link only (mode
+# mpiicount: out-of-band on the veth, TCP on the NICs)
+oob=$DP_IF link=$DP_IF
+[ "$DP_MODE" = mpiicount ] && oob=10.79.0.0/24 link=10.78.0.0/24
+OMPI_MCA_oob_tcp_if_include=$oob OMPI_MCA_btl_tcp_if_include=$link
 export OMPI_MCA_oob_tcp_if_include OMPI_MCA_btl_tcp_if_include
 
 if [ "$DP_MODE" = mpidemo ]; then
 	case $DP_GUEST_ID in 0) plan=5 ;; *) plan=3 ;; esac
+elif [ "$DP_MODE" = mpiicount ]; then
+	plan=7
 else
 	case $DP_GUEST_ID in 0) plan=13 ;; *) plan=5 ;; esac
 fi
 echo "KTAP version 1"
 echo "1..$plan"
-if [ "$DP_NGUESTS" -lt 2 ]; then
+if [ "$DP_NGUESTS" -lt 2 ] && [ "$DP_MODE" != mpiicount ]; then
 	diag "needs 2 or more guests, has $DP_NGUESTS"
 	i=0
 	while [ $i -lt "$plan" ]; do result 1 "guest-mpi needs 2 guests"; i=$((i + 1)); done
 	exit 1
 fi
-
-# --- every guest: the node, dprsh, the provider
-hosts=""
-i=0
-while [ $i -lt "$DP_NGUESTS" ]; do
-	echo "10.77.0.$((i + 1)) dpg$i" >>/etc/hosts
-	hosts="$hosts${hosts:+,}dpg$i:1"
-	i=$((i + 1))
-done
-
-timeout 60 dp-load >"$T/load.log" 2>&1
-st=$?
-[ $st -eq 0 ] || sed 's/^/# /' "$T/load.log"
-result $st "dp-load (nid $DP_NID on $DP_IF)"
-
-dprsh -d "10.77.0.$DP_NID" >"$T/dprsh.log" 2>&1 &
-dprsh_pid=$!
-sleep 0.2
-kill -0 $dprsh_pid 2>/dev/null
-st=$?
-[ $st -eq 0 ] || sed 's/^/# dprsh: /' "$T/dprsh.log"
-result $st "dprsh server on 10.77.0.$DP_NID"
-
-if [ "$DP_MODE" != mpidemo ]; then
-	timeout 60 fi_info -p dp >"$T/fi_info" 2>&1
-	st=$?
-	grep -q 'provider: dp' "$T/fi_info" || st=1
-	sed 's/^/# fi_info: /' "$T/fi_info" | head -n 12
-	result $st "fi_info -p dp lists the provider (default directory)"
-
-	# through FI_PROVIDER_PATH: found in /usr/lib/dp/fi, not in an empty dir
-	mkdir -p "$T/empty"
-	FI_PROVIDER_PATH=/usr/lib/dp/fi timeout 60 fi_info -p dp >"$T/fi_path" 2>&1
-	st=$?
-	grep -q 'provider: dp' "$T/fi_path" || st=1
-	FI_PROVIDER_PATH=$T/empty timeout 60 fi_info -p dp >"$T/fi_empty" 2>&1 && st=1
-	grep -q 'provider: dp' "$T/fi_empty" && st=1
-	[ $st -eq 0 ] || sed 's/^/# /' "$T/fi_path" "$T/fi_empty"
-	result $st "FI_PROVIDER_PATH=/usr/lib/dp/fi finds it, an empty directory does not"
-fi
-# dp's session changes and drops into tracefs, printed at the end: what
-# ended a session, if one ends (docs/trace.md)
-TR=/sys/kernel/tracing
-for e in dp_session dp_drop; do
-	echo 1 >"$TR/events/dp/$e/enable" 2>/dev/null
-done
-barrier mpi-ready
 
 # mpirun COMMON: the launcher (orted through dprsh, no tree spawn)
 LAUNCH="--mca plm_rsh_agent dprsh --mca plm_rsh_no_tree_spawn 1 --bind-to none"
@@ -157,14 +130,20 @@ pingpong() {
 }
 
 # netpipe NAME OUTFILE MAX [REPEATS] MCA...: NPmpi between guests 0 and 1
+# (mode mpiicount: nodes na and nb, mpirun in netns a; the two ranks share
+# the one vCPU, so a rank with nothing to do yields it: spinning out its
+# time slice would make every round trip a scheduler tick, 4 ms)
+NP_NS="" NP_HOSTS=dpg0:1,dpg1:1
+[ "$DP_MODE" = mpiicount ] &&
+	NP_NS="ip netns exec a" NP_HOSTS="na:1,nb:1 --mca mpi_yield_when_idle 1"
 netpipe() {
 	name=$1 npout=$2 max=$3 reps=$4
 	shift 4
 	rm -f "$npout"
-	timeout 300 mpirun $LAUNCH --host dpg0:1,dpg1:1 -np 2 "$@" \
+	$NP_NS timeout 300 mpirun $LAUNCH --host $NP_HOSTS -np 2 "$@" \
 		NPmpi -p 0 -l 1 -u "$max" ${reps:+-n $reps} -o "$npout" >"$T/np-$name.log" 2>&1
 	st=$?
-	if [ "$DP_MODE" = mpidemo ]; then
+	if [ "$DP_MODE" != mpi ]; then
 		grep -- '-->' "$T/np-$name.log" | sed "s/^/# $name: /"
 	else
 		tail -n 4 "$T/np-$name.log" | sed "s/^/# $name: /"
@@ -195,6 +174,142 @@ mpitest() {
 	return $st
 }
 
+# np_table MODE WHERE: the report's lines at 1 B, 1 KiB, 64 KiB and 1 MiB
+# from the two NetPIPE runs, between DPPERF-BEGIN and DPPERF-END
+np_table() {
+	echo DPPERF-BEGIN
+	echo "# mode=$1 NetPIPE (NPmpi -p 0 -l 1 -u 1048576) $2: dp = Open MPI pml cm + mtl ofi + FI_PROVIDER=dp; tcp = Open MPI pml ob1 + btl tcp"
+	for proto in dp tcp; do
+		for s in 1 1024 65536 1048576; do
+			np_line "$T/np-$proto.out" $s | while read -r lat bw; do
+				printf 'mode=%s\t%s\tmpilat\t%s\t%s\tus\n' "$1" $proto $s "$lat"
+				printf 'mode=%s\t%s\tmpibw\t%s\t%s\tMB/s\n' "$1" $proto $s "$bw"
+			done
+		done
+	done
+	echo DPPERF-END
+}
+
+# Mode mpiicount.  ns_nic NS IF ADDR: IF into netns NS with ADDR (MTU
+# 9000 where the NIC takes it).  ns_dp NS NID DEV [backend tulip]: dp's
+# node NID on DEV there, with the NART init wrote (both NICs' MACs).
+ns_nic() {
+	ip link set "$2" netns "$1" || return 1
+	ip -n "$1" link set "$2" mtu 9000 2>/dev/null || diag "$2: MTU 9000 refused"
+	ip -n "$1" addr add "$3/24" dev "$2" && ip -n "$1" link set "$2" up
+}
+ns_dp() {
+	ns=$1 nid=$2 dev=$3
+	shift 3
+	ip netns exec "$ns" dpctl node set nid "$nid" dev "$dev" "$@" &&
+		ip netns exec "$ns" dpctl nart load "$DP_NART"
+}
+ns_counter() { ip netns exec "$1" dpctl stats "$2" 2>/dev/null || echo -1; }
+# The two namespaces and the veth between them; the NICs, and dp on them
+# unless Linux's tulip driver has them first.
+icount_setup() {
+	ip netns add a && ip netns add b && ip -n a link set lo up &&
+		ip -n b link set lo up || return 1
+	ip link add va netns a type veth peer name vb netns b &&
+		ip -n a addr add 10.79.0.1/24 dev va && ip -n a link set va up &&
+		ip -n b addr add 10.79.0.2/24 dev vb && ip -n b link set vb up || return 1
+	ns_nic a eth0 10.78.0.1 && ns_nic b eth1 10.78.0.2 || return 1
+	[ $TULIP -eq 1 ] && return 0
+	insmod /usr/lib/dp/dp.ko && ns_dp a 1 eth0 && ns_dp b 2 eth1
+}
+# Hand both tulips from Linux's driver to dp's: back to the initial netns,
+# tulip.ko removed, dp.ko backend=tulip takes the chips as tulip0 and tulip1.
+tulip_to_dp() {
+	ip -n a link set eth0 netns 1 && ip -n b link set eth1 netns 1 &&
+		rmmod tulip && insmod /usr/lib/dp/dp.ko backend=tulip &&
+		ns_dp a 1 tulip0 backend tulip && ns_dp b 2 tulip1 backend tulip
+}
+# netpipe_dp, netpipe_tcp (mode mpiicount): each run and what dp carried
+netpipe_dp() {
+	rx0=$(ns_counter b rx_msgs)
+	netpipe np-dp "$T/np-dp.out" 1048576 "" $OVER_DP
+	result $? "NPmpi over dp (pml cm, mtl ofi, FI_PROVIDER=dp), 1 B to 1 MiB, under -icount"
+	rx1=$(ns_counter b rx_msgs)
+	[ "$rx0" -ge 0 ] && [ "$rx1" -ge $((rx0 + 1000)) ]
+	result $? "dp carried it (node 2's rx_msgs grew by $((rx1 - rx0)))"
+}
+netpipe_tcp() {
+	netpipe np-tcp "$T/np-tcp.out" 1048576 "" $OVER_TCP
+	result $? "NPmpi over TCP (pml ob1, btl tcp), 1 B to 1 MiB, under -icount"
+}
+
+# --- every guest: the node, dprsh, the provider
+if [ "$DP_MODE" = mpiicount ]; then
+	# one guest, two nodes: netns a (eth0, NID 1) and b (eth1, NID 2)
+	TULIP=0
+	drv=$(readlink /sys/class/net/eth0/device/driver 2>/dev/null)
+	[ "${drv##*/}" = tulip ] && TULIP=1
+	printf '10.79.0.1 na\n10.79.0.2 nb\n' >>/etc/hosts
+	icount_setup >"$T/load.log" 2>&1
+	st=$?
+	[ $st -eq 0 ] || sed 's/^/# /' "$T/load.log"
+	if [ $TULIP -eq 1 ]; then
+		result $st "eth0 (netns a) and eth1 (netns b) on Linux's tulip driver, a veth between"
+	else
+		result $st "dp nodes 1 (eth0, netns a) and 2 (eth1, netns b), a veth between"
+	fi
+	ip netns exec a dprsh -d 10.79.0.1 >"$T/dprsh-a.log" 2>&1 &
+	dprsh_pid=$!
+	ip netns exec b dprsh -d 10.79.0.2 >"$T/dprsh-b.log" 2>&1 &
+	dprsh_pid="$dprsh_pid $!"
+	sleep 0.2
+	h=$(ip netns exec a timeout 60 dprsh nb hostname 2>&1)
+	st=$?
+	kill -0 $dprsh_pid 2>/dev/null || st=1
+	[ $st -eq 0 ] || sed 's/^/# dprsh: /' "$T/dprsh-a.log" "$T/dprsh-b.log"
+	result $st "dprsh servers in netns a and b (from a, nb answers: $h)"
+else
+	hosts=""
+	i=0
+	while [ $i -lt "$DP_NGUESTS" ]; do
+		echo "10.77.0.$((i + 1)) dpg$i" >>/etc/hosts
+		hosts="$hosts${hosts:+,}dpg$i:1"
+		i=$((i + 1))
+	done
+
+	timeout 60 dp-load >"$T/load.log" 2>&1
+	st=$?
+	[ $st -eq 0 ] || sed 's/^/# /' "$T/load.log"
+	result $st "dp-load (nid $DP_NID on $DP_IF)"
+
+	dprsh -d "10.77.0.$DP_NID" >"$T/dprsh.log" 2>&1 &
+	dprsh_pid=$!
+	sleep 0.2
+	kill -0 $dprsh_pid 2>/dev/null
+	st=$?
+	[ $st -eq 0 ] || sed 's/^/# dprsh: /' "$T/dprsh.log"
+	result $st "dprsh server on 10.77.0.$DP_NID"
+
+	if [ "$DP_MODE" != mpidemo ]; then
+		timeout 60 fi_info -p dp >"$T/fi_info" 2>&1
+		st=$?
+		grep -q 'provider: dp' "$T/fi_info" || st=1
+		sed 's/^/# fi_info: /' "$T/fi_info" | head -n 12
+		result $st "fi_info -p dp lists the provider (default directory)"
+
+		# through FI_PROVIDER_PATH: found in /usr/lib/dp/fi, not in an empty dir
+		mkdir -p "$T/empty"
+		FI_PROVIDER_PATH=/usr/lib/dp/fi timeout 60 fi_info -p dp >"$T/fi_path" 2>&1
+		st=$?
+		grep -q 'provider: dp' "$T/fi_path" || st=1
+		FI_PROVIDER_PATH=$T/empty timeout 60 fi_info -p dp >"$T/fi_empty" 2>&1 && st=1
+		grep -q 'provider: dp' "$T/fi_empty" && st=1
+		[ $st -eq 0 ] || sed 's/^/# /' "$T/fi_path" "$T/fi_empty"
+		result $st "FI_PROVIDER_PATH=/usr/lib/dp/fi finds it, an empty directory does not"
+	fi
+fi
+# dp's session changes and drops into tracefs, printed at the end: what
+# ended a session, if one ends (docs/trace.md)
+TR=/sys/kernel/tracing
+for e in dp_session dp_drop; do
+	echo 1 >"$TR/events/dp/$e/enable" 2>/dev/null
+done
+[ "$DP_MODE" = mpiicount ] || barrier mpi-ready
 if [ "$DP_GUEST_ID" -eq 0 ] && [ "$DP_MODE" = mpidemo ]; then
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	netpipe np-dp "$T/np-dp.out" 1048576 "" $OVER_DP
@@ -202,17 +317,26 @@ if [ "$DP_GUEST_ID" -eq 0 ] && [ "$DP_MODE" = mpidemo ]; then
 	netpipe np-tcp "$T/np-tcp.out" 1048576 "" $OVER_TCP
 	result $? "NPmpi over TCP (pml ob1, btl tcp), 1 B to 1 MiB"
 	diag "netpipe runs took $(awk -v a="$t0" '{ print $1 - a }' /proc/uptime) s"
-	echo DPPERF-BEGIN
-	echo "# mode=mpi NetPIPE (NPmpi -p 0 -l 1 -u 1048576) between 2 guests: dp = Open MPI pml cm + mtl ofi + FI_PROVIDER=dp; tcp = Open MPI pml ob1 + btl tcp"
-	for proto in dp tcp; do
-		for s in 1 1024 65536 1048576; do
-			np_line "$T/np-$proto.out" $s | while read -r lat bw; do
-				printf 'mode=mpi\t%s\tmpilat\t%s\t%s\tus\n' $proto $s "$lat"
-				printf 'mode=mpi\t%s\tmpibw\t%s\t%s\tMB/s\n' $proto $s "$bw"
-			done
-		done
-	done
-	echo DPPERF-END
+	np_table mpi "between 2 guests"
+elif [ "$DP_MODE" = mpiicount ] && [ $TULIP -eq 1 ]; then
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	netpipe_tcp
+	tulip_to_dp >"$T/handover.log" 2>&1
+	st=$?
+	[ $st -eq 0 ] || sed 's/^/# /' "$T/handover.log"
+	result $st "Linux's tulip driver hands both chips to dp.ko backend=tulip"
+	netpipe_dp
+	diag "netpipe runs took $(awk -v a="$t0" '{ print $1 - a }' /proc/uptime) s of guest time"
+	np_table mpi-icount-tulip "in one guest under -icount, between its two tulips (netns a and b; TCP over Linux's tulip driver, then dp over its own)"
+elif [ "$DP_MODE" = mpiicount ]; then
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	netpipe_dp
+	netpipe_tcp
+	rx2=$(ns_counter b rx_msgs)
+	[ "$rx2" -ge 0 ] && [ "$rx2" -eq "$rx1" ]
+	result $? "dp carried nothing of the TCP run (node 2's rx_msgs $rx1, then $rx2)"
+	diag "netpipe runs took $(awk -v a="$t0" '{ print $1 - a }' /proc/uptime) s of guest time"
+	np_table mpi-icount "in one guest under -icount, between its two e1000s (netns a and b)"
 elif [ "$DP_GUEST_ID" -eq 0 ]; then
 	# dprsh reaches every other guest
 	st=0
@@ -253,13 +377,17 @@ elif [ "$DP_GUEST_ID" -eq 0 ]; then
 	[ "$rx2" -ge 0 ] && [ "$rx2" -eq "$rx1" ]
 	result $? "dp carried nothing of the TCP run (rx_msgs $rx1, then $rx2)"
 fi
-barrier mpi-done 600
+[ "$DP_MODE" = mpiicount ] || barrier mpi-done 600
 
 # the sessions that failed or were reset, and the drops, for the record
 grep -E 'dp_drop|err=-[1-9]' "$TR/trace" 2>/dev/null | tail -n 40 | sed 's/^/# trace: /'
 # the node's counters that moved, for the record (drops, resets, given up)
-dpctl stats 2>/dev/null | awk '$2 != 0 { printf "%s=%s ", $1, $2 } END { print "" }' |
-	sed 's/^/# dp counters: /'
+for ns in "" a b; do
+	[ -z "$ns" ] || [ "$DP_MODE" = mpiicount ] || continue
+	${ns:+ip netns exec $ns} dpctl stats 2>/dev/null |
+		awk '$2 != 0 { printf "%s=%s ", $1, $2 } END { print "" }' |
+		sed "s/^/# dp counters${ns:+ (netns $ns)}: /"
+done
 kill $dprsh_pid 2>/dev/null
 wait $dprsh_pid 2>/dev/null
 timeout 60 rmmod dp

@@ -3,8 +3,8 @@
 """Boot N dp test guests under QEMU (TCG) and judge their output.
 
   cluster.py --kernel KVER --guests N
-             --mode check|cluster|demo|faults|icount|kselftest|mpi|mpidemo|myri|myricore|
-                    ping|run|shell|tulip
+             --mode check|cluster|demo|faults|icount|kselftest|mpi|mpidemo|mpiicount|
+                    myri|myricore|ping|run|shell|tulip
              --out DIR [--timeout S] [--initramfs FILE] [--nic MODEL] [--cmd SH]
              [--nics K] [--nic-driver none] [--faults SPEC] [--vmlinuz FILE]
              [--mem MIB] [--fabric TOPO] [--myri-hosts H,H] [--no-nart]
@@ -38,7 +38,9 @@ build/KVER/initramfs-mpi.cpio, unless --initramfs says otherwise) and run
 tools/mpi/guest-mpi.sh: mode mpi (make check, 4 guests) fi_info,
 fi_pingpong, NetPIPE and mpi_test over Open MPI on dp's libfabric provider,
 and mpi_test over Open MPI's TCP; mode mpidemo (make demo, 2 guests) NetPIPE
-over dp and over TCP for the report (DIR/mpidemo.tsv).
+over dp and over TCP for the report (DIR/mpidemo.tsv); mode mpiicount (make
+demo) the same NetPIPE runs in one guest under -icount, between its two NICs
+(each in a netns of its own, as in mode icount: DIR/mpiicount.tsv).
 --no-nart (mode cluster) gives the guests no NART file: each turns neighbour
 discovery on and waits until it has found every other guest before the
 exchange, then runs run_disc.sh (duplicate NIDs, static entries over
@@ -65,7 +67,7 @@ The run fails on a guest that does not finish, a missing document or one
 whose runner exited non-zero, a missing or "not ok" KTAP result, a skip that
 is not on the allow-list (--skips, tools/qemu/skips.txt), or a kernel log with an oops, BUG, WARNING, lockdep, KASAN or UBSAN
 report, a hung task, or a kmemleak report (the guest init scans for leaks at
-the end on kernels with kmemleak).  For demo, icount and mpidemo the lines
+the end on kernels with kmemleak).  For demo, icount, mpidemo and mpiicount the lines
 between DPPERF-BEGIN and DPPERF-END of every guest are saved, in guest
 order, to DIR/MODE.tsv.
 The last line printed is "cluster: P passed, F failed, S skipped".
@@ -172,6 +174,12 @@ def kcsan_reports(lines):
 
 # The --tap NIC: a Linux e1000 on the hub besides the dp NICs.
 TAP_MAC = "52:54:00:00:00:fe"
+# Modes of one guest under -icount (1 ns = 1 instruction) with two NICs on
+# a hub, each NIC its own node in a netns of its own: dpperf (icount) and
+# NetPIPE over Open MPI (mpiicount, the MPI image).
+ICOUNT_MODES = ("icount", "mpiicount")
+# Modes that boot from the MPI image (tools/mpi/mkimage.sh).
+MPI_MODES = ("mpi", "mpidemo", "mpiicount")
 
 
 def mac(nid):
@@ -496,7 +504,7 @@ def tcg_accel(a):
     mode = a.tcg_thread
     if mode == "auto":
         busy = a.smp > 1 and a.guests * a.smp > (os.cpu_count() or 1)
-        mode = "single" if busy or a.mode == "icount" else "multi"
+        mode = "single" if busy or a.mode in ICOUNT_MODES else "multi"
     return f"tcg,thread={mode}"
 
 
@@ -554,15 +562,15 @@ def qemu_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
 
 
 def qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
-    nics = 2 if a.mode == "icount" else a.nics
+    nics = 2 if a.mode in ICOUNT_MODES else a.nics
     mods = [m for m in (a.nic_driver, "e1000" if a.tap else "none") if m != "none"]
     append = " ".join([
         "console=ttyS0,115200", "panic=-1", "loglevel=7", "printk.time=1",
         # no_timer_check: on a loaded host a TCG guest can miss the IO-APIC
         # timer check's few ticks and panic at boot ("IO-APIC + timer
         # doesn't work!"); KVM guests skip the check the same way
-        "mitigations=off", "no_timer_check", "nokaslr" if a.mode == "icount" else "",
-        "tsc=reliable" if a.mode == "icount" else "",
+        "mitigations=off", "no_timer_check", "nokaslr" if a.mode in ICOUNT_MODES else "",
+        "tsc=reliable" if a.mode in ICOUNT_MODES else "",
         f"dpg.id={g}", f"dpg.n={a.guests}", f"dpg.mode={a.mode}",
         f"dpg.kver={a.kernel}", f"dpg.nics={nics}", f"dpg.timeout={timeout}",
         "" if a.mode == "shell" else "dpg.out=ttyS2",
@@ -590,8 +598,8 @@ def qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
         cmd[cmd.index(f"file:{out_prefix}.console.log")] = "mon:stdio"
     if a.nic == "myri":
         return cmd  # the simulated LANai is the only NIC: qemu_cmd adds it
-    if a.mode == "icount" or nics > 1 or a.tap:
-        if a.mode == "icount":
+    if a.mode in ICOUNT_MODES or nics > 1 or a.tap:
+        if a.mode in ICOUNT_MODES:
             cmd += ["-icount", "shift=0,sleep=off"]
             if a.plugin:
                 cmd += ["-plugin", a.plugin]
@@ -644,9 +652,10 @@ DOCS = {"cluster": ["run_cluster"], "tulip": ["run_local", "run_tulip"],
         "faults": ["faults"], "ping": ["ping"], "run": ["run"],
         "kselftest": ["kselftest"], "demo": ["demo"], "icount": ["icount"],
         "myri": ["run_cluster", "run_myri"], "myricore": ["run_local"],
-        "mpi": ["mpi"], "mpidemo": ["mpidemo"]}
+        "mpi": ["mpi"], "mpidemo": ["mpidemo"], "mpiicount": ["mpiicount"]}
 # Modes whose documents must hold KTAP results (demo and icount print figures).
-KTAP_MODES = ("check", "cluster", "faults", "kselftest", "mpi", "mpidemo", "myri", "myricore",
+KTAP_MODES = ("check", "cluster", "faults", "kselftest", "mpi", "mpidemo", "mpiicount", "myri",
+              "myricore",
               "ping", "run", "tulip")
 ALLOW = os.path.join(HERE, "skips.txt")
 DOC_BEGIN = re.compile(r"^DPG-DOC-BEGIN (\S+)\s*$")
@@ -805,13 +814,13 @@ def judge(a, g, prefix, timed_out, qemu_rc, allow=None):
 
 def run(a):
     kernel = a.vmlinuz or f"/boot/vmlinuz-{a.kernel}"
-    image = "initramfs-mpi.cpio" if a.mode in ("mpi", "mpidemo") else "initramfs.cpio"
+    image = "initramfs-mpi.cpio" if a.mode in MPI_MODES else "initramfs.cpio"
     initramfs = a.initramfs or os.path.join(TOP, "build", a.kernel, image)
     for f in (kernel, initramfs):
         if not os.path.exists(f):
             sys.exit(f"cluster: {f} missing (make initramfs; MPI: tools/mpi/mkimage.sh KVER)")
-    if a.mode == "icount" and a.guests != 1:
-        sys.exit("cluster: icount mode runs one guest")
+    if a.mode in ICOUNT_MODES and a.guests != 1:
+        sys.exit(f"cluster: {a.mode} mode runs one guest")
     if a.nics > 1 and a.guests != 1:
         sys.exit("cluster: --nics > 1 needs --guests 1 (the NICs share a QEMU hub)")
     if a.faults is not None and a.guests < 2:
@@ -910,7 +919,7 @@ def run(a):
             print(f"cluster:   FAIL {what}")
             for note in notes:  # what the test said before it failed
                 print(f"cluster:     {note}")
-    if a.mode in ("demo", "icount", "mpidemo"):
+    if a.mode in ("demo", "mpidemo") + ICOUNT_MODES:
         tsv = os.path.join(a.out, f"{a.mode}.tsv")
         with open(tsv, "w") as f:
             f.write("".join(line + "\n" for line in perf_all))
@@ -968,8 +977,8 @@ def main():
     ap.add_argument("--guests", type=int, default=2)
     ap.add_argument("--mode", default="check",
                     choices=["check", "cluster", "demo", "faults", "icount", "kselftest",
-                             "mpi", "mpidemo", "myri", "myricore", "ping", "run", "shell",
-                             "tulip"])
+                             "mpi", "mpidemo", "mpiicount", "myri", "myricore", "ping", "run",
+                             "shell", "tulip"])
     ap.add_argument("--out", help="log directory (default build/results/KVER)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds for the whole run")
     ap.add_argument("--initramfs")
@@ -1050,7 +1059,7 @@ def main():
     a.out = a.out or os.path.join(TOP, "build", "results", a.kernel)
     if not 1 <= a.guests <= 64:
         sys.exit("cluster: 1..64 guests")
-    if a.mode == "icount":
+    if a.mode in ICOUNT_MODES:
         a.guests, a.smp = 1, 1
     if a.mode == "tulip":
         a.guests, a.nics, a.nic, a.nic_driver, a.tap = 1, 2, "tulip", "none", True
