@@ -19,6 +19,9 @@
 #                     PROFILE_RUN=bw:65536: dp's bandwidth instead, per KiB
 #                     PROFILE_RUN=send:32: a sender's cost per message instead
 #                     PROFILE_NIC=virtio-net-pci: over the netdev backend
+#   make profile-mpi  the same for a 1-byte MPI round trip: NetPIPE over Open MPI
+#                     on dp (MPI_PROFILE=tcp: on TCP) between two e1000s, every
+#                     instruction counted (build/results/profile-mpi/)
 #   make reliability  dp, raw dp and TCP under 0, 1 and 5% loss between two guests
 #                     (build/results/relperf/; docs/reliability-report.md;
 #                     REL_RUNS=3: three runs, each figure's mean and range)
@@ -26,7 +29,8 @@
 #                     on e1000 and on tulip (dp's own driver against UDP/TCP over
 #                     Linux's), a 2-guest run on the simulated Myrinet fabric (dp
 #                     against UDP/TCP over myri0), NetPIPE over Open MPI on dp
-#                     against Open MPI over TCP, then the report (build/results/)
+#                     against Open MPI over TCP (between 2 guests, and under icount
+#                     on e1000 and tulip), then the report (build/results/)
 #   make deps         install the Debian packages (tools/deps.sh)
 #   make install      libdp, the libfabric provider libdp-fi.so (needs
 #                     libfabric-dev; into PREFIX/lib/MULTIARCH/libfabric),
@@ -79,7 +83,7 @@ GUEST_TIMEOUT ?= 900
 
 .PHONY: all check check-debug soak profile reliability demo deps module userspace initramfs unit sparse dkms \
 	install deb \
-	guest-check guest-ping shell clean demo-run mpi-image guest-mpi
+	guest-check guest-ping shell clean demo-run mpi-image guest-mpi profile-run profile-mpi
 
 all: module userspace initramfs
 
@@ -211,6 +215,22 @@ profile-run: all
 		$(PROFILE_NIC_ARGS) --initramfs $(PROFILE_IMG) \
 		$(PROFILE_ARGS) --timeout $(GUEST_TIMEOUT)
 	tools/dpperf/profile-report $(RESULTS)/profile
+
+# Where a 1-byte MPI round trip's instructions go (docs/mpi.md): NetPIPE
+# over dp (MPI_PROFILE=dp) or over TCP (tcp) in the -icount guest of the
+# MPI image between two e1000s (cluster.py --mode mpiicount), every
+# instruction of a window of its steady state counted by QEMU
+# (tools/qemu/insn-count.c), per leg; build/results/profile-mpi/profile.md.
+MPI_PROFILE ?= dp
+profile-mpi: all
+	tools/mpi/mkimage.sh $(KVER)
+	rm -f $(abspath $(RESULTS))/profile-mpi/insns.txt
+	tools/qemu/cluster.py --kernel $(KVER) --mode mpiicount --mem 1024 \
+		--nic $(ICOUNT_NIC) --nic-driver e1000 --out $(RESULTS)/profile-mpi \
+		--append "dpg.mpiprofile=$(MPI_PROFILE) dpg.exact=1" \
+		--plugin $(CURDIR)/tools/qemu/insn-count.so,out=$(abspath $(RESULTS))/profile-mpi/insns.txt \
+		--timeout $(GUEST_TIMEOUT)
+	tools/dpperf/profile-report $(RESULTS)/profile-mpi
 
 # The reliability report's run (docs/reliability-report.md): two guests
 # through the fault relay, dp, raw dp and TCP at 0, 1 and 5% loss; the

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Test of profile-report on a synthetic make-profile run: the per-leg
 # arithmetic, the link it ran over, the dp share, the round trip from icount.tsv, the
-# bandwidth's and the sender's cost (per KiB, per message), and a missing
+# bandwidth's and the sender's cost (per KiB, per message), make profile-mpi's
+# MPI window (per leg), and a missing
 # or empty PROFILE block failing.  Usage: profile-report-test.sh PATH/TO/
 # profile-report.  Prints TAP; exit 0 when all pass.
 set -u
@@ -13,7 +14,7 @@ tab=$(printf '\t')
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
 echo "TAP version 13"
-echo "1..21"
+echo "1..24"
 
 mkdir "$d/run"
 {
@@ -140,6 +141,23 @@ printf 'incomplete 1 markers\n' >"$d/exact/insns.txt"
 rc=0
 "$pr" "$d/exact" >/dev/null 2>&1 && rc=1
 t $rc "a run whose second mark was not seen fails"
+
+# make profile-mpi: the MPI guest's log, per leg of the window's round trips
+mkdir "$d/mpi"
+sed 's/^bw 65536 bytes 1048576 period 1$/mpi dp iters 100 period 1/' "$d/exact/icount-g0.out.log" \
+	>"$d/mpi/mpiicount-g0.out.log"
+printf 'total 3448\nffffffffc0001000 1000\nffffffff81002100 2048\n401000 400\n' >"$d/mpi/insns.txt"
+"$pr" "$d/mpi" >"$d/mpi.md" 2>"$d/err"
+t $? "make profile-mpi's log is found and reported"
+# 1000 instructions / (2 x 100 legs) = 5 per leg
+grep -q "^dp_snd_send${tab}kernel${tab}1000${tab}29.00${tab}5\$" "$d/mpi/profile.tsv" &&
+	grep -q "round trip's instructions go, over dp" "$d/mpi.md" &&
+	grep -q "holding 100 round trips" "$d/mpi.md"
+t $? "an MPI window counted per leg, its transport named"
+sed -i 's/^mpi dp iters 100 period 1$/mpi dp iters 0 period 1/' "$d/mpi/mpiicount-g0.out.log"
+rc=0
+"$pr" "$d/mpi" >/dev/null 2>&1 && rc=1
+t $rc "an MPI window with no round trip in it fails"
 
 mkdir "$d/empty"
 printf 'PROFILE-BEGIN\niters 10 period 10\nPROFILE-END\n' >"$d/empty/icount-g0.out.log"

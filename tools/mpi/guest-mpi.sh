@@ -40,6 +40,14 @@
 #     hands the chips to dp.ko backend=tulip (as in dpperf's icount guest)
 #     and dp runs over its own driver, in the same boot.  Printed as
 #     mode=mpi-icount (mpi-icount-tulip) lines.
+#     make profile-mpi (dpg.mpiprofile=dp or tcp, dpg.exact=1, QEMU's
+#     insn-count plugin; the e1000s): instead of the runs, one 1-byte
+#     NetPIPE over that transport, and in its steady state a window of
+#     guest time (MPI_PROFILE_NS, 0.3 s) between two insn-marks, whose
+#     instructions QEMU counts by address; the round trips in it are the
+#     frames node b's eth1 received meanwhile (each round trip sends one
+#     to b).  Printed for tools/dpperf/profile-report: "mpi PROTO iters N
+#     period 1" between PROFILE-BEGIN/END, the guest's symbols after.
 # Every step is under a timeout (an mpi_test run 120 s, a NetPIPE run 300 s).  KTAP on stdout; exit 1 on a failure.
 # shellcheck disable=SC2086 # LAUNCH, OVER_DP, OVER_TCP: lists of words
 set -u
@@ -85,6 +93,8 @@ if [ "$DP_MODE" = mpidemo ]; then
 	case $DP_GUEST_ID in 0) plan=5 ;; *) plan=3 ;; esac
 elif [ "$DP_MODE" = mpiicount ]; then
 	plan=7
+	MPIPROF=$(sed -n 's/.*dpg\.mpiprofile=\([a-z]*\).*/\1/p' /proc/cmdline)
+	[ -n "$MPIPROF" ] && plan=4
 else
 	case $DP_GUEST_ID in 0) plan=13 ;; *) plan=5 ;; esac
 fi
@@ -237,6 +247,54 @@ netpipe_tcp() {
 	netpipe np-tcp "$T/np-tcp.out" 1048576 "" $OVER_TCP
 	result $? "NPmpi over TCP (pml ob1, btl tcp), 1 B to 1 MiB, under -icount"
 }
+# mpi_profile dp|tcp (make profile-mpi): see the head of this file
+b_frames() { ip netns exec b cat /sys/class/net/eth1/statistics/rx_packets; }
+mpi_profile() {
+	over=$OVER_DP
+	[ "$1" = tcp ] && over=$OVER_TCP
+	f0=$(b_frames)
+	$NP_NS mpirun $LAUNCH --host $NP_HOSTS -np 2 $over \
+		NPmpi -p 0 -l 1 -u 1 -n 100000000 -o "$T/np-prof.out" >"$T/np-prof.log" 2>&1 &
+	np=$!
+	i=0	# steady state: 2000 round trips in
+	f1=$(b_frames)
+	while [ "$f1" -lt $((f0 + 2000)) ] && [ $i -lt 1200 ] && kill -0 $np 2>/dev/null; do
+		sleep 0.5
+		i=$((i + 1))
+		f1=$(b_frames)
+	done
+	st=1
+	# nothing but the sleep between the marks: its length computed before
+	secs=$(awk -v n="${MPI_PROFILE_NS:-300000000}" 'BEGIN { print n / 1e9 }')
+	if [ "$f1" -ge $((f0 + 2000)) ]; then
+		f1=$(b_frames)
+		/usr/lib/dp/perf/insn-mark
+		sleep "$secs"
+		/usr/lib/dp/perf/insn-mark
+		f2=$(b_frames)
+		st=0
+	fi
+	kill $np 2>/dev/null
+	wait $np
+	[ $st -eq 0 ] || { sed 's/^/# np-prof: /' "$T/np-prof.log" | tail -n 20; return 1; }
+	diag "$1: $((f2 - f1)) round trips between the marks"
+	# for the harness, which wants figures from an icount guest
+	echo DPPERF-BEGIN
+	echo "# mode=mpi-profile $1: $((f2 - f1)) round trips of 1 B in ${secs} s of guest time"
+	echo DPPERF-END
+	{
+		echo PROFILE-BEGIN
+		echo "mpi $1 iters $((f2 - f1)) period 1"
+		echo PROFILE-END
+		echo DPSYMS-BEGIN
+		grep '\]$' /proc/kallsyms
+		echo DPSYMS-END
+		echo KSYMS-BEGIN
+		grep -v '\]$' /proc/kallsyms | grep ' [tTwW] ' | gzip -c | base64
+		echo KSYMS-END
+	} >"$T/profile.txt"
+	cat "$T/profile.txt"
+}
 
 # --- every guest: the node, dprsh, the provider
 if [ "$DP_MODE" = mpiicount ]; then
@@ -304,9 +362,11 @@ else
 	fi
 fi
 # dp's session changes and drops into tracefs, printed at the end: what
-# ended a session, if one ends (docs/trace.md)
+# ended a session, if one ends (docs/trace.md).  Mode mpi only: the others
+# measure, and an enabled dp_drop costs dp time on every counted event.
 TR=/sys/kernel/tracing
 for e in dp_session dp_drop; do
+	[ "$DP_MODE" = mpi ] || break
 	echo 1 >"$TR/events/dp/$e/enable" 2>/dev/null
 done
 [ "$DP_MODE" = mpiicount ] || barrier mpi-ready
@@ -318,6 +378,9 @@ if [ "$DP_GUEST_ID" -eq 0 ] && [ "$DP_MODE" = mpidemo ]; then
 	result $? "NPmpi over TCP (pml ob1, btl tcp), 1 B to 1 MiB"
 	diag "netpipe runs took $(awk -v a="$t0" '{ print $1 - a }' /proc/uptime) s"
 	np_table mpi "between 2 guests"
+elif [ "$DP_MODE" = mpiicount ] && [ -n "$MPIPROF" ]; then
+	mpi_profile "$MPIPROF"
+	result $? "NPmpi over $MPIPROF, 1 B, a window of it counted by QEMU"
 elif [ "$DP_MODE" = mpiicount ] && [ $TULIP -eq 1 ]; then
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	netpipe_tcp
