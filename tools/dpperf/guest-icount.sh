@@ -88,22 +88,6 @@ GUEST_TAG=guest-icount
 # shellcheck source=guest-lib.sh
 . "$(dirname "$0")/guest-lib.sh"
 
-# Put IF into namespace NS with address ADDR, MTU 9000 if the NIC allows it.
-netns_if() {	# netns_if NS IF ADDR
-	ip netns add "$1" || return 1
-	ip link set "$2" netns "$1" || return 1
-	ip -n "$1" link set lo up
-	ip -n "$1" link set "$2" mtu 9000 2>/dev/null ||
-		log "$2: MTU 9000 refused, keeping $(ip -n "$1" -o link show "$2" | sed 's/.* mtu \([0-9]*\).*/\1/')"
-	ip -n "$1" addr add "$3/24" dev "$2" &&
-		ip -n "$1" link set "$2" up
-}
-
-dp_node() {	# dp_node NS NID IF
-	ip netns exec "$1" dpctl node set nid "$2" dev "$3" &&
-		ip netns exec "$1" dpctl nart load "$NART"
-}
-
 setup() {
 	for i in eth0 eth1; do
 		[ -e "/sys/class/net/$i" ] || { log "no $i (needs dpg.nics=2)"; return 1; }
@@ -114,7 +98,7 @@ setup() {
 	netns_if a eth0 10.78.0.1 && netns_if b eth1 10.78.0.2 || return 1
 	[ $TULIP -eq 1 ] && return 0	# dp comes later, on its own driver
 	if insmod /usr/lib/dp/dp.ko; then
-		dp_node a 1 eth0 && dp_node b 2 eth1 || dp_ok=0
+		dp_node a 1 eth0 "$NART" && dp_node b 2 eth1 "$NART" || dp_ok=0
 	else
 		dp_ok=0
 	fi
@@ -129,9 +113,7 @@ tulip_to_dp() {
 	insmod /usr/lib/dp/dp.ko backend=tulip || return 1
 	ip netns add a && ip netns add b &&
 		ip -n a link set lo up && ip -n b link set lo up || return 1
-	ip netns exec a dpctl node set nid 1 dev tulip0 backend tulip &&
-		ip netns exec b dpctl node set nid 2 dev tulip1 backend tulip &&
-		ip netns exec a dpctl nart load "$NART" && ip netns exec b dpctl nart load "$NART"
+	dp_node a 1 tulip0 "$NART" backend tulip && dp_node b 2 tulip1 "$NART" backend tulip
 }
 
 client() {	# client PROTO TESTS SIZES ARGS...
@@ -166,14 +148,7 @@ profile_print() {
 	fi
 	if [ $EXACT -eq 1 ]; then
 		echo PROFILE-END
-		echo DPSYMS-BEGIN
-		grep '\]$' /proc/kallsyms	# every module's: no address unnamed
-		echo DPSYMS-END
-		# the kernel's own text symbols (Debian's System.map holds none),
-		# compressed: about 60000 lines
-		echo KSYMS-BEGIN
-		grep -v '\]$' /proc/kallsyms | grep ' [tTwW] ' | gzip -c | base64
-		echo KSYMS-END
+		print_syms
 		return
 	fi
 	perf report -i /tmp/perf.data --stdio --sort sym -n --no-children -q -g none 2>/dev/null |

@@ -59,6 +59,12 @@ export PATH
 MPIDIR=$(dirname "$0")
 T=/tmp/mpi
 mkdir -p "$T"
+# the icount guests' helpers (netns_if, dp_node, print_syms); its result()
+# and counter give way to this file's, defined below
+# shellcheck disable=SC2034 # guest-lib.sh's log() reads it
+GUEST_TAG=guest-mpi
+# shellcheck source=../dpperf/guest-lib.sh
+. /usr/lib/dp/perf/guest-lib.sh
 n=0 failed=0
 diag() { echo "# $*"; }
 up() { cut -d' ' -f1 /proc/uptime; }
@@ -200,39 +206,26 @@ np_table() {
 	echo DPPERF-END
 }
 
-# Mode mpiicount.  ns_nic NS IF ADDR: IF into netns NS with ADDR (MTU
-# 9000 where the NIC takes it).  ns_dp NS NID DEV [backend tulip]: dp's
-# node NID on DEV there, with the NART init wrote (both NICs' MACs).
-ns_nic() {
-	ip link set "$2" netns "$1" || return 1
-	ip -n "$1" link set "$2" mtu 9000 2>/dev/null || diag "$2: MTU 9000 refused"
-	ip -n "$1" addr add "$3/24" dev "$2" && ip -n "$1" link set "$2" up
-}
-ns_dp() {
-	ns=$1 nid=$2 dev=$3
-	shift 3
-	ip netns exec "$ns" dpctl node set nid "$nid" dev "$dev" "$@" &&
-		ip netns exec "$ns" dpctl nart load "$DP_NART"
-}
+# Mode mpiicount (netns_if, dp_node: guest-lib.sh; dp's NART is the one
+# init wrote, both NICs' MACs).
 ns_counter() { ip netns exec "$1" dpctl stats "$2" 2>/dev/null || echo -1; }
 # The two namespaces and the veth between them; the NICs, and dp on them
 # unless Linux's tulip driver has them first.
 icount_setup() {
-	ip netns add a && ip netns add b && ip -n a link set lo up &&
-		ip -n b link set lo up || return 1
+	netns_if a eth0 10.78.0.1 && netns_if b eth1 10.78.0.2 || return 1
 	ip link add va netns a type veth peer name vb netns b &&
 		ip -n a addr add 10.79.0.1/24 dev va && ip -n a link set va up &&
 		ip -n b addr add 10.79.0.2/24 dev vb && ip -n b link set vb up || return 1
-	ns_nic a eth0 10.78.0.1 && ns_nic b eth1 10.78.0.2 || return 1
 	[ $TULIP -eq 1 ] && return 0
-	insmod /usr/lib/dp/dp.ko && ns_dp a 1 eth0 && ns_dp b 2 eth1
+	insmod /usr/lib/dp/dp.ko && dp_node a 1 eth0 "$DP_NART" && dp_node b 2 eth1 "$DP_NART"
 }
 # Hand both tulips from Linux's driver to dp's: back to the initial netns,
 # tulip.ko removed, dp.ko backend=tulip takes the chips as tulip0 and tulip1.
 tulip_to_dp() {
 	ip -n a link set eth0 netns 1 && ip -n b link set eth1 netns 1 &&
 		rmmod tulip && insmod /usr/lib/dp/dp.ko backend=tulip &&
-		ns_dp a 1 tulip0 backend tulip && ns_dp b 2 tulip1 backend tulip
+		dp_node a 1 tulip0 "$DP_NART" backend tulip &&
+		dp_node b 2 tulip1 "$DP_NART" backend tulip
 }
 # netpipe_dp, netpipe_tcp (mode mpiicount): each run and what dp carried
 netpipe_dp() {
@@ -286,12 +279,7 @@ mpi_profile() {
 		echo PROFILE-BEGIN
 		echo "mpi $1 iters $((f2 - f1)) period 1"
 		echo PROFILE-END
-		echo DPSYMS-BEGIN
-		grep '\]$' /proc/kallsyms
-		echo DPSYMS-END
-		echo KSYMS-BEGIN
-		grep -v '\]$' /proc/kallsyms | grep ' [tTwW] ' | gzip -c | base64
-		echo KSYMS-END
+		print_syms
 	} >"$T/profile.txt"
 	cat "$T/profile.txt"
 }
