@@ -86,6 +86,16 @@ ssize_t dp_send(int fd, uint32_t nid, uint32_t dpid, const void *msg, size_t len
  */
 int dp_sendv(int fd, const struct dp_send *msgs, unsigned int n);
 /*
+ * dp_sendv() that first releases up to *release messages from the head of
+ * the pool, as dp_fsync(fd, *release) would, in the same system call (fd
+ * open for reading and writing).  *release is set to how many were
+ * released, also when no message is sent (-1 with errno EAGAIN, say): 0 if
+ * the call failed before it released (EBADF, EBADFD, or EINVAL from a dp
+ * without DP_SENDV_RELEASE).  n may be 0: a release alone.
+ */
+int dp_sendv_release(int fd, const struct dp_send *msgs, unsigned int n,
+		     unsigned int *release);
+/*
  * Non-blocking, zero-copy receive without a system call: if a message is at
  * the head of the pool, set *addr to its first byte (inside the read-only
  * mapping) and return its length; return 0 if the pool is empty.  The same

@@ -203,6 +203,26 @@ int dp_sendv(int fd, const struct dp_send *msgs, unsigned int n)
 	return r;
 }
 
+int dp_sendv_release(int fd, const struct dp_send *msgs, unsigned int n,
+		     unsigned int *release)
+{
+	struct dp_sendv v = {
+		.msgs = (uint64_t)(uintptr_t)msgs,
+		.n = n,
+		.flags = DP_SENDV_RELEASE,
+		.err = UINT32_MAX,	/* the kernel clears it once it released */
+		.release = *release,
+	};
+	int r = ioctl(fd, DP_IOC_SENDV, &v);
+	int e = errno;
+
+	*release = v.err == UINT32_MAX ? 0 : v.release;
+	if (r >= 0 && (unsigned int)r < n)
+		e = (int)v.err;
+	errno = e;
+	return r;
+}
+
 /*
  * Find the head token between cons and prod.  Returns 1 and *tok, 0 if
  * the pool is empty, -1 if the counters do not describe a valid token.

@@ -461,7 +461,7 @@ ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 
 /* ---- Batched sends (dp_batch.c) ---- */
 long dp_ioc_sendv(struct dp_endpoint *ep, struct dp_sendv __user *arg,
-		  bool nonblock);
+		  bool nonblock, int release_err);
 
 /* ---- Frames: send path (dp_tx.c, more in dp_sess.h) and MDR (dp_mdr.c) ---- */
 void dp_mdr_rx(struct dp_node *node, const u8 *src, u8 src_len,

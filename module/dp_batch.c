@@ -25,34 +25,65 @@ static int dp_sendv_one(struct dp_endpoint *ep, const struct dp_send __user *u,
 }
 
 /*
+ * DP_SENDV_RELEASE: release up to v->release head messages before the
+ * sends, and say how many in arg->release, with arg->err cleared to show
+ * that the release was done, whatever the sends do.
+ */
+static long dp_sendv_release(struct dp_endpoint *ep, struct dp_sendv __user *arg,
+			     const struct dp_sendv *v, int release_err)
+{
+	u32 done;
+
+	if (!(v->flags & DP_SENDV_RELEASE))
+		return v->reserved ? -EINVAL : 0;
+	if (release_err)
+		return release_err;
+	done = dp_ep_release_n(ep, v->release);
+	if (put_user(0u, &arg->err) || put_user(done, &arg->release))
+		return -EFAULT;
+	return 0;
+}
+
+/*
  * DP_IOC_SENDV on a bound endpoint.  Returns the count accepted, or the
  * error of msgs[0] if none was; with a count below n, dp_sendv.err holds
  * the errno of the first message not accepted.  In blocking mode each
  * message waits for credit as write() does, and a signal ends the batch
  * (EINTR once some were sent: they cannot be sent again by a restart).
+ * @release_err: 0 if this caller may use DP_SENDV_RELEASE, else the
+ * errno it gets (EBADF: fd not open for reading; EINVAL: io_uring).
  */
 long dp_ioc_sendv(struct dp_endpoint *ep, struct dp_sendv __user *arg,
-		  bool nonblock)
+		  bool nonblock, int release_err)
 {
 	const struct dp_send __user *msgs;
 	struct dp_sendv v;
 	int err = 0;
+	long ret;
 	u32 i;
 
 	if (copy_from_user(&v, arg, sizeof(v)))
 		return -EFAULT;
-	if (v.flags || v.reserved || v.n > DP_SENDV_MAX)
+	if ((v.flags & ~DP_SENDV_FLAGS) || v.n > DP_SENDV_MAX)
 		return -EINVAL;
+	ret = dp_sendv_release(ep, arg, &v, release_err);
+	if (ret)
+		return ret;
 	msgs = u64_to_user_ptr(v.msgs);
 	for (i = 0; i < v.n; i++) {
 		err = dp_sendv_one(ep, &msgs[i], nonblock);
 		if (err)
 			break;
 	}
-	if (err && !i)
-		return err;	/* nothing sent: a restart is safe */
-	if (err == -ERESTARTSYS)
+	/*
+	 * A restart is safe only if nothing was done: no message sent and
+	 * none released (a restart would read arg->release, our count, and
+	 * release that many again).
+	 */
+	if (err == -ERESTARTSYS && (i || (v.flags & DP_SENDV_RELEASE)))
 		err = -EINTR;
+	if (err && !i)
+		return err;
 	/* msgs[0..i-1] are sent: failing to report err cannot undo that. */
 	(void)put_user((u32)-err, &arg->err);
 	return i;

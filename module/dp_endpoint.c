@@ -566,7 +566,8 @@ static long dp_ioctl_bound(struct dp_endpoint *ep, unsigned int cmd,
 	case DP_IOC_SEND:
 		return dp_ioc_send(ep, arg, nonblock);
 	case DP_IOC_SENDV:
-		return dp_ioc_sendv(ep, arg, nonblock);
+		return dp_ioc_sendv(ep, arg, nonblock,
+				    file->f_mode & FMODE_READ ? 0 : -EBADF);
 	case DP_IOC_SET_WAIT:
 		return dp_ioc_set_wait(ep, arg);
 	case DP_IOC_GET_WAIT:

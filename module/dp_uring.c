@@ -231,7 +231,8 @@ static long dp_uring_run(struct dp_endpoint *ep, struct io_uring_cmd *c,
 		return uc->n ? -EINVAL : dp_uring_send(ep, uc->addr, nonblock);
 	case DP_URING_SENDV:
 		return uc->n ? -EINVAL :
-		       dp_ioc_sendv(ep, u64_to_user_ptr(uc->addr), nonblock);
+		       dp_ioc_sendv(ep, u64_to_user_ptr(uc->addr), nonblock,
+				    -EINVAL);
 	case DP_URING_RELEASE:
 		return uc->addr ? -EINVAL : dp_ep_release_n(ep, uc->n);
 	case DP_URING_WAIT:

@@ -50,6 +50,13 @@ struct ep {
 
 static struct ep eps[FAKE_MAX_FD];
 
+/*
+ * System calls counted for the tests, which find this array by name
+ * (dlsym): DP_IOC_RELEASE calls, and DP_IOC_SENDV calls that released.
+ */
+enum { FAKEDP_RELEASES, FAKEDP_SEND_RELEASES, FAKEDP_NCOUNTS };
+unsigned long fakedp_counts[FAKEDP_NCOUNTS];
+
 #define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
 static struct ep *ep_of(int fd)
@@ -198,6 +205,7 @@ int ioctl(int fd, unsigned long req, ...)
 		e->peer = ((struct dp_addr *)arg)->dpid;
 		return 0;
 	case DP_IOC_RELEASE:
+		fakedp_counts[FAKEDP_RELEASES]++;
 		return fake_release(e, *(uint32_t *)arg);
 	case DP_IOC_INFO:
 		return fake_info(e, arg);
@@ -264,8 +272,14 @@ static int fake_sendv(struct ep *e, struct dp_sendv *v)
 	uint32_t i;
 	int err = 0;
 
-	if (v->flags || v->reserved || v->n > DP_SENDV_MAX)
+	if ((v->flags & ~DP_SENDV_FLAGS) || v->n > DP_SENDV_MAX ||
+	    (!(v->flags & DP_SENDV_RELEASE) && v->reserved))
 		return errno = EINVAL, -1;
+	if (v->flags & DP_SENDV_RELEASE) {
+		v->release = (uint32_t)fake_release(e, v->release);
+		v->err = 0;
+		fakedp_counts[FAKEDP_SEND_RELEASES]++;
+	}
 	for (i = 0; i < v->n && !err; i++) {
 		if (s[i].flags)
 			err = EINVAL;

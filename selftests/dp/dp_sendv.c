@@ -18,6 +18,10 @@
  *           completes, every message once and in order, as the reader reads.
  *  signal   a signal during a blocking batch's wait ends it with the count
  *           sent and EINTR; nothing after is sent.
+ *  release  DP_SENDV_RELEASE (libdp's dp_sendv_release): an answer releases
+ *           the messages it answers in the same call; n = 0 releases alone,
+ *           at most what is held; a send that fails after the release
+ *           still reports it; a write-only fd: EBADF and nothing released.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -31,7 +35,7 @@
 #include <unistd.h>
 #include "ktap.h"
 #include "dptest.h"
-#include "dp.h"		/* libdp: dp_sendv() */
+#include "dp.h"		/* libdp: dp_sendv(), dp_sendv_release() */
 
 #define MAXLEN	1000
 #define NBUF	256
@@ -133,8 +137,9 @@ static void t_args(int a)
 	memset(&v, 0, sizeof(v));
 	v.msgs = (uint64_t)(uintptr_t)s;
 	v.n = 2;
-	v.flags = 1;
-	KTAP_ERRNO(ioctl(a, DP_IOC_SENDV, &v), EINVAL, "args: dp_sendv.flags not 0: EINVAL");
+	v.flags = ~DP_SENDV_FLAGS;
+	KTAP_ERRNO(ioctl(a, DP_IOC_SENDV, &v), EINVAL,
+		   "args: dp_sendv.flags outside DP_SENDV_FLAGS: EINVAL");
 	v.flags = 0;
 	v.reserved = 1;
 	KTAP_ERRNO(ioctl(a, DP_IOC_SENDV, &v), EINVAL, "args: dp_sendv.reserved not 0: EINVAL");
@@ -383,6 +388,83 @@ static void t_signal(int a, int b)
 	ktap_ok(ok && quiet(b, 300), "signal: they arrive in order; none after");
 }
 
+/* Within DPT_WAIT_MS, fd's pool holds exactly n messages. */
+static int queued_is(int fd, uint32_t n)
+{
+	struct dp_ep_stats st;
+	int ms;
+
+	for (ms = 0; ms < DPT_WAIT_MS; ms += 10) {
+		if (dpt_stats(fd, &st))
+			return 0;
+		if (st.queued == n)
+			return 1;
+		usleep(10000);
+	}
+	ktap_diag("queued %llu, want %u", (unsigned long long)st.queued, n);
+	return 0;
+}
+
+static uint64_t queued(int fd)
+{
+	struct dp_ep_stats st;
+
+	return dpt_stats(fd, &st) ? UINT64_MAX : st.queued;
+}
+
+/* a sends k messages of tag to {nidb, 230}: 1 once r holds them all. */
+static int feed(int a, int r, uint32_t tag, uint32_t k)
+{
+	struct dp_send s[3];
+	uint32_t i;
+
+	for (i = 0; i < k; i++)
+		mk(&s[i], (int)i, dpt.nidb, 230, tag, i, 100 + i);
+	return dp_sendv(a, s, k) == (int)k && queued_is(r, k);
+}
+
+static void t_release(int a)
+{
+	struct dp_send ans;
+	unsigned int rel;
+	int r, w, ret;
+
+	r = dpt_ep(dpt.nsb, 230, 0);
+	w = open("/dev/dp", O_WRONLY | O_CLOEXEC);
+	if (r < 0 || w < 0 || ioctl(w, DP_IOC_BIND, &(struct dp_bind){ .dpid = 231 }) ||
+	    dpt_connect(a, dpt.nidb, 230) || dpt_connect(r, dpt.nida, 100) ||
+	    dpt_connect(w, dpt.nida, 100) || !feed(a, r, 5, 3))
+		ktap_bail("release: endpoints");
+	mk(&ans, 3, dpt.nida, 100, 6, 0, 50);
+	rel = 2;
+	ret = dp_sendv_release(r, &ans, 1, &rel);
+	ktap_ok(ret == 1 && rel == 2, "release: an answer releases the 2 messages it answers "
+		"in the same call: 1 sent, 2 released (%d, %u)", ret, rel);
+	ktap_ok(queued(r) == 1 && recv_is(r, 5, 2, 102),
+		"release: the third message is the head now, and the only one");
+	ktap_ok(recv_is(a, 6, 0, 50), "release: the answer arrives");
+	if (!feed(a, r, 7, 1))
+		ktap_bail("release: feed");
+	rel = 5;
+	ret = dp_sendv_release(r, NULL, 0, &rel);
+	ktap_ok(ret == 0 && rel == 1 && queued(r) == 0,
+		"release: n = 0 releases alone, at most what is held: 1 of 5 (%d, %u)", ret, rel);
+	if (!feed(a, r, 8, 1))
+		ktap_bail("release: feed");
+	mk(&ans, 4, dpt.nida, 999, 6, 1, 50);
+	rel = 1;
+	ret = dp_sendv_release(r, &ans, 1, &rel);
+	ktap_ok(ret == -1 && errno == ENOTCONN && rel == 1 && queued(r) == 0,
+		"release: done and reported when the send then fails (ENOTCONN, %u released)", rel);
+	mk(&ans, 5, dpt.nida, 100, 6, 2, 50);
+	rel = 1;
+	KTAP_ERRNO(dp_sendv_release(w, &ans, 1, &rel), EBADF,
+		   "release: fd not open for reading: EBADF");
+	ktap_ok(rel == 0 && quiet(a, 300), "release: then nothing released, nothing sent");
+	close(w);
+	close(r);
+}
+
 int main(void)
 {
 	int a, b, b2, l, small;
@@ -404,5 +486,6 @@ int main(void)
 	t_partial(a, small);
 	t_block(a, small);
 	t_signal(a, small);
+	t_release(a);
 	ktap_finish();
 }

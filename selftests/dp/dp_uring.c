@@ -239,6 +239,12 @@ static void t_sendv(struct io_uring *r, int a, int b)
 		ok = dpt_wait_readable(b, DPT_WAIT_MS) == 1 &&
 		     is(in, (size_t)read(b, in, sizeof(in)), 4, (uint32_t)k);
 	ktap_ok(ok, "sendv: all 16 arrive in order");
+	v.flags = DP_SENDV_RELEASE;
+	v.release = 1;
+	dp_uring_prep_sendv(sqe_of(r, UD_SEND), a, &v);
+	res = run1(r);
+	ktap_ok(res == -EINVAL && dpt_wait_readable(b, 300) == 0,
+		"sendv: DP_SENDV_RELEASE through the ring: -EINVAL, nothing sent (%d)", res);
 }
 
 static void set_nonblock(int fd, int on)

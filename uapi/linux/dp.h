@@ -108,16 +108,32 @@ struct dp_send {
  * msgs[count], and if count is 0 the ioctl fails with it.  Only msgs[0]
  * may wait for credit (unless O_NONBLOCK): a later message that would
  * wait ends the batch with EAGAIN.  See docs/api.md.
+ *
+ * With DP_SENDV_RELEASE in flags, the call first releases up to release
+ * messages from the head of the pool, as DP_IOC_RELEASE does (the fd must
+ * be open for reading, else EBADF), then writes 0 to err and how many it
+ * released to release, then sends: a receiver that answers what it has
+ * read gives the room back in the same system call as its answer.  The
+ * release stands when the sends then fail (EAGAIN, ENOTCONN, ...; such a
+ * call is never restarted after a signal).  A caller that sets err to a
+ * non-zero value first knows whether the release was done, also from a
+ * kernel that refuses the flag (EINVAL).  Not through io_uring (EINVAL
+ * there: a retried command would release twice).
  */
 struct dp_sendv {
 	dp_u64 msgs;		/* user pointer to n struct dp_send */
 	dp_u32 n;		/* at most DP_SENDV_MAX, else EINVAL; 0 sends nothing */
-	dp_u32 flags;		/* must be 0 */
+	dp_u32 flags;		/* DP_SENDV_*, else EINVAL */
 	dp_u32 err;		/* out: errno of msgs[count] if count < n, else 0 */
-	dp_u32 reserved;	/* must be 0 */
+	union {
+		dp_u32 reserved;	/* without DP_SENDV_RELEASE: must be 0 */
+		dp_u32 release;		/* with it: in, to release; out, released */
+	};
 };
 
 #define DP_SENDV_MAX		1024u
+#define DP_SENDV_RELEASE	0x1u	/* release the head messages first */
+#define DP_SENDV_FLAGS		DP_SENDV_RELEASE
 
 /*
  * struct dp_wait: the wait policy of a blocking read() (DP_IOC_SET_WAIT,
