@@ -99,6 +99,7 @@ struct dpfi_ep {
 	size_t seg_cur;			/* what the edges took lately, <= seg_max */
 	unsigned char *sbuf;		/* header + segment being sent */
 	uint64_t rx_dropped;		/* segments that made no sense */
+	unsigned int idle_polls;	/* progress calls in a row that took nothing */
 };
 
 /* info.c */

@@ -13,6 +13,16 @@
 #include <string.h>
 
 #define DPFI_PROGRESS_BATCH	64	/* messages taken per release */
+/*
+ * Fewer consumed messages than DPFI_RELEASE_LATER wait for the endpoint's
+ * next send to carry their release (an answer costs one system call, not
+ * two), or for the DPFI_RELEASE_IDLE-th progress call in a row that finds
+ * nothing new.  Not the first: Open MPI reads its CQ until it is empty, so
+ * a call that finds nothing follows every one that finds a message, before
+ * the answer is sent.
+ */
+#define DPFI_RELEASE_LATER	8
+#define DPFI_RELEASE_IDLE	2
 
 static uint64_t rx_kind(const struct dpfi_rx *rx)
 {
@@ -256,7 +266,10 @@ void dpfi_progress_locked(struct dpfi_ep *ep)
 		tp->consume(ep->tp);
 	}
 	if (i)
-		tp->release(ep->tp);
+		ep->idle_polls = 0;
+	else if (ep->idle_polls < DPFI_RELEASE_IDLE)
+		ep->idle_polls++;
+	tp->release(ep->tp, ep->idle_polls >= DPFI_RELEASE_IDLE ? 1 : DPFI_RELEASE_LATER);
 }
 
 void dpfi_progress_domain_locked(struct dpfi_domain *dom)

@@ -146,6 +146,24 @@ static int fake_deliver(struct dpfi_tp *to, uint32_t src, const void *buf, size_
 	return 0;
 }
 
+/* Free messages from the head up to the cursor; the caller holds fake_lock. */
+static int fake_free_to_cursor(struct dpfi_tp *tp)
+{
+	struct fake_msg *m;
+	int n = 0;
+
+	while (tp->head && tp->head != tp->cursor) {
+		m = tp->head;
+		tp->head = m->next;
+		tp->used -= m->len;
+		free(m);
+		n++;
+	}
+	if (!tp->head)
+		tp->tail = NULL;
+	return n;
+}
+
 static int fake_send(struct dpfi_tp *tp, uint32_t nid, uint32_t dpid,
 		     const void *buf, size_t len)
 {
@@ -153,6 +171,7 @@ static int fake_send(struct dpfi_tp *tp, uint32_t nid, uint32_t dpid,
 	int err;
 
 	pthread_mutex_lock(&fake_lock);
+	fake_free_to_cursor(tp);	/* the release a send carries */
 	to = fake_find(dpid);
 	if (nid != DPFI_FAKE_NID || !fake_connected(tp, dpid))
 		err = -ENOTCONN;
@@ -190,30 +209,24 @@ static void fake_consume(struct dpfi_tp *tp)
 	pthread_mutex_unlock(&fake_lock);
 }
 
-/* Free messages from the head up to the cursor; the caller holds fake_lock. */
-static int fake_free_to_cursor(struct dpfi_tp *tp)
+/* Messages consumed and not released; the caller holds fake_lock. */
+static unsigned int fake_held(const struct dpfi_tp *tp)
 {
-	struct fake_msg *m;
-	int n = 0;
+	const struct fake_msg *m;
+	unsigned int n = 0;
 
-	while (tp->head && tp->head != tp->cursor) {
-		m = tp->head;
-		tp->head = m->next;
-		tp->used -= m->len;
-		free(m);
+	for (m = tp->head; m && m != tp->cursor; m = m->next)
 		n++;
-	}
-	if (!tp->head)
-		tp->tail = NULL;
 	return n;
 }
 
-static int fake_release(struct dpfi_tp *tp)
+static int fake_release(struct dpfi_tp *tp, unsigned int min)
 {
-	int n;
+	int n = 0;
 
 	pthread_mutex_lock(&fake_lock);
-	n = fake_free_to_cursor(tp);
+	if (fake_held(tp) >= (min ? min : 1))
+		n = fake_free_to_cursor(tp);
 	pthread_mutex_unlock(&fake_lock);
 	return n;
 }

@@ -6,7 +6,10 @@
  * cursor of its own, which may run ahead of the kernel's cons, so the
  * provider can take many messages and give their room back with one
  * dp_fsync (release).  Sends are dp_send on an O_NONBLOCK fd: no credit
- * gives -EAGAIN instead of sleeping, and the provider makes progress.
+ * gives -EAGAIN instead of sleeping, and the provider makes progress.  A
+ * send also releases what was consumed and not yet released, in the same
+ * system call (dp_sendv_release): an answer gives back the room of what
+ * it answers without a system call of its own.
  */
 #include "transport.h"
 #include "../dp.h"
@@ -27,6 +30,7 @@ struct dpfi_tp {
 	uint64_t rd;			/* next token to look at */
 	uint64_t next;			/* after the message peek returned */
 	uint32_t consumed;		/* not yet released */
+	int plain_send;			/* dp refuses DP_SENDV_RELEASE: older dp.ko */
 };
 
 /* Can this process open /dev/dp (an open without a bind costs nothing)? */
@@ -101,10 +105,36 @@ static int libdp_connect(struct dpfi_tp *tp, uint32_t nid, uint32_t dpid)
 	return dp_connect(tp->fd, nid, dpid) < 0 ? -errno : 0;
 }
 
+/* One message, and the release of what was consumed before it. */
+static int libdp_send_release(struct dpfi_tp *tp, const struct dp_send *s)
+{
+	unsigned int released = tp->consumed;
+	int r = dp_sendv_release(tp->fd, s, 1, &released);
+
+	tp->consumed -= released;
+	if (r < 0 && errno == EINVAL && !released) {
+		tp->plain_send = 1;	/* no DP_SENDV_RELEASE: send alone */
+		r = dp_send(tp->fd, s->to.nid, s->to.dpid,
+			    (const void *)(uintptr_t)s->buf, s->len) < 0 ? -1 : 1;
+	}
+	return r;
+}
+
 static int libdp_send(struct dpfi_tp *tp, uint32_t nid, uint32_t dpid,
 		      const void *buf, size_t len)
 {
-	if (dp_send(tp->fd, nid, dpid, buf, len) >= 0)
+	struct dp_send s = {
+		.to = { .nid = nid, .dpid = dpid },
+		.buf = (uint64_t)(uintptr_t)buf,
+		.len = (uint32_t)len,
+	};
+	int r;
+
+	if (tp->consumed && !tp->plain_send)
+		r = libdp_send_release(tp, &s);
+	else
+		r = dp_send(tp->fd, nid, dpid, buf, len) < 0 ? -1 : 1;
+	if (r > 0)
 		return 0;
 	return errno == EINTR ? -EAGAIN : -errno;
 }
@@ -150,11 +180,11 @@ static void libdp_consume(struct dpfi_tp *tp)
 	tp->consumed++;
 }
 
-static int libdp_release(struct dpfi_tp *tp)
+static int libdp_release(struct dpfi_tp *tp, unsigned int min)
 {
 	int n;
 
-	if (!tp->consumed)
+	if (!tp->consumed || tp->consumed < min)
 		return 0;
 	n = dp_fsync(tp->fd, (int)tp->consumed);
 	if (n < 0)

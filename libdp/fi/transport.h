@@ -40,7 +40,8 @@ struct dpfi_tp_ops {
 	/*
 	 * Send one message on a connected edge.  -ENOTCONN: connect first;
 	 * -EAGAIN: no room now, nothing sent; -EMSGSIZE: too large for this
-	 * edge now, nothing sent.
+	 * edge now, nothing sent.  Whatever it returns, it may also release
+	 * the consumed messages, as release would (in the same system call).
 	 */
 	int (*send)(struct dpfi_tp *tp, uint32_t nid, uint32_t dpid,
 		    const void *buf, size_t len);
@@ -48,8 +49,11 @@ struct dpfi_tp_ops {
 	int (*peek)(struct dpfi_tp *tp, struct dpfi_tp_msg *m);
 	/* Done with the message peek returned; the next peek moves on. */
 	void (*consume)(struct dpfi_tp *tp);
-	/* Give the consumed messages' room back to the senders. */
-	int (*release)(struct dpfi_tp *tp);
+	/*
+	 * Give the consumed messages' room back to the senders, if at least
+	 * min (> 0) of them are waiting for it; the count released, else 0.
+	 */
+	int (*release)(struct dpfi_tp *tp, unsigned int min);
 	void (*close)(struct dpfi_tp *tp);
 };
 
