@@ -14,9 +14,10 @@
 
 #define DPFI_PROGRESS_BATCH	64	/* messages taken per release */
 /*
- * Fewer consumed messages than DPFI_RELEASE_LATER wait for the endpoint's
- * next send to carry their release (an answer costs one system call, not
- * two), or for the DPFI_RELEASE_IDLE-th progress call in a row that finds
+ * Fewer consumed messages than DPFI_RELEASE_LATER, holding less than a
+ * DPFI_RELEASE_SHARE of the pool, wait for the endpoint's next send to
+ * carry their release (an answer costs one system call, not two), or for
+ * the DPFI_RELEASE_IDLE-th progress call in a row that finds
  * nothing new.  Not the first: Open MPI reads its CQ until it is empty, so
  * a call that finds nothing follows every one that finds a message, before
  * the answer is sent.

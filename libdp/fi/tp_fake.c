@@ -209,15 +209,21 @@ static void fake_consume(struct dpfi_tp *tp)
 	pthread_mutex_unlock(&fake_lock);
 }
 
-/* Messages consumed and not released; the caller holds fake_lock. */
-static unsigned int fake_held(const struct dpfi_tp *tp)
+/*
+ * Whether the consumed messages are worth a release: at least min of them,
+ * or a DPFI_RELEASE_SHARE of the pool.  The caller holds fake_lock.
+ */
+static int fake_release_due(const struct dpfi_tp *tp, unsigned int min)
 {
 	const struct fake_msg *m;
 	unsigned int n = 0;
+	size_t bytes = 0;
 
-	for (m = tp->head; m && m != tp->cursor; m = m->next)
+	for (m = tp->head; m && m != tp->cursor; m = m->next) {
 		n++;
-	return n;
+		bytes += m->len;
+	}
+	return n && (n >= min || bytes >= fake_pool / DPFI_RELEASE_SHARE);
 }
 
 static int fake_release(struct dpfi_tp *tp, unsigned int min)
@@ -225,7 +231,7 @@ static int fake_release(struct dpfi_tp *tp, unsigned int min)
 	int n = 0;
 
 	pthread_mutex_lock(&fake_lock);
-	if (fake_held(tp) >= (min ? min : 1))
+	if (fake_release_due(tp, min))
 		n = fake_free_to_cursor(tp);
 	pthread_mutex_unlock(&fake_lock);
 	return n;

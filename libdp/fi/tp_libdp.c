@@ -182,9 +182,13 @@ static void libdp_consume(struct dpfi_tp *tp)
 
 static int libdp_release(struct dpfi_tp *tp, unsigned int min)
 {
+	uint64_t held;
 	int n;
 
-	if (!tp->consumed || tp->consumed < min)
+	if (!tp->consumed)
+		return 0;
+	held = tp->rd - __atomic_load_n(&tp->pool.ctrl->cons, __ATOMIC_ACQUIRE);
+	if (tp->consumed < min && held < tp->pool.data_size / DPFI_RELEASE_SHARE)
 		return 0;
 	n = dp_fsync(tp->fd, (int)tp->consumed);
 	if (n < 0)

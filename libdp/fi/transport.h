@@ -51,11 +51,15 @@ struct dpfi_tp_ops {
 	void (*consume)(struct dpfi_tp *tp);
 	/*
 	 * Give the consumed messages' room back to the senders, if at least
-	 * min (> 0) of them are waiting for it; the count released, else 0.
+	 * min (> 0) of them, or 1/DPFI_RELEASE_SHARE of the pool, wait for
+	 * it; the count released, else 0.
 	 */
 	int (*release)(struct dpfi_tp *tp, unsigned int min);
 	void (*close)(struct dpfi_tp *tp);
 };
+
+/* Consumed messages holding this share of the pool are released at once. */
+#define DPFI_RELEASE_SHARE	16
 
 extern const struct dpfi_tp_ops dpfi_tp_libdp;
 extern const struct dpfi_tp_ops dpfi_tp_fake;

@@ -164,6 +164,9 @@ static void t_release_rides(struct side *a, struct side *b)
 	fi_cq_read(a->cq, &e, 1);
 	result(ok && c[0] == rel0 + 1,
 	       "the last message is released by the second progress call that finds nothing");
+	rel0 = c[0];
+	ok = burst(a, b, 1, 3000, 5);	/* more than a sixteenth of b's 32 KiB pool */
+	result(ok && c[0] == rel0 + 1, "a message holding a sixteenth of the pool is released at once");
 }
 
 int main(void)
