@@ -329,10 +329,16 @@ dp_stacks() {
 
 # After a test timed out: busybox's timeout kills the test's own process,
 # not what it started in the background, which would then hold the module
-# into the next test.  Kill those, and say which they were.
+# into the next test.  Kill those, and say which they were, where they
+# waited in the kernel and what each node's endpoints held (for the hang).
 kill_leftovers() {
 	pids=$(dp_holders)
 	[ -n "$pids" ] || return 0
+	dp_stacks 2>&1 | sed 's/^/# /'
+	for ns in "$DPT_NSA" "$DPT_NSB"; do
+		echo "# dpctl ep in $ns:"
+		"$DPT_IP" netns exec "$ns" dpctl ep 2>&1 | sed 's/^/#   /'
+	done
 	echo "# $1: killed what it left holding /dev/dp:$(for p in $pids; do
 		printf ' %s(%s)' "$(cat "/proc/$p/comm" 2>/dev/null)" "$p"; done)"
 	# shellcheck disable=SC2086 # one pid per word

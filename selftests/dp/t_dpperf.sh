@@ -31,6 +31,10 @@ passed() {	# passed FILE TESTS
 	[ "$(grep -c "^# summary proto=dp .*failed=0" "$1")" -eq "$2" ]
 }
 
+# Each stage says it starts on stderr, unbuffered: a hang shows where.
+stage() { echo "# t_dpperf: $*" >&2; }
+
+stage "client 5 s before its server"
 out=$T/dpperf-client.out
 "$DPT_IP" netns exec "$DPT_NSA" dpperf client --proto dp --recv block --peer "$DPT_NIDB" \
 	--test pingpong,bw --sizes 1,1000 --iters 50 --bytes 65536 \
@@ -55,6 +59,7 @@ check "the server ends cleanly (exit $sst)" sh -c "cat '$T/dpperf-server.out'; t
 batched() {	# batched NAME ARGS...
 	name=$1
 	shift
+	stage "$name"
 	out=$T/dpperf-$name.out
 	ready=$T/dpperf-ready
 	rm -f "$ready"
