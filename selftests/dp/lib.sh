@@ -379,8 +379,10 @@ run_test() {
 		st=$?
 		if [ $st -eq 124 ] || [ $st -eq 137 ] || [ $st -eq 143 ]; then
 			echo "# $name: timed out after ${tmo}s (status $st)" >>"$log"
-			kill_leftovers "$name" >>"$log"
 		fi
+		# after any failure, also a test that caught the TERM and ended
+		# on its own; a test that passes and leaves one fails the teardown
+		[ $st -eq 0 ] || kill_leftovers "$name" >>"$log"
 	fi
 	if [ "$setup" != none ] && ! pair_down >>"$log" 2>&1; then
 		echo "# teardown: the module did not unload cleanly" >>"$log"
