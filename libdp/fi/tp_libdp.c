@@ -105,7 +105,10 @@ static int libdp_connect(struct dpfi_tp *tp, uint32_t nid, uint32_t dpid)
 	return dp_connect(tp->fd, nid, dpid) < 0 ? -errno : 0;
 }
 
-/* One message, and the release of what was consumed before it. */
+/*
+ * One message, and the release of what was consumed before it: 1 sent,
+ * -1 with errno, or 0 if this dp.ko has no DP_SENDV_RELEASE (send alone).
+ */
 static int libdp_send_release(struct dpfi_tp *tp, const struct dp_send *s)
 {
 	unsigned int released = tp->consumed;
@@ -113,9 +116,8 @@ static int libdp_send_release(struct dpfi_tp *tp, const struct dp_send *s)
 
 	tp->consumed -= released;
 	if (r < 0 && errno == EINVAL && !released) {
-		tp->plain_send = 1;	/* no DP_SENDV_RELEASE: send alone */
-		r = dp_send(tp->fd, s->to.nid, s->to.dpid,
-			    (const void *)(uintptr_t)s->buf, s->len) < 0 ? -1 : 1;
+		tp->plain_send = 1;
+		return 0;
 	}
 	return r;
 }
@@ -128,11 +130,11 @@ static int libdp_send(struct dpfi_tp *tp, uint32_t nid, uint32_t dpid,
 		.buf = (uint64_t)(uintptr_t)buf,
 		.len = (uint32_t)len,
 	};
-	int r;
+	int r = 0;
 
 	if (tp->consumed && !tp->plain_send)
 		r = libdp_send_release(tp, &s);
-	else
+	if (!r)
 		r = dp_send(tp->fd, nid, dpid, buf, len) < 0 ? -1 : 1;
 	if (r > 0)
 		return 0;
