@@ -1006,9 +1006,10 @@ def main():
                          "(single); auto: single when the guests' vCPUs outnumber the "
                          "host's CPUs")
     ap.add_argument("--mem", type=int, default=512, help="MiB per guest")
-    ap.add_argument("--cpu", default="max",
-                    help="QEMU's -cpu model, e.g. max,la57=off (4-level paging) to "
-                         "compare emulator settings (docs/soak.md)")
+    ap.add_argument("--cpu", default="max,la57=off",
+                    help="QEMU's -cpu model; by default max with 4-level paging: "
+                         "Debian 12's QEMU under TCG double-faulted 5-level guests "
+                         "(docs/soak.md); --cpu max gives them 5-level paging again")
     ap.add_argument("--append", help="extra kernel command line")
     ap.add_argument("--plugin", metavar="SPEC",
                     help="mode icount: a QEMU TCG plugin, -plugin SPEC "
