@@ -166,7 +166,52 @@ static u32 dp_rcv_smax(struct dp_rcv *r)
 static u64 dp_rcv_used(struct dp_rcv *r)
 {
 	lockdep_assert_held(&r->lock);
-	return r->ring->prod - READ_ONCE(r->ring->cons);
+	r->cons_seen = READ_ONCE(r->ring->cons);
+	return r->ring->prod - r->cons_seen;
+}
+
+/* Have ack_work run: at once, or after a tick (a chance to piggy-back). */
+static void dp_rcv_kick(struct dp_rcv *r, bool now)
+{
+	lockdep_assert_held(&r->lock);
+	if (r->dead)
+		return;
+	if (now)
+		mod_delayed_work(dp_wq, &r->ack_work, 0);
+	else
+		queue_delayed_work(dp_wq, &r->ack_work, 1);
+}
+
+/*
+ * While starved: the pool has the room some short sender's update waits
+ * for (dp_rcv_short()), or it is empty (nothing more will open it).
+ * Caller holds r->lock.
+ */
+static bool dp_rcv_room_due(struct dp_rcv *r)
+{
+	u64 used = dp_rcv_used(r);
+
+	return !used || dp_credit_room(r->ring->size, dp_rcv_smax(r), used,
+				       r->outstanding) >= r->sws_room;
+}
+
+/*
+ * A grant fell short: the next release re-grants (dp_rcv_released()).
+ * The reader releases under the pool's lock, not ours, then looks at
+ * @starved without a lock; a release that came after we read the pool
+ * and before we set @starved would see it clear and kick nothing, and
+ * the sender would wait for its window probe (a timeout, every time).
+ * So, as the reader does, store then look (both with a full barrier
+ * between): a consumer index moved since we read it kicks the re-grant
+ * here, on the reader's terms (dp_rcv_room_due()).  Caller holds r->lock.
+ */
+static void dp_rcv_starve(struct dp_rcv *r)
+{
+	lockdep_assert_held(&r->lock);
+	WRITE_ONCE(r->starved, true);
+	smp_mb();	/* pairs with dp_rcv_released() */
+	if (READ_ONCE(r->ring->cons) != r->cons_seen && dp_rcv_room_due(r))
+		dp_rcv_kick(r, true);
 }
 
 /* @rp's writer waits for no message now.  Caller holds r->lock. */
@@ -244,11 +289,11 @@ static void dp_rcv_short(struct dp_rcv *r, struct dp_rx_peer *rp, u32 smax)
 	s32 need = (s32)dp_rcv_sws(smax) - max(dp_rcv_unsaid(rp), 0);
 
 	lockdep_assert_held(&r->lock);
-	WRITE_ONCE(r->starved, true);	/* a release grants more */
 	if (need < (s32)DP_TOKEN_ALIGN)
 		need = DP_TOKEN_ALIGN;
 	if ((u32)need < r->sws_room)
 		r->sws_room = need;
+	dp_rcv_starve(r);	/* a release grants more */
 }
 
 /*
@@ -321,9 +366,9 @@ static void dp_rcv_turn_short(struct dp_rcv *r, u32 smax)
 		return;
 	lack = dp_credit_grant(first->credit, first->arrived,
 			       dp_rcv_want_cost(r, first, smax), U32_MAX);
-	WRITE_ONCE(r->starved, true);
 	if (lack < r->sws_room)
 		r->sws_room = max_t(u32, lack, DP_TOKEN_ALIGN);
+	dp_rcv_starve(r);
 }
 
 /*
@@ -393,18 +438,6 @@ static bool dp_rcv_grant(struct dp_rcv *r, struct dp_rx_peer *rp,
 	if (dp_seq_diff(rp->credit, rp->arrived) < (s32)(target / 2))
 		dp_rcv_short(r, rp, smax);
 	return dp_rcv_update_due(r, rp, target, smax);
-}
-
-/* Have ack_work run: at once, or after a tick (a chance to piggy-back). */
-static void dp_rcv_kick(struct dp_rcv *r, bool now)
-{
-	lockdep_assert_held(&r->lock);
-	if (r->dead)
-		return;
-	if (now)
-		mod_delayed_work(dp_wq, &r->ack_work, 0);
-	else
-		queue_delayed_work(dp_wq, &r->ack_work, 1);
 }
 
 /* @rp is owed an ACK (DP_ACK_* @bits), counted in n_due.  Holds r->lock. */
@@ -1339,14 +1372,12 @@ void dp_rcv_released(struct dp_rcv *r)
 {
 	struct dp_rx_peer *first;
 	unsigned long flags;
-	u64 used;
 
+	smp_mb();	/* the release before the look: pairs with dp_rcv_starve() */
 	if (!READ_ONCE(r->starved))
 		return;
 	spin_lock_irqsave(&r->lock, flags);
-	used = dp_rcv_used(r);
-	if (!used || dp_credit_room(r->ring->size, dp_rcv_smax(r), used,
-				    r->outstanding) >= r->sws_room) {
+	if (dp_rcv_room_due(r)) {
 		/*
 		 * The large message whose turn it is takes its room now, before
 		 * new messages of the others fill the pool again: the moment a

@@ -95,6 +95,9 @@ struct dp_ack_batch {
  * @n_active: rx peers not idle: the pool is shared fairly among them.
  * @outstanding: credit granted and not yet used, over all rx peers.
  * @starved: a grant was cut short by a full pool: releases re-grant.
+ * @cons_seen: the pool's consumer index as last read under @lock, to see
+ *	whether a release came while @starved was being set
+ *	(dp_rcv_starve()).
  * @sws_room: with @starved, the room at which a re-grant makes an update
  *	worth its frame to some sender short of credit (the least of their
  *	needs): releases that make less do not run @ack_work.
@@ -137,6 +140,7 @@ struct dp_rcv {
 	u32 n_active;
 	u32 outstanding;
 	bool starved;
+	u64 cons_seen;
 	u32 sws_room;
 	struct list_head wants;
 	bool dead;

@@ -316,6 +316,51 @@ static void test_snd_sws_no_stall(void)
 	sws_no_stall(1400);
 }
 
+static unsigned int silent_released;
+
+/*
+ * The reader on another CPU, while the receiver sets its starved flag: it
+ * releases all the pool holds, and it looked at the flag before it was
+ * set (so it kicks nothing: no dp_rcv_released()).
+ */
+static void release_unseen(void)
+{
+	while (dp_ring_head(&B->pool.ring)) {
+		dp_ring_release(&B->pool.ring, 1);
+		silent_released++;
+	}
+}
+
+/*
+ * The ack work clears the receiver's starved flag, re-grants from the
+ * pool as it reads it, falls short and sets the flag again; the reader
+ * releasing everything meanwhile looked at the flag while it was clear,
+ * and no more messages come.  The receiver sees the consumer index move
+ * after its barrier and re-grants at once: the sender goes on without its
+ * window probe (a retransmission timeout each time, before).
+ */
+static void test_snd_starve_race(void)
+{
+	unsigned int n = 0, probes;
+
+	two_open(8192);		/* room for 6 messages of 1000 bytes */
+	while (w_send(ab, 1000) == 0)
+		n++;
+	CHECK(n >= 4, "%u messages", n);
+	w_pump();			/* they arrive: B owes a delayed ACK */
+	CHECK_EQ(w_queued(B), n);
+	probes = w_count(DP_WT_ACK, DP_WF_PROBE);
+	silent_released = 0;
+	kmock_mb_hook = release_unseen;
+	w_run(2);			/* the ack work, and what it sends */
+	CHECK(kmock_mb_hook == NULL, "the ack work's short grant ran the barrier");
+	CHECK_EQ(silent_released, n);
+	CHECK_EQ(w_send(ab, 1000), 0);		/* the re-grant came */
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_PROBE), probes);
+	CHECK_EQ(B->pool.refused, 0);
+	w_teardown();
+}
+
 /*
  * The DATA header is a template built once per session: a stream of
  * messages builds it once (and every frame's header is what encoding it
@@ -1347,6 +1392,8 @@ const struct unit_test snd_tests[] = {
 	  test_snd_sws },
 	{ "snd: one message read at a time never stalls a blocked writer",
 	  test_snd_sws_no_stall },
+	{ "a release unseen while the receiver starves re-grants at once",
+	  test_snd_starve_race },
 	{ "snd: the DATA header is a template built once per session",
 	  test_snd_tmpl },
 	{ "snd: cwnd slow start", test_snd_cwnd_slow_start },

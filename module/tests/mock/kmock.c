@@ -20,6 +20,7 @@ long kmock_mod_timers;
 long kmock_jhash_calls;
 int kmock_warns;
 void (*kmock_wait_hook)(void);
+void (*kmock_mb_hook)(void);
 int kmock_wait_rounds = 1000;
 
 #define KMOCK_SLOTS 256
@@ -306,5 +307,6 @@ void kmock_reset(void)
 	kmock_jhash_calls = 0;
 	kmock_warns = 0;
 	kmock_wait_hook = NULL;
+	kmock_mb_hook = NULL;
 	kmock_wait_rounds = 1000;
 }

@@ -97,6 +97,21 @@ extern void (*kmock_uaccess_hook)(void);	/* before each copy, if set */
 extern long kmock_mod_timers;	/* mod_timer() calls so far */
 unsigned long copy_from_user(void *to, const void __user *from, unsigned long n);
 
+/*
+ * A full barrier: what another CPU may do between a store and a load that
+ * smp_mb() orders is what kmock_mb_hook (if set) does here, once per
+ * call; the hook is cleared before it runs.
+ */
+extern void (*kmock_mb_hook)(void);
+static inline void smp_mb(void)
+{
+	void (*hook)(void) = kmock_mb_hook;
+
+	kmock_mb_hook = NULL;
+	if (hook)
+		hook();
+}
+
 /* ---- time and randomness ---- */
 #define HZ 1000
 extern unsigned long jiffies;
