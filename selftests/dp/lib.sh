@@ -338,6 +338,9 @@ kill_leftovers() {
 	for ns in "$DPT_NSA" "$DPT_NSB"; do
 		echo "# dpctl ep in $ns:"
 		"$DPT_IP" netns exec "$ns" dpctl ep 2>&1 | sed 's/^/#   /'
+		echo "# dpctl stats in $ns (those not 0):"
+		"$DPT_IP" netns exec "$ns" dpctl stats 2>&1 |
+			awk '$NF != "0" { printf "#   %s\n", $0 }'
 	done
 	echo "# $1: killed what it left holding /dev/dp:$(for p in $pids; do
 		printf ' %s(%s)' "$(cat "/proc/$p/comm" 2>/dev/null)" "$p"; done)"
