@@ -1392,7 +1392,7 @@ const struct unit_test snd_tests[] = {
 	  test_snd_sws },
 	{ "snd: one message read at a time never stalls a blocked writer",
 	  test_snd_sws_no_stall },
-	{ "a release unseen while the receiver starves re-grants at once",
+	{ "snd: a release unseen while the receiver starves re-grants at once",
 	  test_snd_starve_race },
 	{ "snd: the DATA header is a template built once per session",
 	  test_snd_tmpl },
