@@ -85,6 +85,22 @@ indent() { sed 's/^/  /'; }
 barrier() { timeout $((${2:-300} + 30)) dp-barrier "$1" "${2:-300}" || diag "barrier $1 failed"; }
 counter() { dpctl stats "$1" 2>/dev/null || echo -1; }
 
+# dp_state: this guest's dp endpoints, its counters that are not 0, and
+# where its mpi_test ranks wait (a hung run's picture, before it is killed)
+dp_state() {
+	echo "dpctl ep on $(hostname):"
+	dpctl ep 2>&1
+	echo "dpctl stats on $(hostname) (those not 0):"
+	dpctl stats 2>&1 | awk '$NF != "0"'
+	for p in $(pidof mpi_test); do
+		echo "mpi_test $p: $(cut -d' ' -f3 "/proc/$p/stat") in $(cat "/proc/$p/wchan")"
+		sed 's/^/  /' "/proc/$p/stack" 2>/dev/null
+	done
+}
+
+# guest-mpi.sh --state: dp_state only (guest 0 asks the others, dprsh)
+[ "${1:-}" = --state ] && { dp_state; exit 0; }
+
 # Open MPI as root in the guests, in mpirun and in the orted dprsh starts
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
@@ -176,13 +192,29 @@ np_line() {
 	awk -v s="$2" '$1 == s { printf "%.2f %.2f\n", $3 * 1e6, s / $3 / 1e6; exit }' "$1"
 }
 
-# mpitest NAME MCA...: mpi_test on every guest, its KTAP nested
+# mpitest NAME MCA...: mpi_test on every guest, its KTAP nested; a run
+# still going after 110 s shows every guest's dp_state, then is killed
 mpitest() {
 	name=$1
 	shift
 	timeout 120 mpirun $LAUNCH --host "$hosts" -np "$DP_NGUESTS" "$@" \
-		"$MPIDIR/mpi_test" >"$T/mt-$name.log" 2>&1
+		"$MPIDIR/mpi_test" >"$T/mt-$name.log" 2>&1 &
+	mp=$!
+	(
+		sleep 110
+		kill -0 $mp 2>/dev/null || exit 0
+		dp_state
+		i=1
+		while [ $i -lt "$DP_NGUESTS" ]; do
+			timeout 5 dprsh "dpg$i" "$MPIDIR/guest-mpi.sh --state" 2>&1
+			i=$((i + 1))
+		done
+	) >"$T/state-$name.log" 2>&1 &
+	wd=$!
+	wait $mp
 	st=$?
+	kill $wd 2>/dev/null
+	[ $st -eq 0 ] || indent <"$T/state-$name.log" | sed 's/^/#/'
 	# rank 0's KTAP first, then the other ranks' lines
 	grep -v '^# rank [1-9]' "$T/mt-$name.log" | indent
 	grep '^# rank [1-9]' "$T/mt-$name.log" | indent
@@ -415,6 +447,19 @@ elif [ "$DP_GUEST_ID" -eq 0 ]; then
 	result $st "NPmpi over dp (pml cm, mtl ofi, FI_PROVIDER=dp), 1 B to $max B"
 
 	rx0=$(counter rx_msgs)
+	# dpg.mpirepeat=N (a stress run, by hand): N - 1 runs before the
+	# counted one, until one fails, each shown only if it failed
+	reps=$(sed -n 's/.*dpg\.mpirepeat=\([0-9]*\).*/\1/p' /proc/cmdline)
+	r=1
+	while [ $r -lt "${reps:-1}" ]; do
+		if ! mpitest dp $OVER_DP >"$T/rep.log" 2>&1; then
+			diag "mpi_test over dp: run $r of $reps failed"
+			sed 's/^/# /' "$T/rep.log"
+			break
+		fi
+		diag "mpi_test over dp: run $r of $reps passed"
+		r=$((r + 1))
+	done
 	mpitest dp $OVER_DP
 	result $? "mpi_test over dp on $DP_NGUESTS guests (pml cm, mtl ofi, FI_PROVIDER=dp)"
 	rx1=$(counter rx_msgs)
