@@ -51,7 +51,7 @@
 #   soak            run_soak.sh: SOAK_N (10^6) messages under faults in 2
 #                   guests, per kernel over virtio-net and dp's tulip, at once
 #   soak_debug      the same on the debug kernel, SOAK_DEBUG_N (10^5) messages
-#                   (SOAK_CPU: the guests' -cpu, e.g. max for 5-level paging; docs/soak.md)
+#                   (SOAK_CPU: the guests' -cpu instead of max,cx16=off; docs/soak.md)
 # Logs go to build/check/.  A skip that tools/qemu/skips.txt does not allow
 # fails.  The lines before the last give the number of distinct checks and
 # the skips; the last line is exactly "N passed, N failed"; exit 1 if

@@ -786,6 +786,9 @@ def judge(a, g, prefix, timed_out, qemu_rc, allow=None):
         problems.append(f"guest runners exited {m.group(1)} (DPG-DONE)")
     if re.search(r"^# dpg: TIMEOUT", out, re.M):
         problems.append("guest timeout")
+    emu = re.findall(r"^# dpg: EMULATOR: (.*)$", out, re.M)
+    if emu:
+        problems.append("emulated CPU: " + emu[-1][:200])
     if not dmesg and m:
         problems.append("no kernel log dump")
     klog = console.splitlines() + dmesg
@@ -1006,10 +1009,11 @@ def main():
                          "(single); auto: single when the guests' vCPUs outnumber the "
                          "host's CPUs")
     ap.add_argument("--mem", type=int, default=512, help="MiB per guest")
-    ap.add_argument("--cpu", default="max,la57=off",
-                    help="QEMU's -cpu model; by default max with 4-level paging: "
-                         "Debian 12's QEMU under TCG double-faulted 5-level guests "
-                         "(docs/soak.md); --cpu max gives them 5-level paging again")
+    ap.add_argument("--cpu", default="max,cx16=off",
+                    help="QEMU's -cpu model; by default max without CMPXCHG16B: "
+                         "Debian 12's QEMU under TCG corrupts RFLAGS in it, and "
+                         "guests died of it (docs/soak.md; every guest checks at "
+                         "boot, tools/qemu/cpucheck.c)")
     ap.add_argument("--append", help="extra kernel command line")
     ap.add_argument("--plugin", metavar="SPEC",
                     help="mode icount: a QEMU TCG plugin, -plugin SPEC "

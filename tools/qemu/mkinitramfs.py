@@ -293,6 +293,10 @@ def build_tree(root, kver, stage, ko, modroot="/", extra_bins=()):
     for tool in ("dp-load", "dp-barrier", "dp-link"):
         shutil.copy2(os.path.join(guest, tool), os.path.join(root, "usr/bin", tool))
         os.chmod(os.path.join(root, "usr/bin", tool), 0o755)
+    # init's check of the emulated CPU (cpucheck.c), static: no libraries
+    subprocess.run([os.environ.get("CC", "cc"), "-std=c11", "-O2", "-Wall", "-Wextra",
+                    "-Werror", "-static", "-o", os.path.join(root, "usr/bin/dpg-cpucheck"),
+                    os.path.join(HERE, "cpucheck.c")], check=True)
     # the harness's own guest-side self-tests (cluster.py --mode faults)
     os.makedirs(os.path.join(root, "usr/lib/dp/harness"), exist_ok=True)
     for test in ("faults-selftest.sh",):
