@@ -30,33 +30,42 @@
 
 static unsigned __int128 mem __attribute__((aligned(16)));
 
-/* RFLAGS after POPF; CMP @op, 5; then CMPXCHG16B (@cx16) or nothing. */
+/*
+ * RFLAGS after POPF; CMP @op, 5; then CMPXCHG16B (@cx16) or nothing.  The
+ * stack pointer steps over the red zone first (with LEA, which keeps the
+ * flags), as the pushes would otherwise write where the compiler may keep
+ * locals.
+ */
 static uint64_t flags_after(uint64_t op, int cx16)
 {
 	uint64_t fl;
 
 	mem = 0;	/* RDX:RAX = 0 matches: ZF set, the rest kept */
 	if (cx16)
-		__asm__ __volatile__("pushq $0x202\n\tpopfq\n\t"
-			     "mov $5, %%rcx\n\t"
-			     "cmp %%rbx, %%rcx\n\t"
-			     "mov $0, %%eax\n\t"
-			     "mov $0, %%edx\n\t"
-			     "cmpxchg16b %[m]\n\t"
-			     "pushfq\n\t"
-			     "popq %[fl]"
-			     : [fl] "=r"(fl), [m] "+m"(mem)
-			     : "b"(op)
-			     : "rax", "rcx", "rdx", "cc", "memory");
+		__asm__ __volatile__("lea -128(%%rsp), %%rsp\n\t"
+				     "pushq $0x202\n\tpopfq\n\t"
+				     "mov $5, %%rcx\n\t"
+				     "cmp %%rbx, %%rcx\n\t"
+				     "mov $0, %%eax\n\t"
+				     "mov $0, %%edx\n\t"
+				     "cmpxchg16b %[m]\n\t"
+				     "pushfq\n\t"
+				     "popq %[fl]\n\t"
+				     "lea 128(%%rsp), %%rsp"
+				     : [fl] "=r"(fl), [m] "+m"(mem)
+				     : "b"(op)
+				     : "rax", "rcx", "rdx", "cc", "memory");
 	else
-		__asm__ __volatile__("pushq $0x202\n\tpopfq\n\t"
-			     "mov $5, %%rcx\n\t"
-			     "cmp %%rbx, %%rcx\n\t"
-			     "pushfq\n\t"
-			     "popq %[fl]"
-			     : [fl] "=r"(fl)
-			     : "b"(op)
-			     : "rcx", "cc", "memory");
+		__asm__ __volatile__("lea -128(%%rsp), %%rsp\n\t"
+				     "pushq $0x202\n\tpopfq\n\t"
+				     "mov $5, %%rcx\n\t"
+				     "cmp %%rbx, %%rcx\n\t"
+				     "pushfq\n\t"
+				     "popq %[fl]\n\t"
+				     "lea 128(%%rsp), %%rsp"
+				     : [fl] "=r"(fl)
+				     : "b"(op)
+				     : "rcx", "cc", "memory");
 	return fl;
 }
 
