@@ -86,16 +86,15 @@ barrier() { timeout $((${2:-300} + 30)) dp-barrier "$1" "${2:-300}" || diag "bar
 counter() { dpctl stats "$1" 2>/dev/null || echo -1; }
 
 # dp_state: this guest's dp endpoints, its counters that are not 0, and
-# where its mpi_test ranks wait (a hung run's picture, before it is killed)
+# where the processes holding /dev/dp and dp's kworkers wait (the
+# selftests' dp_stacks; lib.sh in a subshell, whose names are its own): a
+# hung run's picture, before it is killed
 dp_state() {
 	echo "dpctl ep on $(hostname):"
 	dpctl ep 2>&1
 	echo "dpctl stats on $(hostname) (those not 0):"
 	dpctl stats 2>&1 | awk '$NF != "0"'
-	for p in $(pidof mpi_test); do
-		echo "mpi_test $p: $(cut -d' ' -f3 "/proc/$p/stat") in $(cat "/proc/$p/wchan")"
-		sed 's/^/  /' "/proc/$p/stack" 2>/dev/null
-	done
+	(. /usr/lib/dp/selftests/lib.sh && dp_stacks)
 }
 
 # guest-mpi.sh --state: dp_state only (guest 0 asks the others, dprsh)
