@@ -8,6 +8,7 @@
 #include <linux/rtnetlink.h>
 
 #include "dp.h"
+#include "dp_trace.h"
 
 static unsigned int nid;
 module_param(nid, uint, 0444);
@@ -106,6 +107,7 @@ static int __init dp_init(void)
 	}
 	dp_limits_init();
 	dp_crc32c_select();
+	dp_trace_init();
 	dp_wq = alloc_workqueue("dp", WQ_MEM_RECLAIM, 0);
 	if (!dp_wq)
 		return -ENOMEM;

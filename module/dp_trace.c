@@ -52,11 +52,26 @@ static const char *__maybe_unused dp_trace_ctr_name(unsigned int c)
 	return c < DP_CTR_COUNT ? dp_trace_ctr_names[c] : "?";
 }
 
-/* The counters of frames or messages dp did not deliver (dp_drop events). */
+/*
+ * The counters of frames or messages dp did not deliver (dp_drop events),
+ * by name, once: dp_ctr_is_drop() runs for every counted event while
+ * dp_drop is traced.
+ */
+static DECLARE_BITMAP(dp_drop_ctrs, DP_CTR_COUNT) __ro_after_init;
+
+void __init dp_trace_init(void)
+{
+	unsigned int c;
+
+	for (c = 0; c < DP_CTR_COUNT; c++)
+		if (strstr(dp_trace_ctr_names[c], "_drop_") ||
+		    c == DP_CTR_TX_UNDELIVERED)
+			__set_bit(c, dp_drop_ctrs);
+}
+
 bool dp_ctr_is_drop(unsigned int c)
 {
-	return c < DP_CTR_COUNT && (strstr(dp_trace_ctr_names[c], "_drop_") ||
-				    c == DP_CTR_TX_UNDELIVERED);
+	return c < DP_CTR_COUNT && test_bit(c, dp_drop_ctrs);
 }
 
 #define CREATE_TRACE_POINTS

@@ -19,6 +19,7 @@ enum dp_stall_on {
 	DP_STALL_SESSION,	/* the session to open (HELLO answered) */
 };
 
+void dp_trace_init(void);
 bool dp_ctr_is_drop(unsigned int c);
 #endif
 
