@@ -92,12 +92,12 @@ struct dp_ack_batch {
  *	each node (any user) holds, but the owner's own senders'.
  * @lru: the rx peers by the time they were last heard, oldest first.
  * @active: the rx peers not idle, in the order of the next re-grant.
- * @n_active: rx peers not idle: the pool is shared fairly among them.
- * @outstanding: credit granted and not yet used, over all rx peers.
- * @starved: a grant was cut short by a full pool: releases re-grant.
  * @cons_seen: the pool's consumer index as last read under @lock, to see
  *	whether a release came while @starved was being set
  *	(dp_rcv_starve()).
+ * @n_active: rx peers not idle: the pool is shared fairly among them.
+ * @outstanding: credit granted and not yet used, over all rx peers.
+ * @starved: a grant was cut short by a full pool: releases re-grant.
  * @sws_room: with @starved, the room at which a re-grant makes an update
  *	worth its frame to some sender short of credit (the least of their
  *	needs): releases that make less do not run @ack_work.
@@ -137,10 +137,10 @@ struct dp_rcv {
 	DECLARE_HASHTABLE(srcs, 5);
 	struct list_head lru;
 	struct list_head active;
+	u64 cons_seen;
 	u32 n_active;
 	u32 outstanding;
 	bool starved;
-	u64 cons_seen;
 	u32 sws_room;
 	struct list_head wants;
 	bool dead;
