@@ -30,7 +30,9 @@
 #                     Linux's), a 2-guest run on the simulated Myrinet fabric (dp
 #                     against UDP/TCP over myri0), NetPIPE over Open MPI on dp
 #                     against Open MPI over TCP (between 2 guests, and under icount
-#                     on e1000 and tulip), then the report (build/results/)
+#                     on e1000 and tulip), then the report (build/results/),
+#                     whose table of the issues' targets it writes into
+#                     README.md too (DEMO_README=: not)
 #   make deps         install the Debian packages (tools/deps.sh)
 #   make install      libdp, the libfabric provider libdp-fi.so (needs
 #                     libfabric-dev; into PREFIX/lib/MULTIARCH/libfabric),
@@ -285,6 +287,10 @@ ICOUNT_NIC ?= e1000,mitigation=off
 DEMO_TULIP ?= 1
 DEMO_MYRI ?= 1
 DEMO_MPI ?= 1
+# The README's figures come from one run: the report writes its table of the
+# targets between the README's TARGETS markers (with make reliability's
+# goodput under loss when RESULTS/relperf has it).
+DEMO_README ?= README.md
 demo-run: all
 	@rc=0; \
 	tools/qemu/cluster.py --kernel $(KVER) --guests 2 --smp 1 --mode demo \
@@ -323,7 +329,8 @@ demo-run: all
 				$(RESULTS)/demo-mpi-icount-tulip.tsv || rc=1; \
 		fi; \
 	fi; \
-	if [ -x tools/dpperf/report ]; then tools/dpperf/report $(RESULTS) || rc=1; \
+	if [ -x tools/dpperf/report ]; then \
+		tools/dpperf/report $(if $(DEMO_README),--readme $(DEMO_README)) $(RESULTS) || rc=1; \
 	else echo "demo: no tools/dpperf/report yet; raw results in $(RESULTS)/{demo,icount}.tsv"; fi; \
 	exit $$rc
 

@@ -80,6 +80,21 @@ gen() {
 	echo DPPERF-END
 } >"$d/demo-mpi-icount.tsv"
 
+# make reliability's file (loss=N lines, two runs): goodput at 1% loss
+# dp (5 + 7) / 2 = 6 against TCP's 10 (0.60, missed); at 5% 4 against 2
+mkdir "$d/relperf"
+{
+	echo "# run 1 of 2"
+	printf 'loss=1\tdp\tbw\t1024\t5\tMB/s\nloss=1\ttcp\tbw\t1024\t10\tMB/s\n'
+	printf 'loss=5\tdp\tbw\t1024\t4\tMB/s\nloss=5\ttcp\tbw\t1024\t2\tMB/s\n'
+	echo "# run 2 of 2"
+	printf 'loss=1\tdp\tbw\t1024\t7\tMB/s\nloss=1\ttcp\tbw\t1024\t10\tMB/s\n'
+} >"$d/relperf/reliability.tsv"
+# a README with the targets' markers, and one without
+begin='<!-- TARGETS_BEGIN: written by tools/dpperf/report --readme; do not edit -->'
+printf '# x\n\n%s\nstale\n<!-- TARGETS_END -->\n\n## after\n' "$begin" >"$d/README.md"
+printf '# x\n' >"$d/README-none.md"
+
 n=0 rc=0
 check() {	# check DESCRIPTION COMMAND...
 	desc=$1; shift
@@ -120,6 +135,24 @@ check "MPI bandwidth ratio" has "| 1048576 | 116.50 | 87.38 | 1.33 |"
 check "MPI under icount: its section and note" has "the same NetPIPE runs in ONE guest"
 check "MPI under icount: its own ratio" has "| 1 | 30.0 | 80.0 | 0.38 |"
 check "failure noted" has "failed proto=tcp test=pingpong size=1500 reason=timeout"
+# the targets' table: 20 / 32.5 = 0.62 against 0.6; bandwidth 12 / 6 at the
+# one size; a batch's cost 1000 / 4000; n1/2 2048 / 4096; MPI 40 / 100
+check "targets: a missed one" has "| 13 | e1000 netdev, icount | 1-byte round trip, dp/UDP | 0.62 | ≤ 0.6 | missed |"
+check "targets: the worst of the sizes" has "| bandwidth at every size, dp/TCP (the worst) | 2.00 (at 1500 B, of 1 sizes) | ≥ 1.0 | **met** |"
+check "targets: a batch against one write" has "| 16 | e1000 netdev, icount | send cost per message in a batch of 32, of one write()'s | 0.25 | ≤ 0.2 | missed |"
+check "targets: n1/2" has "| 16 | 2 guests, virtio-net, real time | n½, dp/TCP | 0.50 (2048 against 4096 B) | ≤ 1.0 | **met** |"
+check "targets: MPI" has "| 18 | MPI, 2 guests, virtio-net, real time | 1-byte latency, dp/TCP | 0.40 | ≤ 0.5 | **met** |"
+check "targets: a link not in the run" has "| 13 | dp's tulip driver, icount | 1-byte round trip, dp/UDP | not in this run | ≤ 0.35 | - |"
+check "targets: goodput under loss, runs averaged" has "1% of frames dropped | goodput in 1024-byte messages, dp/TCP | 0.60 | ≥ 1.0 | missed |"
+check "targets: goodput at 5% loss" has "5% of frames dropped | goodput in 1024-byte messages, dp/TCP | 2.00 | ≥ 1.0 | **met** |"
+check "--readme runs" quiet "$report" --readme "$d/README.md" "$d"
+check "--readme: the table between the markers" \
+	grep -qF "| 13 | e1000 netdev, icount | 1-byte round trip, dp/UDP | 0.62 |" "$d/README.md"
+check "--readme: what was there is gone" sh -c "! grep -q stale '$d/README.md'"
+check "--readme: the rest kept" sh -c "grep -q '^# x' '$d/README.md' && grep -q '^## after' '$d/README.md'"
+check "--readme: a second run replaces, not adds" sh -c \
+	"'$report' --readme '$d/README.md' '$d' >/dev/null && [ \$(grep -cF '| 13 | e1000 netdev, icount | 1-byte' '$d/README.md') = 1 ]"
+check "--readme: no markers is an error" sh -c "! '$report' --readme '$d/README-none.md' '$d' >/dev/null 2>&1"
 if command -v gnuplot >/dev/null; then
 	check "latency.png" test -s "$d/latency.png"
 	check "bandwidth.png" test -s "$d/bandwidth.png"
