@@ -138,7 +138,7 @@ check "failure noted" has "failed proto=tcp test=pingpong size=1500 reason=timeo
 # the targets' table: 20 / 32.5 = 0.62 against 0.6; bandwidth 12 / 6 at the
 # one size; a batch's cost 1000 / 4000; n1/2 2048 / 4096; MPI 40 / 100
 check "targets: a missed one" has "| 13 | e1000 netdev, icount | 1-byte round trip, dp/UDP | 0.62 | ≤ 0.6 | missed |"
-check "targets: the worst of the sizes" has "| bandwidth at every size, dp/TCP (the worst) | 2.00 (at 1500 B, of 1 sizes) | ≥ 1.0 | **met** |"
+check "targets: the worst of the sizes" has "| bandwidth at every size, dp/TCP (the worst) | 2.00 (at 1500 B, of 1 size) | ≥ 1.0 | **met** |"
 check "targets: a batch against one write" has "| 16 | e1000 netdev, icount | send cost per message in a batch of 32, of one write()'s | 0.25 | ≤ 0.2 | missed |"
 check "targets: n1/2" has "| 16 | 2 guests, virtio-net, real time | n½, dp/TCP | 0.50 (2048 against 4096 B) | ≤ 1.0 | **met** |"
 check "targets: MPI" has "| 18 | MPI, 2 guests, virtio-net, real time | 1-byte latency, dp/TCP | 0.40 | ≤ 0.5 | **met** |"
