@@ -36,33 +36,30 @@ static unsigned __int128 mem __attribute__((aligned(16)));
  * flags), as the pushes would otherwise write where the compiler may keep
  * locals.
  */
+#define PROBE_BEGIN "lea -128(%%rsp), %%rsp\n\t" \
+		    "pushq $0x202\n\tpopfq\n\t" \
+		    "mov $5, %%rcx\n\t" \
+		    "cmp %%rbx, %%rcx\n\t"
+#define PROBE_END "pushfq\n\t" \
+		  "popq %[fl]\n\t" \
+		  "lea 128(%%rsp), %%rsp"
+
 static uint64_t flags_after(uint64_t op, int cx16)
 {
 	uint64_t fl;
 
 	mem = 0;	/* RDX:RAX = 0 matches: ZF set, the rest kept */
 	if (cx16)
-		__asm__ __volatile__("lea -128(%%rsp), %%rsp\n\t"
-				     "pushq $0x202\n\tpopfq\n\t"
-				     "mov $5, %%rcx\n\t"
-				     "cmp %%rbx, %%rcx\n\t"
+		__asm__ __volatile__(PROBE_BEGIN
 				     "mov $0, %%eax\n\t"
 				     "mov $0, %%edx\n\t"
 				     "cmpxchg16b %[m]\n\t"
-				     "pushfq\n\t"
-				     "popq %[fl]\n\t"
-				     "lea 128(%%rsp), %%rsp"
+				     PROBE_END
 				     : [fl] "=r"(fl), [m] "+m"(mem)
 				     : "b"(op)
 				     : "rax", "rcx", "rdx", "cc", "memory");
 	else
-		__asm__ __volatile__("lea -128(%%rsp), %%rsp\n\t"
-				     "pushq $0x202\n\tpopfq\n\t"
-				     "mov $5, %%rcx\n\t"
-				     "cmp %%rbx, %%rcx\n\t"
-				     "pushfq\n\t"
-				     "popq %[fl]\n\t"
-				     "lea 128(%%rsp), %%rsp"
+		__asm__ __volatile__(PROBE_BEGIN PROBE_END
 				     : [fl] "=r"(fl)
 				     : "b"(op)
 				     : "rcx", "cc", "memory");
