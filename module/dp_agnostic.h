@@ -101,7 +101,8 @@ static inline u32 dp_crc32c_sse42(u32 crc, const u8 *p, size_t len)
 u32 dp_crc32c(u32 crc, const u8 *p, size_t len);	/* dp_wire_crc.c */
 void dp_crc32c_select(void);	/* at load: the faster of the two */
 #else
-static inline u32 dp_crc32c(u32 crc, const u8 *p, size_t len)
+/* The table version: the reference the unit tests check the others with. */
+static inline u32 dp_crc32c_table(u32 crc, const u8 *p, size_t len)
 {
 	static u32 table[256];
 	size_t i;
@@ -119,6 +120,20 @@ static inline u32 dp_crc32c(u32 crc, const u8 *p, size_t len)
 	for (i = 0; i < len; i++)
 		crc = (crc >> 8) ^ table[(crc ^ p[i]) & 0xff];
 	return crc;
+}
+
+/*
+ * On the host, the kernel's choice by the CPU's flag alone: the unit tests
+ * and the fuzzers seal and check every frame, and the table version was
+ * 97% of the codec oracle's time (87 s of the unit tests' 212).
+ */
+static inline u32 dp_crc32c(u32 crc, const u8 *p, size_t len)
+{
+#ifdef __x86_64__
+	if (__builtin_cpu_supports("sse4.2"))
+		return dp_crc32c_sse42(crc, p, len);
+#endif
+	return dp_crc32c_table(crc, p, len);
 }
 #endif
 
