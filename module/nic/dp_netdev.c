@@ -155,6 +155,38 @@ static void dp_netdev_zc_attach(struct sk_buff *skb, struct dp_netdev_zc *zc,
 }
 
 /*
+ * An skb of @size bytes of room whose head is a page fragment of the
+ * stack's per-CPU cache, and whose sk_buff comes from the per-CPU cache
+ * NAPI's completions refill, as a driver builds a received frame's
+ * (napi_alloc_skb()): alloc_skb() takes both from the slab, and with
+ * Debian's init_on_alloc each is cleared first, the head's whole object
+ * (512 bytes for a 1-byte message) before the frame overwrites it.  A
+ * fragment's page is cleared once, when the cache takes it; then it comes
+ * round again once its frames are freed.  No byte of the head is sent
+ * that the frame did not write (skb->len is the frame's).  Sleeps
+ * nowhere: the caches are per CPU, under local_bh_disable().
+ */
+static struct sk_buff *dp_netdev_alloc_skb(unsigned int size)
+{
+	unsigned int frag = SKB_DATA_ALIGN(size) +
+			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	struct sk_buff *skb = NULL;
+	void *data;
+
+	if (frag > PAGE_SIZE)
+		return alloc_skb(size, GFP_KERNEL);
+	local_bh_disable();
+	data = napi_alloc_frag(frag);
+	if (data) {
+		skb = napi_build_skb(data, frag);
+		if (!skb)
+			skb_free_frag(data);
+	}
+	local_bh_enable();
+	return skb;
+}
+
+/*
  * One frame to @dst: the headers in the skb, and the message as fragments
  * of the session's copy (dp_netdev_zc_fits()) or, without memory for the
  * completion, copied after them.
@@ -171,8 +203,7 @@ static int dp_netdev_xmit(struct dp_nic *nic, const u8 *dst,
 
 	if (dp_netdev_zc_fits(dev, msg, len, keep))
 		zc = kmalloc(sizeof(*zc), GFP_KERNEL);
-	skb = alloc_skb(head + sizeof(*hdr) + (zc ? 0 : len) + tail,
-			GFP_KERNEL);
+	skb = dp_netdev_alloc_skb(head + sizeof(*hdr) + (zc ? 0 : len) + tail);
 	if (!skb) {
 		kfree(zc);
 		return -ENOMEM;
