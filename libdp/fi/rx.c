@@ -170,27 +170,36 @@ static void partial_abort(struct dpfi_ep *ep, const struct dpfi_src *src)
 	in_free(in);
 }
 
-/* The first segment of a message: match it, or queue it as unexpected. */
-static struct dpfi_in *in_start(struct dpfi_ep *ep, const struct dpfi_hdr *h,
-				const struct dpfi_src *src)
+/* first's fields from the first segment h from src, and the receive it matches. */
+static void in_init(struct dpfi_ep *ep, struct dpfi_in *first, const struct dpfi_hdr *h,
+		    const struct dpfi_src *src)
 {
-	struct dpfi_in *in = calloc(1, sizeof(*in));
 	struct dpfi_key k;
+
+	*first = (struct dpfi_in){
+		.nid = src->nid,
+		.dpid = src->dpid,
+		.src = dpfi_av_reverse(ep->av, src->nid, src->dpid),
+		.tag = h->tag,
+		.data = h->data,
+		.total = h->total,
+		.hflags = h->flags,
+	};
+	k = (struct dpfi_key){ .tagged = (h->flags & DPFI_HF_TAGGED) != 0,
+			       .tag = h->tag, .src = first->src };
+	first->rx = dpfi_posted_take(&ep->posted, &k);
+}
+
+/* first (in_init()) kept: matched, or queued as unexpected with a buffer. */
+static struct dpfi_in *in_start(struct dpfi_ep *ep, const struct dpfi_in *first)
+{
+	struct dpfi_in *in = malloc(sizeof(*in));
 
 	if (!in)
 		return NULL;
-	in->nid = src->nid;
-	in->dpid = src->dpid;
-	in->src = dpfi_av_reverse(ep->av, src->nid, src->dpid);
-	in->tag = h->tag;
-	in->data = h->data;
-	in->total = h->total;
-	in->hflags = h->flags;
-	k = (struct dpfi_key){ .tagged = (h->flags & DPFI_HF_TAGGED) != 0,
-			       .tag = h->tag, .src = in->src };
-	in->rx = dpfi_posted_take(&ep->posted, &k);
-	if (!in->rx && h->total) {
-		in->buf = malloc((size_t)h->total);
+	*in = *first;
+	if (!in->rx && in->total) {
+		in->buf = malloc((size_t)in->total);
 		if (!in->buf) {
 			free(in);
 			return NULL;
@@ -210,15 +219,23 @@ static void in_copy(struct dpfi_in *in, uint64_t off, const unsigned char *p, si
 	in->got += n;
 }
 
-/* The message in, or NULL (dropped), that segment h from src belongs to. */
-static struct dpfi_in *rx_owner(struct dpfi_ep *ep, const struct dpfi_hdr *h,
-				const struct dpfi_src *src)
+/*
+ * The message in, or NULL (dropped), that segment h of n bytes from src
+ * belongs to.  A message whole in its first segment that a posted receive
+ * matches (a small message to a waiting receive, the common case) is
+ * first itself, the caller's: nothing is allocated for it.
+ */
+static struct dpfi_in *rx_owner(struct dpfi_ep *ep, const struct dpfi_hdr *h, size_t n,
+				const struct dpfi_src *src, struct dpfi_in *first)
 {
 	struct dpfi_in *in;
 
 	if (!h->offset) {
 		partial_abort(ep, src);
-		return in_start(ep, h, src);
+		in_init(ep, first, h, src);
+		if (first->rx && n == h->total)
+			return first;
+		return in_start(ep, first);
 	}
 	in = partial_take(ep, src);
 	if (in && h->offset != in->got) {
@@ -231,7 +248,7 @@ static struct dpfi_in *rx_owner(struct dpfi_ep *ep, const struct dpfi_hdr *h,
 static void rx_segment(struct dpfi_ep *ep, const struct dpfi_tp_msg *m)
 {
 	struct dpfi_src src = { .nid = m->src_nid, .dpid = m->src_dpid };
-	struct dpfi_in *in;
+	struct dpfi_in *in, first;
 	struct dpfi_hdr h;
 	size_t n;
 
@@ -241,11 +258,13 @@ static void rx_segment(struct dpfi_ep *ep, const struct dpfi_tp_msg *m)
 	n = m->len - sizeof(h);
 	if (h.version != DPFI_PROTO_VERSION || h.offset > h.total || n > h.total - h.offset)
 		goto drop;
-	in = rx_owner(ep, &h, &src);
+	in = rx_owner(ep, &h, n, &src, &first);
 	if (!in)
 		goto drop;
 	in_copy(in, h.offset, m->buf + sizeof(h), n);
-	if (in->got == in->total)
+	if (in == &first)		/* whole, matched, on the stack */
+		rx_complete(ep, in->rx, in);
+	else if (in->got == in->total)
 		in_finish(ep, in);
 	else
 		dpfi_list_push(&ep->partial, &in->part);
