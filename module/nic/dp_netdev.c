@@ -157,8 +157,8 @@ static void dp_netdev_zc_attach(struct sk_buff *skb, struct dp_netdev_zc *zc,
 /*
  * An skb of @size bytes of room whose head is a page fragment of the
  * stack's per-CPU cache, and whose sk_buff comes from the per-CPU cache
- * NAPI's completions refill, as a driver builds a received frame's
- * (napi_alloc_skb()): alloc_skb() takes both from the slab, and with
+ * NAPI's completions refill, as a driver builds the skb of a received
+ * frame (napi_alloc_skb()): alloc_skb() takes both from the slab, and with
  * Debian's init_on_alloc each is cleared first, the head's whole object
  * (512 bytes for a 1-byte message) before the frame overwrites it.  A
  * fragment's page is cleared once, when the cache takes it; then it comes
