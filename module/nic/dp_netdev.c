@@ -164,7 +164,9 @@ static void dp_netdev_zc_attach(struct sk_buff *skb, struct dp_netdev_zc *zc,
  * fragment's page is cleared once, when the cache takes it; then it comes
  * round again once its frames are freed.  No byte of the head is sent
  * that the frame did not write (skb->len is the frame's).  Sleeps
- * nowhere: the caches are per CPU, under local_bh_disable().
+ * nowhere: the caches are per CPU, under local_bh_disable().  Not
+ * netdev_alloc_skb(): it, and napi_alloc_skb(), take a slab head for
+ * anything under about 700 bytes, which is every small message's frame.
  */
 static struct sk_buff *dp_netdev_alloc_skb(unsigned int size)
 {
