@@ -169,9 +169,54 @@ static void dp_mdr_announce(struct dp_node *node, const u8 *src, u8 src_len,
 }
 
 /*
+ * One dp frame from a NIC, decoded as *@h (or @drop, its drop reason):
+ * an ANNOUNCE to discovery, the others, from a NART member to this node,
+ * to the MDR; else counted.  Caller holds RCU.
+ */
+static void dp_mdr_rx_one(struct dp_node *node, const u8 *src, u8 src_len,
+			  const struct dp_msg_hdr *h, int drop,
+			  const struct dp_payload *msg)
+{
+	if (!drop && h->type == DP_WT_ANNOUNCE) {
+		dp_mdr_announce(node, src, src_len, h, msg);
+		return;
+	}
+	if (!drop && h->dst_nid != READ_ONCE(node->nid))
+		drop = DP_CTR_RX_DROP_NOT_NODE;
+	if (!drop)
+		drop = dp_mdr_check_src(node, h, src, src_len);
+	if (drop)
+		dp_count(node, drop);
+	else
+		dp_mdr_frame(node, h, msg);
+}
+
+/*
+ * The frames that follow the first one of a bundle (DP_WF_BUNDLE), each
+ * taken as if it had come alone, until the link frame ends or one fails
+ * its checks (counted): what follows that one cannot be found.
+ */
+static void dp_mdr_rx_bundle(struct dp_node *node, const u8 *src, u8 src_len,
+			     unsigned int len, const struct dp_payload *msg,
+			     u32 off)
+{
+	struct dp_payload inner;
+	struct dp_msg_hdr h;
+	int drop;
+
+	do {
+		drop = dp_wire_decode_next(msg, len, &off, &h, &inner);
+		if (drop < 0)
+			return;		/* link padding */
+		dp_mdr_rx_one(node, src, src_len, &h, drop, &inner);
+	} while (!drop);
+}
+
+/*
  * A frame of @len bytes from a NIC: @hdr its dp header (DP_WIRE_HDR_LEN
  * bytes, unread if @len is shorter), @msg the message after it, which may
- * be in pieces (struct dp_payload).
+ * be in pieces (struct dp_payload); with DP_WF_BUNDLE, more frames after
+ * that message.
  */
 void dp_mdr_rx_parts(struct dp_node *node, const u8 *src, u8 src_len,
 		     const void *hdr, unsigned int len,
@@ -182,19 +227,9 @@ void dp_mdr_rx_parts(struct dp_node *node, const u8 *src, u8 src_len,
 
 	rcu_read_lock();
 	drop = dp_wire_decode_parts(hdr, len, msg, &h);
-	if (!drop && h.type == DP_WT_ANNOUNCE) {
-		dp_mdr_announce(node, src, src_len, &h, msg);
-		rcu_read_unlock();
-		return;
-	}
-	if (!drop && h.dst_nid != READ_ONCE(node->nid))
-		drop = DP_CTR_RX_DROP_NOT_NODE;
-	if (!drop)
-		drop = dp_mdr_check_src(node, &h, src, src_len);
-	if (drop)
-		dp_count(node, drop);
-	else
-		dp_mdr_frame(node, &h, msg);
+	dp_mdr_rx_one(node, src, src_len, &h, drop, msg);
+	if (!drop && (h.flags & DP_WF_BUNDLE))
+		dp_mdr_rx_bundle(node, src, src_len, len, msg, h.len);
 	rcu_read_unlock();
 }
 

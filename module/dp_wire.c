@@ -158,6 +158,26 @@ int dp_wire_decode_parts(const void *hdr, size_t frame_len,
 	return 0;
 }
 
+int dp_wire_decode_next(const struct dp_payload *msg, size_t frame_len,
+			u32 *off, struct dp_msg_hdr *h,
+			struct dp_payload *inner)
+{
+	struct dp_wire_hdr w;
+	size_t left;
+	int drop;
+
+	/* the first frame's message fit, as its decode checked */
+	left = frame_len - DP_WIRE_HDR_LEN - *off;
+	if (left < sizeof(w))
+		return -1;
+	dp_payload_copy(msg, *off, &w, sizeof(w));
+	*inner = dp_payload_at(msg, *off + sizeof(w));
+	drop = dp_wire_decode_parts(&w, left, inner, h);
+	if (!drop)
+		*off += sizeof(w) + h->len;
+	return drop;
+}
+
 void dp_wire_announce_encode(struct dp_wire_announce *a, u32 hold_ms)
 {
 	a->hold_ms = cpu_to_be32(hold_ms);

@@ -58,6 +58,18 @@ static inline struct dp_payload dp_payload_flat(const void *data)
 	return (struct dp_payload){ .data = (const u8 *)data };
 }
 
+/* The bytes of @p from offset @off on, as a payload of their own. */
+static inline struct dp_payload dp_payload_at(const struct dp_payload *p,
+					      u32 off)
+{
+	struct dp_payload q = *p;
+
+	if (q.data)
+		q.data += off;
+	q.base += off;
+	return q;
+}
+
 /* Copy @len bytes from offset @off of message @p to @to. */
 static inline void dp_payload_copy(const struct dp_payload *p, u32 off,
 				   void *to, u32 len)
@@ -138,6 +150,21 @@ int dp_wire_decode(const void *frame, size_t frame_len, struct dp_msg_hdr *h);
  */
 int dp_wire_decode_parts(const void *hdr, size_t frame_len,
 			 const struct dp_payload *msg, struct dp_msg_hdr *h);
+
+/*
+ * The next dp frame of a bundle (DP_WF_BUNDLE, docs/wire.md): @msg is the
+ * message of the link frame's first dp frame and @frame_len the link
+ * frame's length, as dp_wire_decode_parts() had them; *@off is where in
+ * @msg the next frame's header starts (the first frame's len, at first).
+ * Returns 0 with the frame in *@h, its message in *@inner and *@off past
+ * it; -1 if fewer than DP_WIRE_HDR_LEN bytes are left (link padding: the
+ * bundle is done); or the drop reason (> 0), after which the rest of the
+ * link frame cannot be found: a frame whose check failed says nothing
+ * about where the next one starts.
+ */
+int dp_wire_decode_next(const struct dp_payload *msg, size_t frame_len,
+			u32 *off, struct dp_msg_hdr *h,
+			struct dp_payload *inner);
 
 /* The message of an ANNOUNCE (neighbour discovery) asking for @hold_ms. */
 void dp_wire_announce_encode(struct dp_wire_announce *a, u32 hold_ms);

@@ -110,6 +110,32 @@ static void seal(uint8_t *f, size_t n)
 	f[51] = (uint8_t)c;
 }
 
+/*
+ * The frames after the first of a bundle (DP_WF_BUNDLE, its message
+ * @len1 bytes): each decodes as the rules say a frame alone at its
+ * offset would, until one is dropped or fewer than a header's bytes are
+ * left.  Returns 0 if so.
+ */
+static int walk_bundle(const uint8_t *frame, size_t flen, u32 len1)
+{
+	const struct dp_payload msg = dp_payload_flat(frame + DP_WIRE_HDR_LEN);
+	struct dp_payload inner;
+	struct dp_msg_hdr h;
+	u32 off = len1;
+	size_t left;
+	int got, want;
+
+	do {
+		left = flen - DP_WIRE_HDR_LEN - off;
+		want = left < DP_WIRE_HDR_LEN ? -1 :
+		       expected_reason(frame + DP_WIRE_HDR_LEN + off, left);
+		got = dp_wire_decode_next(&msg, flen, &off, &h, &inner);
+		if (got != want)
+			return 1;
+	} while (!got);
+	return 0;
+}
+
 static uint8_t fill(u32 id, u32 i)
 {
 	return (uint8_t)(id * 31u + i);
@@ -192,6 +218,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (be32(want + 48) != crc32c_ref(want, frame + DP_WIRE_HDR_LEN, h.len))
 			FAIL("seal is not the CRC32C of header and message");
 	}
+
+	if (!got && (h.flags & DP_WF_BUNDLE) && walk_bundle(frame, flen, h.len))
+		FAIL("a frame of the bundle decodes against the rules");
 
 	pos = 2 + flen;
 	rsize = 128u << (pos < size ? data[pos++] % 8 : 0);

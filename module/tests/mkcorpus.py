@@ -54,6 +54,11 @@ def main():
     seed("hello", frame(typ=3, seq=0xfffffff0))
     seed("reset", frame(typ=4, seq=0, dinc=0x5eed))
     seed("sealed_mutable", frame(b"mutate me", good_crc=False), seal=True)
+    # a bundle (DP_WF_BUNDLE 0x400): three whole frames back to back
+    seed("bundle", frame(b"one", flags=0x401, seq=7) + frame(b"2", seq=8) +
+         frame(b"three!", seq=9) + bytes(5), tail=b"\x02")
+    seed("bundle_bad_inner", frame(b"one", flags=0x400, seq=7) +
+         frame(b"2", seq=8, good_crc=False) + frame(b"3", seq=9))
     # neighbour discovery: hold 4000 ms, reserved 0
     ann = struct.pack(">II", 4000, 0)
     seed("announce", frame(ann, typ=5, flags=0, dnid=0, ddpid=0, sdpid=0,

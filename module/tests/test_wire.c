@@ -599,6 +599,105 @@ static void t_wire_padding(void)
 	CHECK_EQ(dp_wire_decode(f, sizeof(f), &o), DP_CTR_RX_DROP_LEN);
 }
 
+/*
+ * A bundle as docs/wire.md draws it, built by hand: three DATA frames of
+ * 5, 1 and 30 bytes back to back (seq 100, 101, 102), the first with
+ * DP_WF_BUNDLE, then @pad bytes of link padding.  Returns its length.
+ */
+static size_t bundle_make(uint8_t *f, size_t pad)
+{
+	static const uint16_t lens[3] = { 5, 1, 30 };
+	size_t off = 0;
+	int i, k;
+
+	for (i = 0; i < 3; i++) {
+		uint8_t *p = f + off;
+
+		for (k = 0; k < lens[i]; k++)
+			p[HDR + k] = (uint8_t)(i * 16 + k);
+		raw_hdr(p, DP_WIRE_VERSION, DP_WT_DATA, lens[i], 1, 2, 3, 4);
+		put32(p + 28, 100 + (uint32_t)i);
+		if (!i)
+			put16(p + 4, DP_WF_ACK | DP_WF_BUNDLE);
+		seal_raw(p);
+		off += HDR + lens[i];
+	}
+	memset(f + off, 0, pad);
+	return off + pad;
+}
+
+/*
+ * The frames of bundle @msg (the first one's message, @len the link
+ * frame's bytes) after the first: 0 if they are seq 101 and 102 with
+ * their bytes, then the end; else the step that failed.
+ */
+static int bundle_walk(const struct dp_payload *msg, size_t len)
+{
+	struct dp_payload inner;
+	struct dp_msg_hdr h;
+	uint8_t b[30];
+	u32 off = 5;
+	int i, k;
+
+	for (i = 1; i < 3; i++) {
+		if (dp_wire_decode_next(msg, len, &off, &h, &inner))
+			return 10 * i;
+		if (h.seq != 100u + (u32)i || h.len != (i == 1 ? 1 : 30) ||
+		    (h.flags & DP_WF_BUNDLE))
+			return 10 * i + 1;
+		dp_payload_copy(&inner, 0, b, h.len);
+		for (k = 0; k < h.len; k++)
+			if (b[k] != (uint8_t)(i * 16 + k))
+				return 10 * i + 2;
+	}
+	return dp_wire_decode_next(msg, len, &off, &h, &inner) == -1 ? 0 : 30;
+}
+
+static void t_wire_bundle(void)
+{
+	uint8_t f[3 * HDR + 36 + HDR];
+	struct dp_payload msg;
+	struct dp_msg_hdr h, o;
+	struct dp_payload inner;
+	struct pieces pc;
+	size_t len, pad;
+	u32 off, n, seed;
+
+	/* padding up to a header's length less one: the bundle ends there */
+	for (pad = 0; pad < HDR; pad += 17) {
+		len = bundle_make(f, pad);
+		CHECK_EQ(dp_wire_decode(f, len, &h), 0);
+		CHECK(h.flags & DP_WF_BUNDLE, "flags %#x", h.flags);
+		CHECK_EQ(h.seq, 100);
+		msg = dp_payload_flat(f + HDR);
+		CHECK_EQ(bundle_walk(&msg, len), 0);
+		/* and the same link frame in an skb's pieces */
+		for (n = 1; n <= PIECES_MAX; n++)
+			for (seed = 1; seed < 40; seed++) {
+				pieces_make(&pc, f, HDR, f + HDR, (u32)(len - HDR),
+					    n, seed);
+				msg = pieces_payload(&pc);
+				CHECK_EQ(bundle_walk(&msg, len), 0);
+				pieces_free(&pc);
+			}
+	}
+	/* a bit flipped in the second frame: dropped, and nothing after it */
+	len = bundle_make(f, 0);
+	f[HDR + 5 + 30] ^= 0x04;	/* its seq */
+	msg = dp_payload_flat(f + HDR);
+	off = 5;
+	CHECK_EQ(dp_wire_decode_next(&msg, len, &off, &o, &inner),
+		 DP_CTR_RX_DROP_CSUM);
+	CHECK_EQ(off, 5);
+	/* a last frame cut short by the link frame's end */
+	len = bundle_make(f, 0);
+	msg = dp_payload_flat(f + HDR);
+	off = 5;
+	CHECK_EQ(dp_wire_decode_next(&msg, len - 1, &off, &o, &inner), 0);
+	CHECK_EQ(dp_wire_decode_next(&msg, len - 1, &off, &o, &inner),
+		 DP_CTR_RX_DROP_LEN);
+}
+
 static void t_wire_unaligned(void)
 {
 	/* Exact-size heap copies at every misalignment: ASan catches overreads,
@@ -795,6 +894,8 @@ const struct unit_test wire_tests[] = {
 	{ "wire: drop raw DATA with seq 0", t_wire_drop_raw_seq0 },
 	{ "wire: fragment flags kept on DATA, dropped on raw DATA", t_wire_drop_frag },
 	{ "wire: trailing padding accepted", t_wire_padding },
+	{ "wire: a bundle's frames one by one, flat and in pieces; a bad one ends it",
+	  t_wire_bundle },
 	{ "wire: unaligned buffers", t_wire_unaligned },
 	{ "wire: exact-size frames never over-read", t_wire_exact_frame_heap },
 	{ "wire: ANNOUNCE: to no node, from no endpoint, 8 bytes or more", t_wire_announce },

@@ -435,6 +435,13 @@ enum dp_wire_type {
  * receiver holds the message ack + 2 + i, past the gap at ack + 1.
  */
 #define DP_WF_SACK		0x0200
+/*
+ * DP_WF_BUNDLE: on the first dp frame of a link frame, more dp frames
+ * follow its message, each a whole frame (header, message, checksum of
+ * its own), back to back to the end of the link frame (docs/wire.md,
+ * "Bundles"): a batch's small messages share one link frame.
+ */
+#define DP_WF_BUNDLE		0x0400
 #define DP_SACK_LEN		16
 #define DP_FRAG_TOTAL_LEN	4
 
