@@ -359,6 +359,46 @@ struct dp_edge {
 	struct rcu_head rcu;
 };
 
+/*
+ * The largest link frame a batch's bundle fills (struct dp_tx_plug): the
+ * NIC's MTU up to this.
+ */
+#define DP_TX_BUNDLE_MAX	4096
+
+/**
+ * struct dp_tx_plug - an endpoint's batch (DP_IOC_SENDV) holding its small
+ *	DATA frames, to send them in as few link frames as hold them
+ *	(docs/wire.md, "Bundles"); dp_tx.c.
+ * @owner: the task whose batch holds it, or NULL; taken with cmpxchg()
+ *	(dp_tx_plug_start()).  Only the owner reads or writes the rest.
+ * @node: the endpoint's node.
+ * @nic: the NIC the held frames were routed for, compared (never
+ *	dereferenced) at the flush; no reference is held meanwhile.
+ * @addr: their link destination, as dp_tx_route() gave it.
+ * @buf: DP_TX_BUNDLE_MAX bytes, from the endpoint's first batch to its
+ *	end: the held dp frames, whole and sealed, back to back.
+ * @len: bytes held in @buf.
+ * @n: frames held.
+ * @first_crc: the first frame's message CRC state: its header is sealed
+ *	again with DP_WF_BUNDLE at the flush if others follow it.
+ */
+struct dp_tx_plug {
+	struct task_struct *owner;
+	struct dp_node *node;
+	struct dp_nic *nic;
+	u8 addr[DP_DST_MAX];
+	u8 *buf;
+	u32 len;
+	u32 n;
+	u32 first_crc;
+};
+
+bool dp_tx_plug_start(struct dp_endpoint *ep);
+void dp_tx_plug_end(struct dp_endpoint *ep);
+void dp_tx_plug_free(struct dp_tx_plug *plug);
+int dp_tx_frame_plug(struct dp_node *node, struct dp_tx_plug *plug,
+		     const struct dp_msg_hdr *h, const void *msg);
+
 /**
  * struct dp_endpoint - one open /dev/dp file.
  * @node: the node of the namespace that opened it.
@@ -389,6 +429,7 @@ struct dp_edge {
  * @wait_poll: blocking reads that polled (dp_ep_stats.wait_poll).
  * @wait_poll_hit: of those, the ones a message ended.
  * @wait_sleep: blocking reads that slept.
+ * @plug: the small frames of the batch being sent (struct dp_tx_plug).
  * @snd: what the edges' sending sessions share (dp_snd.h).
  * @rcv: the receiving sessions, one per sender (dp_rcv.h).
  * @charge: what the pool is charged to (dp_limits.c).
@@ -418,6 +459,7 @@ struct dp_endpoint {
 	atomic64_t wait_poll;
 	atomic64_t wait_poll_hit;
 	atomic64_t wait_sleep;
+	struct dp_tx_plug plug;
 	struct dp_snd_ep snd;
 	struct dp_rcv rcv;
 	struct dp_charge charge;

@@ -3,7 +3,9 @@
  * Batched sends (DP_IOC_SENDV): many messages, on any connected edges, in
  * one kernel entry.  Each message is sent by dp_send() exactly as
  * DP_IOC_SEND sends it; the batch stops at the first message not accepted,
- * so the count returned names exactly the messages sent, once each.
+ * so the count returned names exactly the messages sent, once each.  Its
+ * small messages leave in as few link frames as hold them (the endpoint's
+ * plug, struct dp_tx_plug), all of them before the call returns.
  */
 #include <linux/uaccess.h>
 
@@ -58,6 +60,7 @@ long dp_ioc_sendv(struct dp_endpoint *ep, struct dp_sendv __user *arg,
 {
 	const struct dp_send __user *msgs;
 	struct dp_sendv v;
+	bool plugged;
 	int err = 0;
 	long ret;
 	u32 i;
@@ -70,11 +73,14 @@ long dp_ioc_sendv(struct dp_endpoint *ep, struct dp_sendv __user *arg,
 	if (ret)
 		return ret;
 	msgs = u64_to_user_ptr(v.msgs);
+	plugged = v.n > 1 && dp_tx_plug_start(ep);
 	for (i = 0; i < v.n; i++) {
 		err = dp_sendv_one(ep, &msgs[i], nonblock);
 		if (err)
 			break;
 	}
+	if (plugged)
+		dp_tx_plug_end(ep);
 	/*
 	 * A restart is safe only if nothing was done: no message sent and
 	 * none released (a restart would read arg->release, our count, and

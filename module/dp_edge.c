@@ -153,7 +153,7 @@ static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
 	/* 0 is never a raw sequence number: skip it when the u32 wraps. */
 	while (!h.seq)
 		h.seq = atomic_inc_return(&e->tx_seq);
-	err = dp_tx_frame(ep->node, &h, msg);
+	err = dp_tx_frame_plug(ep->node, dp_tx_plugged(ep), &h, msg);
 out:
 	kvfree(msg);
 	return err;

@@ -48,6 +48,7 @@ static void dp_ep_free_rcu(struct rcu_head *head)
 	struct dp_endpoint *ep = container_of(head, struct dp_endpoint, rcu);
 
 	dp_pool_free(&ep->pool);
+	dp_tx_plug_free(&ep->plug);
 	if (ep->user_ns)
 		put_user_ns(ep->user_ns);
 	put_net(ep->net);

@@ -21,6 +21,7 @@ struct dp_frag_in;
 struct dp_frag_rx;
 struct dp_node;
 struct dp_pool;
+struct dp_tx_plug;
 struct workqueue_struct;
 
 extern unsigned int dp_unreach_ms;
@@ -85,11 +86,20 @@ void dp_txref_put(struct dp_txref *r);
  * dp_tx_frame() of @h, whose session fields are @t's, and whose message's
  * CRC state @msg_crc (dp_wire_msg_crc()) was run when it was copied: a
  * transmission runs the checksum over the header only.  @keep: a
- * reference the NIC may take on @msg, to send it without a copy.
+ * reference the NIC may take on @msg, to send it without a copy.  @plug:
+ * the sender's batch, or NULL (dp_tx_plugged()).
  */
-int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
-		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc,
-		     struct dp_txref *keep);
+int dp_tx_frame_tmpl(struct dp_node *node, struct dp_tx_plug *plug,
+		     const struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
+		     const void *msg, u32 msg_crc, struct dp_txref *keep);
+
+/*
+ * A batch's small frames, held to share link frames (struct dp_tx_plug,
+ * docs/wire.md): the plug the current task's batch holds on @ep, or NULL;
+ * and the flush a sender runs before it waits on its peer (NULL: none).
+ */
+struct dp_tx_plug *dp_tx_plugged(struct dp_endpoint *ep);
+void dp_tx_plug_flush(struct dp_tx_plug *plug);
 
 /* Node counters (dp_node.c) */
 void dp_count(struct dp_node *node, enum dp_counter c);

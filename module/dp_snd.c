@@ -453,8 +453,8 @@ static int dp_snd_xmit(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 		m->crc = dp_wire_msg_crc(m->data, m->len);
 		m->crc_ok = true;
 	}
-	err = dp_tx_frame_tmpl(s->se->node, &s->tmpl, &h, m->data, m->crc,
-			       &m->keep);
+	err = dp_tx_frame_tmpl(s->se->node, dp_tx_plugged(s->se->ep),
+			       &s->tmpl, &h, m->data, m->crc, &m->keep);
 	if (err && (h.flags & DP_WF_ACK))
 		dp_rcv_unpiggyback(s->se->rcv, &s->pair, &h);
 	return err;
@@ -1156,6 +1156,8 @@ static int dp_snd_wait(struct dp_snd *s, u32 space, u8 state, bool nonblock,
 	struct dp_snd_ep *se = s->se;
 	int err;
 
+	/* what the peer may need to see before it answers */
+	dp_tx_plug_flush(dp_tx_plugged(se->ep));
 	if (!*counted) {
 		atomic64_inc(&se->blocked);
 		*counted = true;
@@ -1307,6 +1309,7 @@ static int dp_snd_next(struct dp_snd *s, struct dp_txmsg *m, u32 isn)
 		mutex_unlock(&s->tx_mutex);
 		if (step != DP_STEP_WAIT)
 			break;
+		dp_tx_plug_flush(dp_tx_plugged(s->se->ep));
 		if (wait_event_killable(s->se->wq, dp_snd_next_ready(s)))
 			return -EINTR;
 	}

@@ -101,11 +101,75 @@ static int dp_tx_link(struct dp_nic *nic, const u8 *dst,
 	return nic->ops->xmit(nic, dst, &w, msg, h->len, keep);
 }
 
-static int dp_tx_nic(struct dp_node *node, const struct dp_tx_tmpl *t,
-		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc,
-		     struct dp_txref *keep)
+/* A frame @nic refused: counted as the reason says. */
+static void dp_tx_count_err(struct dp_node *node, int err, u32 frames)
 {
-	u8 addr[DP_DST_MAX];
+	if (err == -ENOMEM)
+		dp_count_add(node, DP_CTR_TX_DROP_NOMEM, frames);
+	else if (err)
+		dp_count_add(node, DP_CTR_TX_DROP_NIC, frames);
+}
+
+/* The buffer, kept with the endpoint from its first batch on. */
+static bool dp_tx_plug_alloc(struct dp_tx_plug *plug)
+{
+	plug->buf = kmalloc(DP_TX_BUNDLE_MAX, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	return plug->buf;
+}
+
+/*
+ * Whether DATA frame @h is small enough to share a link frame of @plug's:
+ * at most half of what one holds, so that a frame near the MTU goes alone,
+ * from where it lies (no copy into the bundle).
+ */
+static bool dp_tx_plug_takes(struct dp_tx_plug *plug,
+			     const struct dp_nic *nic, const struct dp_msg_hdr *h)
+{
+	u32 size = min_t(u32, nic->ops->mtu(nic), DP_TX_BUNDLE_MAX);
+
+	return h->type == DP_WT_DATA &&
+	       2 * (DP_WIRE_HDR_LEN + h->len) <= size &&
+	       (plug->buf || dp_tx_plug_alloc(plug));
+}
+
+/*
+ * Hold frame @h in @plug, after the frames held there if it fits their
+ * link frame (same NIC, same link destination, room left), else after
+ * sending those.  The frame is copied: the caller's @msg may go at once.
+ */
+static void dp_tx_plug_add(struct dp_tx_plug *plug, struct dp_nic *nic,
+			   const u8 *addr, const struct dp_tx_tmpl *t,
+			   const struct dp_msg_hdr *h, const void *msg,
+			   u32 msg_crc)
+{
+	u32 size = min_t(u32, nic->ops->mtu(nic), DP_TX_BUNDLE_MAX);
+	u32 need = DP_WIRE_HDR_LEN + h->len;
+	struct dp_wire_hdr *w;
+
+	if (plug->n && (plug->nic != nic || plug->len + need > size ||
+			memcmp(plug->addr, addr, DP_DST_MAX)))
+		dp_tx_plug_flush(plug);
+	if (!plug->n) {
+		plug->nic = nic;
+		memcpy(plug->addr, addr, DP_DST_MAX);
+		plug->first_crc = msg_crc;
+	}
+	w = (struct dp_wire_hdr *)(plug->buf + plug->len);
+	if (t)
+		dp_wire_encode_from(w, &t->w, h);
+	else
+		dp_wire_encode(w, h);
+	dp_wire_seal_crc(w, msg_crc);
+	memcpy(w + 1, msg, h->len);
+	plug->len += need;
+	plug->n++;
+}
+
+static int dp_tx_nic(struct dp_node *node, struct dp_tx_plug *plug,
+		     const struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
+		     const void *msg, u32 msg_crc, struct dp_txref *keep)
+{
+	u8 addr[DP_DST_MAX] = {};
 	struct dp_nic *nic;
 	int err;
 
@@ -122,11 +186,14 @@ static int dp_tx_nic(struct dp_node *node, const struct dp_tx_tmpl *t,
 		dp_count(node, DP_CTR_TX_DROP_NO_ROUTE);
 		goto out;
 	}
+	if (plug && dp_tx_plug_takes(plug, nic, h)) {
+		dp_tx_plug_add(plug, nic, addr, t, h, msg, msg_crc);
+		goto out;
+	}
+	if (plug)
+		dp_tx_plug_flush(plug);	/* frames leave in the order sent */
 	err = dp_tx_link(nic, addr, t, h, msg, msg_crc, keep);
-	if (err == -ENOMEM)
-		dp_count(node, DP_CTR_TX_DROP_NOMEM);
-	else if (err)
-		dp_count(node, DP_CTR_TX_DROP_NIC);
+	dp_tx_count_err(node, err, 1);
 out:
 	dp_nic_put(nic);
 	return err;
@@ -136,14 +203,16 @@ out:
  * Send one frame: to a NIC, or, for our own NID, straight to the MDR
  * (node-local edges run the same protocol without a wire, and without a
  * checksum: @msg_crc is not used).  Process context only: the tulip
- * backend's xmit sleeps.  @t, if not NULL, is @h's template: its wire
- * header is copied, not encoded again.  @keep, if not NULL, is a
- * reference on @msg the NIC may take to send it without a copy (struct
- * dp_txref).
+ * backend's xmit sleeps.  @plug, if not NULL, is the caller's batch: a
+ * small DATA frame is held there, to share a link frame with the next
+ * (struct dp_tx_plug); 0 then says it was routed and held.  @t, if not
+ * NULL, is @h's template: its wire header is copied, not encoded again.
+ * @keep, if not NULL, is a reference on @msg the NIC may take to send it
+ * without a copy (struct dp_txref).
  */
-int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
-		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc,
-		     struct dp_txref *keep)
+int dp_tx_frame_tmpl(struct dp_node *node, struct dp_tx_plug *plug,
+		     const struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
+		     const void *msg, u32 msg_crc, struct dp_txref *keep)
 {
 	int err = 0;
 
@@ -155,7 +224,7 @@ int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
 		dp_mdr_frame(node, h, &local);
 		rcu_read_unlock();
 	} else {
-		err = dp_tx_nic(node, t, h, msg, msg_crc, keep);
+		err = dp_tx_nic(node, plug, t, h, msg, msg_crc, keep);
 	}
 	if (!err && h->type != DP_WT_DATA)
 		dp_count(node, DP_CTR_TX_CTRL);
@@ -165,11 +234,17 @@ int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
 int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 		const void *msg)
 {
+	return dp_tx_frame_plug(node, NULL, h, msg);
+}
+
+int dp_tx_frame_plug(struct dp_node *node, struct dp_tx_plug *plug,
+		     const struct dp_msg_hdr *h, const void *msg)
+{
 	u32 crc = 0;
 
 	if (h->dst_nid != h->src_nid)
 		crc = dp_wire_msg_crc(msg, h->len);
-	return dp_tx_frame_tmpl(node, NULL, h, msg, crc, NULL);
+	return dp_tx_frame_tmpl(node, plug, NULL, h, msg, crc, NULL);
 }
 
 int dp_tx_announce(struct dp_node *node, u32 hold_ms, u8 *lladdr)
@@ -205,4 +280,74 @@ int dp_tx_announce(struct dp_node *node, u32 hold_ms, u8 *lladdr)
 out:
 	dp_nic_put(nic);
 	return err;
+}
+
+/*
+ * Bundles (docs/wire.md): a batch's small DATA frames to one link
+ * destination leave in as few link frames as hold them.  The plug of an
+ * endpoint belongs to one batch at a time, the task that took it
+ * (dp_tx_plug_start()); other tasks' sends on the endpoint go as they
+ * would without it.  Nothing the plug holds waits past the batch, nor
+ * past any sleep of the batch's sender on the peer (the session flushes
+ * it first: the peer may need those frames to answer).
+ */
+
+struct dp_tx_plug *dp_tx_plugged(struct dp_endpoint *ep)
+{
+	return READ_ONCE(ep->plug.owner) == current ? &ep->plug : NULL;
+}
+
+bool dp_tx_plug_start(struct dp_endpoint *ep)
+{
+	if (cmpxchg(&ep->plug.owner, NULL, current))
+		return false;		/* another task's batch has it */
+	ep->plug.node = ep->node;
+	return true;
+}
+
+/*
+ * Send what @plug holds (nothing if @plug is NULL or empty): one link
+ * frame, whose first dp frame says DP_WF_BUNDLE when more follow it.  It
+ * goes by the NIC the frames were routed for, or not at all (counted):
+ * their sessions resend them as they would a lost frame.
+ */
+void dp_tx_plug_flush(struct dp_tx_plug *plug)
+{
+	struct dp_wire_hdr *w;
+	struct dp_nic *nic;
+	int err;
+
+	if (!plug || !plug->n)
+		return;
+	might_sleep();
+	w = (struct dp_wire_hdr *)plug->buf;
+	if (plug->n > 1) {
+		w->flags |= cpu_to_be16(DP_WF_BUNDLE);
+		dp_wire_seal_crc(w, plug->first_crc);
+	}
+	nic = dp_nic_get(plug->node);
+	if (nic == plug->nic) {
+		err = nic->ops->xmit(nic, plug->addr, w, w + 1,
+				     plug->len - DP_WIRE_HDR_LEN, NULL);
+		dp_tx_count_err(plug->node, err, plug->n);
+	} else {
+		dp_count_add(plug->node, DP_CTR_TX_DROP_NO_NIC, plug->n);
+	}
+	if (nic)
+		dp_nic_put(nic);
+	plug->nic = NULL;
+	plug->len = 0;
+	plug->n = 0;
+}
+
+void dp_tx_plug_end(struct dp_endpoint *ep)
+{
+	dp_tx_plug_flush(&ep->plug);
+	/* the next batch's cmpxchg() sees the plug empty */
+	smp_store_release(&ep->plug.owner, NULL);
+}
+
+void dp_tx_plug_free(struct dp_tx_plug *plug)
+{
+	kfree(plug->buf);
 }

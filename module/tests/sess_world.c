@@ -84,9 +84,37 @@ static void w_nic_hold(struct dp_txref *keep, const void *msg, u32 len)
 	w.nic_sent++;
 }
 
-int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
-		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc,
-		     struct dp_txref *keep)
+/*
+ * A batch's plug (struct dp_tx_plug): while w.plug_ep's sends are plugged,
+ * its DATA frames are logged held, and no delivery sees them until
+ * dp_tx_plug_flush().  (dp.ko holds only small ones; the world holds every
+ * one, the stricter test of where the session flushes.)
+ */
+struct dp_tx_plug {
+	int unused;
+};
+
+static struct dp_tx_plug w_plug;
+
+struct dp_tx_plug *dp_tx_plugged(struct dp_endpoint *ep)
+{
+	return ep == w.plug_ep ? &w_plug : NULL;
+}
+
+void dp_tx_plug_flush(struct dp_tx_plug *plug)
+{
+	unsigned int i;
+
+	if (!plug)
+		return;
+	for (i = 0; i < w.n_frames; i++)
+		w.frames[i].held = false;
+	w.plug_flushes++;
+}
+
+int dp_tx_frame_tmpl(struct dp_node *node, struct dp_tx_plug *plug,
+		     const struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
+		     const void *msg, u32 msg_crc, struct dp_txref *keep)
 {
 	struct dp_wire_hdr wh, ref;
 	int err;
@@ -106,6 +134,8 @@ int dp_tx_frame_tmpl(struct dp_node *node, const struct dp_tx_tmpl *t,
 	}
 	w.crc_checked++;
 	err = dp_tx_frame(node, h, msg);
+	if (!err && plug && h->type == DP_WT_DATA)
+		w.frames[w.n_frames - 1].held = true;
 	if (!err && keep && h->dst_nid != h->src_nid)
 		w_nic_hold(keep, msg, h->len);
 	return err;
@@ -130,6 +160,7 @@ int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 	if (h->len)
 		memcpy(f->data, msg, h->len);
 	f->done = false;
+	f->held = false;
 	return 0;
 }
 
@@ -464,7 +495,7 @@ unsigned int w_pump(void)
 		for (i = 0; i < w.n_frames; i++) {
 			struct w_frame *f = &w.frames[i];
 
-			if (f->done)
+			if (f->done || f->held)
 				continue;
 			f->done = true;
 			if (w.drop && w.drop(f))
@@ -511,7 +542,7 @@ unsigned int w_in_flight(void)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < w.n_frames; i++)
-		n += !w.frames[i].done;
+		n += !w.frames[i].done && !w.frames[i].held;
 	return n;
 }
 

@@ -62,6 +62,7 @@ struct w_frame {
 	struct dp_msg_hdr h;
 	u8 data[W_MSG_MAX];
 	bool done;		/* delivered or dropped */
+	bool held;		/* in a batch's plug: not on the wire yet */
 };
 
 /*
@@ -100,6 +101,8 @@ struct w_world {
 	unsigned int n_held;
 	unsigned int nic_sent;	/* frames the NIC sent from a copy */
 	bool nic_late;		/* arrivals do not make the NIC let go */
+	struct dp_endpoint *plug_ep;	/* its sends are a batch's (plugged) */
+	unsigned int plug_flushes;	/* dp_tx_plug_flush() calls */
 };
 
 extern struct w_world w;

@@ -316,6 +316,56 @@ static void test_snd_sws_no_stall(void)
 	sws_no_stall(1400);
 }
 
+/* The reader takes all it has, once per millisecond of world time. */
+static void read_all(void)
+{
+	w_read(B, 1000, NULL);
+	w_run(1);
+}
+
+/*
+ * A batch (DP_IOC_SENDV) holds its small frames in the endpoint's plug:
+ * a blocking writer whose credit runs out sends what the plug holds
+ * before it waits for the peer's answer, which cannot come without those
+ * frames; what is still held when the batch ends goes at its flush.  The
+ * world holds every DATA frame sent plugged until a flush.
+ */
+static void test_snd_plug_flush(void)
+{
+	unsigned int i, got;
+	int err = 0;
+
+	two_open(4096);
+	w.plug_ep = A;
+	kmock_wait_hook = read_all;
+	kmock_wait_rounds = 100000;
+	for (i = 0; i < 200; i++) {
+		err = dp_snd_send(ab, sws_msg, 100, false);
+		if (err)
+			break;
+	}
+	kmock_wait_hook = NULL;
+	CHECK_EQ(err, 0);
+	CHECK_EQ(i, 200);
+	CHECK(w.plug_flushes > 0 && w.plug_flushes < 200,
+	      "%u flushes for 200 messages", w.plug_flushes);
+	/* the batch's end */
+	got = w_read(B, 1000, NULL);
+	w_run(1);
+	CHECK(w_info(ab).snd_una != w_info(ab).snd_nxt,
+	      "the last messages are still in the plug");
+	dp_tx_plug_flush(dp_tx_plugged(A));
+	w.plug_ep = NULL;
+	w_run(1);
+	got += w_read(B, 1000, NULL);
+	w_run(1);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_stats(B).rx_dup + B->pool.refused, 0);
+	CHECK_EQ(w_stats(A).tx_retrans, 0);
+	CHECK(got > 0, "%u read after the writer's last wait", got);
+	w_teardown();
+}
+
 static unsigned int silent_released;
 
 /*
@@ -1421,6 +1471,8 @@ const struct unit_test snd_tests[] = {
 	{ "snd: one lazily armed deadline, not a timer per message", test_snd_lazy_timer },
 	{ "snd: copy slots reused, no allocation per message", test_snd_copy_slots },
 	{ "snd: frame-sized copy slots for jumbo frames, reused", test_snd_copy_slots_jumbo },
+	{ "snd: a batch's held frames leave before its writer waits on the peer",
+	  test_snd_plug_flush },
 	{ "snd: an acknowledged copy the NIC still holds is not reused; the NIC frees it",
 	  test_snd_nic_holds_copy },
 	{ "snd: idle RETURN, then a probe", test_snd_idle_return_then_probe },

@@ -155,6 +155,33 @@ static void test_snd_frag_pipelined(void)
 	w_teardown();
 }
 
+/*
+ * The same message sent from a batch, the world holding its frames until
+ * the plug is flushed: the writer flushes before each wait for the
+ * window mid-message (the ACKs that open it need the frames held), and
+ * the whole message arrives once the batch's end flushes the rest.
+ */
+static void test_snd_frag_plugged(void)
+{
+	u32 len = 200 * 1024;
+
+	open_ab(1u << 20);
+	ab->cwnd = 4 * w_mss();
+	ab->ssthresh = 4 * w_mss();
+	w.plug_ep = ab->se->ep;
+	CHECK_EQ(send_tracked(len), 0);
+	CHECK(waits > 0, "the writer waited for the window");
+	CHECK(w.plug_flushes > 0, "the writer flushed before it waited");
+	dp_tx_plug_flush(dp_tx_plugged(w.plug_ep));
+	w.plug_ep = NULL;
+	w_run(50);
+	CHECK_EQ(frags(DP_WF_FRAG_FIRST), 1);
+	CHECK_EQ(frags(DP_WF_FRAG_LAST), 1);
+	CHECK_EQ(w_stats(A).tx_retrans, 0);
+	expect_msg(len, 1);
+	w_teardown();
+}
+
 static u32 lost_seq;
 static unsigned int lost_times;
 
@@ -762,6 +789,8 @@ const struct unit_test snd_frag_tests[] = {
 	  test_snd_frag_cut },
 	{ "snd frag: pipelined under a small congestion window",
 	  test_snd_frag_pipelined },
+	{ "snd frag: a batch's writer flushes its held fragments before it waits",
+	  test_snd_frag_plugged },
 	{ "snd frag: a stream of large messages allocates no copy slot",
 	  test_snd_frag_slots },
 	{ "snd frag: a lost fragment is resent alone", test_snd_frag_lost },

@@ -15,7 +15,10 @@
  *   send NID DPID NONCE COUNT [SEED]
  *	bind, connect, write COUNT messages of random sizes (blocking);
  *	print "sent N err E blocked B retrans R undelivered U unacked A"
- *	and exit 0 if all were written.
+ *	and exit 0 if all were written.  With DPT_REL_BATCH=B in the
+ *	environment, runs of 1 to B messages (random) go by one
+ *	DP_IOC_SENDV each, a run of 1 by write(): the batches' small
+ *	messages share link frames (docs/wire.md, "Bundles").
  *   send-until NID DPID NONCE
  *	write until a write fails (ETIMEDOUT, ECONNRESET ...), print
  *	"sent N err NAME" and exit 0 if it did fail with one of those.
@@ -43,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 #include "dptest.h"
@@ -145,21 +149,70 @@ static void report_tx(int fd, long sent, int err)
 	fflush(stdout);
 }
 
+#define RUN_MAX	32
+static uint8_t run_buf[RUN_MAX][9000];
+
+/*
+ * Messages i.. of the stream, @n of them (at most RUN_MAX, each at most
+ * 9000 bytes), by one DP_IOC_SENDV to {@nid, @dpid}: how many were
+ * accepted, *@err the errno of the first one not.
+ */
+static long send_run(int fd, uint32_t nid, uint32_t dpid, uint32_t nonce, long i, long n,
+		     uint32_t max, uint64_t *s, int *err)
+{
+	struct dp_send m[RUN_MAX];
+	struct dp_sendv v;
+	long k, r;
+
+	for (k = 0; k < n; k++) {
+		memset(&m[k], 0, sizeof(m[k]));
+		m[k].to.nid = nid;
+		m[k].to.dpid = dpid;
+		m[k].buf = (uintptr_t)run_buf[k];
+		m[k].len = (uint32_t)make(run_buf[k], nonce, (uint32_t)(i + k), max, s);
+	}
+	memset(&v, 0, sizeof(v));
+	v.msgs = (uintptr_t)m;
+	v.n = (uint32_t)n;
+	r = ioctl(fd, DP_IOC_SENDV, &v);
+	if (r < 0) {
+		*err = errno;
+		return 0;
+	}
+	if (r < n)
+		*err = (int)v.err;
+	return r;
+}
+
 static int cmd_send(uint32_t nid, uint32_t dpid, uint32_t nonce, long count, uint64_t seed,
 		    int until)
 {
 	int fd = endpoint(1000 + nonce % 1000, nid, dpid), err = 0;
+	const char *b = getenv("DPT_REL_BATCH");
+	long i, n, batch = b ? atol(b) : 0;
 	uint32_t max = max_msg(fd);
 	uint64_t s = seed | 1;
-	long i;
 
-	for (i = 0; until || i < count; i++) {
-		size_t len = make(buf, nonce, (uint32_t)i, max, &s);
+	if (batch > RUN_MAX || max > sizeof(run_buf[0]))
+		batch = 0;
+	for (i = 0; until || i < count; ) {
+		size_t len;
 
+		n = batch > 1 ? 1 + (long)(rnd(&s) % (uint64_t)batch) : 1;
+		if (!until && n > count - i)
+			n = count - i;
+		if (n > 1) {
+			i += send_run(fd, nid, dpid, nonce, i, n, max, &s, &err);
+			if (err)
+				break;
+			continue;
+		}
+		len = make(buf, nonce, (uint32_t)i, max, &s);
 		if (write(fd, buf, len) != (ssize_t)len) {
 			err = errno;
 			break;
 		}
+		i++;
 	}
 	report_tx(fd, i, err);
 	if (until)

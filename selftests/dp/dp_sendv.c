@@ -4,6 +4,9 @@
  *  args     unbound fd, read-only fd, n over DP_SENDV_MAX, flags, reserved,
  *           an unreadable argument: a clear errno and nothing sent; n = 0.
  *  basic    a batch of 64 arrives whole, in order, counted once in tx_msgs.
+ *  bundle   a batch of 64 small messages arrives whole and in order in
+ *           fewer link frames than messages: node B's NIC received at most
+ *           one for four of them (docs/wire.md, "Bundles").
  *  mixed    one batch to three edges (two on the other node, one local):
  *           each receiver gets its own messages in order; a message to an
  *           edge not connected ends the batch with ENOTCONN at its index,
@@ -172,6 +175,25 @@ static void t_basic(int a, int b)
 	ktap_ok(ok, "basic: all 64 arrive in order, intact");
 	ktap_ok(quiet(b, 300), "basic: nothing more arrives");
 	ktap_ok(tx_msgs(a) == tx0 + 64, "basic: tx_msgs counts 64");
+}
+
+static void t_bundle(int a, int b)
+{
+	static struct dp_send s[64];
+	long f0, f1;
+	int i, ok, r;
+
+	f0 = dpt_if_frames(dpt.nsb, dpt.ifb, 1);
+	for (i = 0; i < 64; i++)
+		mk(&s[i], i, dpt.nidb, 200, 2, (uint32_t)i, 8 + (uint32_t)i % 57);
+	r = dp_sendv(a, s, 64);
+	ktap_ok(r == 64, "bundle: 64 small messages accepted (%d)", r);
+	for (i = 0, ok = 1; i < 64 && ok; i++)
+		ok = recv_is(b, 2, (uint32_t)i, 8 + (uint32_t)i % 57);
+	ktap_ok(ok, "bundle: all 64 arrive in order, intact");
+	f1 = dpt_if_frames(dpt.nsb, dpt.ifb, 1);
+	ktap_ok(f0 >= 0 && f1 > f0 && f1 - f0 <= 16,
+		"bundle: %ld link frames received for 64 messages (%s)", f1 - f0, dpt.ifb);
 }
 
 /* Index k of the mixed batch goes to receiver k % 3. */
@@ -481,6 +503,7 @@ int main(void)
 		ktap_bail("endpoints");
 	t_args(a);
 	t_basic(a, b);
+	t_bundle(a, b);
 	t_mixed(a, b, b2, l);
 	t_efault(a, b);
 	t_partial(a, small);

@@ -11,6 +11,9 @@
 #   rel_stream     $DPT_REL_N (100000) messages of random sizes under
 #                  drop=5,dup=2,reorder=5,corrupt=1: all once, in order,
 #                  intact; the relay corrupted frames and dp caught them.
+#                  Sent in runs of 1 to 16 (DPT_REL_BATCH): a run of one by
+#                  write(), the others by dp_sendv, whose small messages
+#                  share link frames (bundles), lost and corrupted whole.
 #                  It and rel_large fail, with both sides' sessions, once
 #                  the sender sent no new message for 150 s or the receiver
 #                  got none for 120 s (watched, recv's IDLE_S)
@@ -167,7 +170,7 @@ else
 	bar stream-bound
 	link set drop=5,dup=2,reorder=5,corrupt=1,seed=42
 	start=$(date +%s)
-	watched 150 timeout 1300 $P send "$peer_nid" 700 11 "$N" 3
+	watched 150 timeout 1300 env DPT_REL_BATCH=16 $P send "$peer_nid" 700 11 "$N" 3
 	st=$?
 	echo "took $(( $(date +%s) - start )) s; relay: $(dp-link stats dropped duplicated reordered corrupted | tr '\n' ' ')" >>"$T/step.log"
 	link reset
