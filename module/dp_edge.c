@@ -133,15 +133,23 @@ void dp_edge_free_all(struct dp_endpoint *ep)
 	mutex_unlock(&ep->lock);
 }
 
+/*
+ * A raw message this small is copied to the stack: no allocation (and
+ * none of init_on_alloc's clearing) per message.
+ */
+#define DP_RAW_STACK	128
+
 /* Raw mode (DP_BIND_RAW): v1 semantics, the copy is freed once sent. */
 static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
 		     const void __user *buf, size_t len)
 {
+	u8 small[DP_RAW_STACK];
 	struct dp_msg_hdr h;
-	void *msg;
+	void *msg = small;
 	int err;
 
-	msg = kvmalloc(len, GFP_KERNEL_ACCOUNT);
+	if (len > sizeof(small))
+		msg = kvmalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!msg)
 		return -ENOMEM;
 	err = -EFAULT;
@@ -155,7 +163,8 @@ static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
 		h.seq = atomic_inc_return(&e->tx_seq);
 	err = dp_tx_frame_plug(ep->node, dp_tx_plugged(ep), &h, msg);
 out:
-	kvfree(msg);
+	if (msg != small)
+		kvfree(msg);
 	return err;
 }
 
