@@ -374,7 +374,9 @@ struct dp_edge {
  * @node: the endpoint's node.
  * @nic: the NIC the held frames were routed for, compared (never
  *	dereferenced) at the flush; no reference is held meanwhile.
- * @addr: their link destination, as dp_tx_route() gave it.
+ * @addr: their link destination, as dp_tx_route() gave it for @nid.
+ * @nid: the NID the last frame held is for: one of that NID's frames
+ *	after it is not routed again while frames are held.
  * @buf: DP_TX_BUNDLE_MAX bytes, from the endpoint's first batch to its
  *	end: the held dp frames, whole and sealed, back to back.
  * @len: bytes held in @buf.
@@ -387,6 +389,7 @@ struct dp_tx_plug {
 	struct dp_node *node;
 	struct dp_nic *nic;
 	u8 addr[DP_DST_MAX];
+	u32 nid;
 	u8 *buf;
 	u32 len;
 	u32 n;

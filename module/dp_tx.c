@@ -134,8 +134,9 @@ static bool dp_tx_plug_takes(struct dp_tx_plug *plug,
 
 /*
  * Hold frame @h in @plug, after the frames held there if it fits their
- * link frame (same NIC, same link destination, room left), else after
- * sending those.  The frame is copied: the caller's @msg may go at once.
+ * link frame (same NIC, same link destination @addr, room left), else
+ * after sending those.  @addr NULL: the held frames' (same NIC, same
+ * NID).  The frame is copied: the caller's @msg may go at once.
  */
 static void dp_tx_plug_add(struct dp_tx_plug *plug, struct dp_nic *nic,
 			   const u8 *addr, const struct dp_tx_tmpl *t,
@@ -146,14 +147,17 @@ static void dp_tx_plug_add(struct dp_tx_plug *plug, struct dp_nic *nic,
 	u32 need = DP_WIRE_HDR_LEN + h->len;
 	struct dp_wire_hdr *w;
 
-	if (plug->n && (plug->nic != nic || plug->len + need > size ||
-			memcmp(plug->addr, addr, DP_DST_MAX)))
+	if (plug->n && (plug->len + need > size ||
+			(addr && (plug->nic != nic ||
+				  memcmp(plug->addr, addr, DP_DST_MAX)))))
 		dp_tx_plug_flush(plug);
 	if (!plug->n) {
 		plug->nic = nic;
-		memcpy(plug->addr, addr, DP_DST_MAX);
+		if (addr)
+			memcpy(plug->addr, addr, DP_DST_MAX);
 		plug->first_crc = msg_crc;
 	}
+	plug->nid = h->dst_nid;
 	w = (struct dp_wire_hdr *)(plug->buf + plug->len);
 	if (t)
 		dp_wire_encode_from(w, &t->w, h);
@@ -181,6 +185,13 @@ static int dp_tx_nic(struct dp_node *node, struct dp_tx_plug *plug,
 	err = -EMSGSIZE;
 	if (h->len > dp_nic_max_msg(nic))
 		goto out;
+	err = 0;
+	if (plug && plug->n && plug->nic == nic && plug->nid == h->dst_nid &&
+	    dp_tx_plug_takes(plug, nic, h)) {
+		/* routed with the frames held: one lookup per link frame */
+		dp_tx_plug_add(plug, nic, NULL, t, h, msg, msg_crc);
+		goto out;
+	}
 	err = dp_tx_route(node, nic, h->dst_nid, addr);
 	if (err) {
 		dp_count(node, DP_CTR_TX_DROP_NO_ROUTE);
