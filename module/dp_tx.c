@@ -118,32 +118,32 @@ static bool dp_tx_plug_alloc(struct dp_tx_plug *plug)
 }
 
 /*
- * Whether DATA frame @h is small enough to share a link frame of @plug's:
- * at most half of what one holds, so that a frame near the MTU goes alone,
- * from where it lies (no copy into the bundle).
+ * How much of a link frame of @nic's @plug may fill with DATA frame @h, or
+ * 0 if @h goes alone: a frame of more than half of that is sent from
+ * where it lies (no copy into the bundle).
  */
-static bool dp_tx_plug_takes(struct dp_tx_plug *plug,
-			     const struct dp_nic *nic, const struct dp_msg_hdr *h)
+static u32 dp_tx_plug_room(struct dp_tx_plug *plug, const struct dp_nic *nic,
+			   const struct dp_msg_hdr *h)
 {
 	u32 size = min_t(u32, nic->ops->mtu(nic), DP_TX_BUNDLE_MAX);
 
-	return h->type == DP_WT_DATA &&
-	       2 * (DP_WIRE_HDR_LEN + h->len) <= size &&
-	       (plug->buf || dp_tx_plug_alloc(plug));
+	if (h->type != DP_WT_DATA || 2 * (DP_WIRE_HDR_LEN + h->len) > size)
+		return 0;
+	return plug->buf || dp_tx_plug_alloc(plug) ? size : 0;
 }
 
 /*
  * Hold frame @h in @plug, after the frames held there if it fits their
- * link frame (same NIC, same link destination @addr, room left), else
- * after sending those.  @addr NULL: the held frames' (same NIC, same
- * NID).  The frame is copied: the caller's @msg may go at once.
+ * link frame of @size bytes (same NIC, same link destination @addr, room
+ * left), else after sending those.  @addr NULL: the held frames' (same
+ * NIC, same NID).  The frame is copied: the caller's @msg may go at once.
  */
-static void dp_tx_plug_add(struct dp_tx_plug *plug, struct dp_nic *nic,
-			   const u8 *addr, const struct dp_tx_tmpl *t,
+static void dp_tx_plug_add(struct dp_tx_plug *plug, u32 size,
+			   struct dp_nic *nic, const u8 *addr,
+			   const struct dp_tx_tmpl *t,
 			   const struct dp_msg_hdr *h, const void *msg,
 			   u32 msg_crc)
 {
-	u32 size = min_t(u32, nic->ops->mtu(nic), DP_TX_BUNDLE_MAX);
 	u32 need = DP_WIRE_HDR_LEN + h->len;
 	struct dp_wire_hdr *w;
 
@@ -175,6 +175,7 @@ static int dp_tx_nic(struct dp_node *node, struct dp_tx_plug *plug,
 {
 	u8 addr[DP_DST_MAX] = {};
 	struct dp_nic *nic;
+	u32 room = 0;
 	int err;
 
 	nic = dp_nic_get(node);
@@ -186,10 +187,11 @@ static int dp_tx_nic(struct dp_node *node, struct dp_tx_plug *plug,
 	if (h->len > dp_nic_max_msg(nic))
 		goto out;
 	err = 0;
-	if (plug && plug->n && plug->nic == nic && plug->nid == h->dst_nid &&
-	    dp_tx_plug_takes(plug, nic, h)) {
+	if (plug)
+		room = dp_tx_plug_room(plug, nic, h);
+	if (room && plug->n && plug->nic == nic && plug->nid == h->dst_nid) {
 		/* routed with the frames held: one lookup per link frame */
-		dp_tx_plug_add(plug, nic, NULL, t, h, msg, msg_crc);
+		dp_tx_plug_add(plug, room, nic, NULL, t, h, msg, msg_crc);
 		goto out;
 	}
 	err = dp_tx_route(node, nic, h->dst_nid, addr);
@@ -197,8 +199,8 @@ static int dp_tx_nic(struct dp_node *node, struct dp_tx_plug *plug,
 		dp_count(node, DP_CTR_TX_DROP_NO_ROUTE);
 		goto out;
 	}
-	if (plug && dp_tx_plug_takes(plug, nic, h)) {
-		dp_tx_plug_add(plug, nic, addr, t, h, msg, msg_crc);
+	if (room) {
+		dp_tx_plug_add(plug, room, nic, addr, t, h, msg, msg_crc);
 		goto out;
 	}
 	if (plug)
