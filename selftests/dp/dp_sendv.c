@@ -179,11 +179,12 @@ static void t_basic(int a, int b)
 
 static void t_bundle(int a, int b)
 {
+	const char *sysb = getenv("DPT_SYSB");
 	static struct dp_send s[64];
 	long f0, f1;
 	int i, ok, r;
 
-	f0 = dpt_if_frames(dpt.nsb, dpt.ifb, 1);
+	f0 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
 	for (i = 0; i < 64; i++)
 		mk(&s[i], i, dpt.nidb, 200, 2, (uint32_t)i, 8 + (uint32_t)i % 57);
 	r = dp_sendv(a, s, 64);
@@ -191,7 +192,7 @@ static void t_bundle(int a, int b)
 	for (i = 0, ok = 1; i < 64 && ok; i++)
 		ok = recv_is(b, 2, (uint32_t)i, 8 + (uint32_t)i % 57);
 	ktap_ok(ok, "bundle: all 64 arrive in order, intact");
-	f1 = dpt_if_frames(dpt.nsb, dpt.ifb, 1);
+	f1 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
 	ktap_ok(f0 >= 0 && f1 > f0 && f1 - f0 <= 16,
 		"bundle: %ld link frames received for 64 messages (%s)", f1 - f0, dpt.ifb);
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers shared by the dp selftest programs; see dptest.h. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -504,46 +503,16 @@ long dpt_sysfs_stat(const char *dir, const char *name)
 	return r;
 }
 
-/* The PCI device of dp's driver @drv whose dp_name is @ifname, into @dir. */
-static int dpt_pci_dir(const char *drv, const char *ifname, char *dir, size_t len)
+long dpt_if_frames(const char *ns, const char *ifname, const char *sys, int rx)
 {
-	char top[128], path[512], name[64];
-	struct dirent *d;
-	int found = -1;
-	DIR *dd;
-	FILE *f;
-
-	snprintf(top, sizeof(top), "/sys/bus/pci/drivers/%s", drv);
-	dd = opendir(top);
-	if (!dd)
-		return -1;
-	while (found && (d = readdir(dd))) {
-		snprintf(path, sizeof(path), "%s/%s/dp_name", top, d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%63s", name) == 1 && !strcmp(name, ifname)) {
-			snprintf(dir, len, "%s/%s", top, d->d_name);
-			found = 0;
-		}
-		fclose(f);
-	}
-	closedir(dd);
-	return found;
-}
-
-long dpt_if_frames(const char *ns, const char *ifname, int rx)
-{
-	char dir[512], line[512], name[64];
+	char line[512], name[64];
 	long v[10], r = -1;
 	FILE *f;
 
 	if (!strncmp(ifname, "tulip", 5))
-		return dpt_pci_dir("dp_tulip", ifname, dir, sizeof(dir)) ? -1 :
-		       dpt_sysfs_stat(dir, rx ? "rx_frames" : "tx_frames");
+		return dpt_sysfs_stat(sys, rx ? "rx_frames" : "tx_frames");
 	if (!strncmp(ifname, "myri", 4))
-		return dpt_pci_dir("dp_myri", ifname, dir, sizeof(dir)) ? -1 :
-		       dpt_sysfs_stat(dir, rx ? "rx_packets" : "tx_packets");
+		return dpt_sysfs_stat(sys, rx ? "rx_packets" : "tx_packets");
 	if (dpt_ns(ns))
 		return -1;
 	f = fopen("/proc/net/dev", "r");	/* the namespace's own devices */

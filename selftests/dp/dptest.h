@@ -124,11 +124,12 @@ int dpt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 long dpt_sysfs_stat(const char *dir, const char *name);
 /*
  * Link frames the NIC dp uses as @ifname in namespace @ns has received
- * (@rx) or sent: a netdev's packets (/proc/net/dev, read in @ns), dp's
- * tulip's rx_frames or tx_frames, its LANai card's rx_packets or
- * tx_packets (the PCI device's dp_stats); -1 if none can be read.
+ * (@rx) or sent: a netdev's packets (/proc/net/dev, read in @ns); for
+ * dp's own tulip or LANai card, whose PCI device is at sysfs directory
+ * @sys (DPT_SYSA, DPT_SYSB), its dp_stats rx_frames or tx_frames
+ * (tulip), rx_packets or tx_packets (myri); -1 if none can be read.
  */
-long dpt_if_frames(const char *ns, const char *ifname, int rx);
+long dpt_if_frames(const char *ns, const char *ifname, const char *sys, int rx);
 /* Module parameter @name of dp: read into @old (if not NULL), then set @val. */
 int dpt_param(const char *name, const char *val, char *old, size_t len);
 /* Name of a counter, for diagnostics. */
