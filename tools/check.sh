@@ -202,11 +202,12 @@ REL_CMD='{ sh /usr/lib/dp/selftests/run_rel.sh 2>&1; echo $? >/tmp/rel.rc; } | w
 # guest NAME LOG OUTDIR MODE [cluster.py args]: one counted cluster.py run;
 # its result names are kept for the distinct-check count
 guest() {
-	local name=$1 log=$logs/$2.log out=build/results/$3 mode=$4 rc=0
+	local name=$1 log=$logs/$2.log out=build/results/$3 mode=$4 rc=0 t0=$SECONDS
 	shift 4
 	tools/qemu/cluster.py --mode "$mode" --out "$out" --timeout "$GUEST_TIMEOUT" "$@" \
 		>"$log" 2>&1 || rc=$?
-	tally "$name" "$(tail -n 1 "$log")" "$rc" "$log" "$(cat "$log")"
+	# each run's time in its name: what a suite costs make check's budget
+	tally "$name [$((SECONDS - t0)) s]" "$(tail -n 1 "$log")" "$rc" "$log" "$(cat "$log")"
 	names+=("$out/$mode-names.txt")
 }
 
