@@ -11,19 +11,74 @@
 
 #include "dp.h"
 
-/* Send msgs[i] of a batch: 0 if it was accepted, else -errno. */
-static int dp_sendv_one(struct dp_endpoint *ep, const struct dp_send __user *u,
-			bool nonblock)
+/*
+ * Descriptors are copied in this many at a time, and the edge of one
+ * message serves the next to the same peer: a batch pays the user copy's
+ * checks and the edge's lookup once per run, not once per message.
+ */
+#define DP_SENDV_CHUNK	8
+
+struct dp_sendv_run {
+	struct dp_endpoint *ep;
+	struct dp_edge *e;	/* the last message's edge, referenced */
+	bool nonblock;
+};
+
+/*
+ * The edge to @to: the run's if it is that peer's and still connected (a
+ * disconnect takes it out of the table; a lookup then says ENOTCONN, as
+ * for a single send), else looked up.  NULL if there is none.
+ */
+static struct dp_edge *dp_sendv_edge(struct dp_sendv_run *r, const struct dp_addr *to)
 {
-	struct dp_send s;
+	struct dp_edge *e = r->e;
+
+	if (e && e->to.nid == to->nid && e->to.dpid == to->dpid &&
+	    !hlist_unhashed_lockless(&e->hnode))
+		return e;
+	if (e)
+		dp_edge_put(e);
+	r->e = dp_edge_get(r->ep, to);
+	return r->e;
+}
+
+/* Send one message of a batch: 0 if it was accepted, else -errno. */
+static int dp_sendv_one(struct dp_sendv_run *r, const struct dp_send *s)
+{
+	struct dp_edge *e;
 	ssize_t ret;
 
-	if (copy_from_user(&s, u, sizeof(s)))
-		return -EFAULT;
-	if (s.flags)
+	if (s->flags)
 		return -EINVAL;
-	ret = dp_send(ep, &s.to, u64_to_user_ptr(s.buf), s.len, nonblock);
+	e = dp_sendv_edge(r, &s->to);
+	if (!e)
+		return -ENOTCONN;
+	ret = dp_send_edge(r->ep, e, u64_to_user_ptr(s->buf), s->len, r->nonblock);
 	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Send up to @n messages from @u: how many were accepted, the first one
+ * not accepted's -errno in *err.  A chunk whose copy faults is taken one
+ * descriptor at a time, so that the messages before the bad one are sent.
+ */
+static u32 dp_sendv_chunk(struct dp_sendv_run *r, const struct dp_send __user *u,
+			  u32 n, int *err)
+{
+	struct dp_send s[DP_SENDV_CHUNK];
+	bool one = copy_from_user(s, u, n * sizeof(s[0]));
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (one && copy_from_user(&s[i], &u[i], sizeof(s[i]))) {
+			*err = -EFAULT;
+			return i;
+		}
+		*err = dp_sendv_one(r, &s[i]);
+		if (*err)
+			return i;
+	}
+	return n;
 }
 
 /*
@@ -58,12 +113,13 @@ static long dp_sendv_release(struct dp_endpoint *ep, struct dp_sendv __user *arg
 long dp_ioc_sendv(struct dp_endpoint *ep, struct dp_sendv __user *arg,
 		  bool nonblock, int release_err)
 {
+	struct dp_sendv_run r = { .ep = ep, .nonblock = nonblock };
 	const struct dp_send __user *msgs;
 	struct dp_sendv v;
+	u32 i, n, got;
 	bool plugged;
 	int err = 0;
 	long ret;
-	u32 i;
 
 	if (copy_from_user(&v, arg, sizeof(v)))
 		return -EFAULT;
@@ -74,11 +130,12 @@ long dp_ioc_sendv(struct dp_endpoint *ep, struct dp_sendv __user *arg,
 		return ret;
 	msgs = u64_to_user_ptr(v.msgs);
 	plugged = v.n > 1 && dp_tx_plug_start(ep);
-	for (i = 0; i < v.n; i++) {
-		err = dp_sendv_one(ep, &msgs[i], nonblock);
-		if (err)
-			break;
+	for (i = 0; i < v.n && !err; i += got) {
+		n = min_t(u32, v.n - i, DP_SENDV_CHUNK);
+		got = dp_sendv_chunk(&r, &msgs[i], n, &err);
 	}
+	if (r.e)
+		dp_edge_put(r.e);
 	if (plugged)
 		dp_tx_plug_end(ep);
 	/*

@@ -169,22 +169,16 @@ out:
 }
 
 /*
- * Send len bytes from buf on the edge to @to (NULL: the current edge):
- * reliably (dp_snd.c) unless the endpoint is raw.
+ * Send len bytes from buf on @e, an edge of @ep the caller holds a
+ * reference to: reliably (dp_snd.c) unless the endpoint is raw.
  */
-ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
-		const void __user *buf, size_t len, bool nonblock)
+ssize_t dp_send_edge(struct dp_endpoint *ep, struct dp_edge *e,
+		     const void __user *buf, size_t len, bool nonblock)
 {
 	struct dp_node *node = ep->node;
-	struct dp_edge *e;
-	u32 nid;
-	int err;
+	u32 nid = READ_ONCE(node->nid);
+	int err = 0;
 
-	e = dp_edge_get(ep, to);
-	if (!e)
-		return -ENOTCONN;	/* before EMSGSIZE: docs/contract.md */
-	err = 0;
-	nid = READ_ONCE(node->nid);
 	if (!len)
 		goto out;
 	/*
@@ -213,6 +207,19 @@ ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 	if (e->to.nid == nid)
 		dp_count(node, DP_CTR_TX_LOCAL);
 out:
-	dp_edge_put(e);
 	return err ? err : len;
+}
+
+/* Send len bytes from buf on the edge to @to (NULL: the current edge). */
+ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
+		const void __user *buf, size_t len, bool nonblock)
+{
+	struct dp_edge *e = dp_edge_get(ep, to);
+	ssize_t ret;
+
+	if (!e)
+		return -ENOTCONN;	/* before EMSGSIZE: docs/contract.md */
+	ret = dp_send_edge(ep, e, buf, len, nonblock);
+	dp_edge_put(e);
+	return ret;
 }
