@@ -503,8 +503,8 @@ struct dp_endpoint *dp_cat_lookup(struct dp_node *node, u32 dpid);
 /* ---- Sending on an edge (dp_edge.c) ---- */
 ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 		const void __user *buf, size_t len, bool nonblock);
-ssize_t dp_send_edge(struct dp_endpoint *ep, struct dp_edge *e,
-		     const void __user *buf, size_t len, bool nonblock);
+ssize_t dp_send_edge(struct dp_edge *e, const void __user *buf, size_t len,
+		     bool nonblock);
 
 /* ---- Batched sends (dp_batch.c) ---- */
 long dp_ioc_sendv(struct dp_endpoint *ep, struct dp_sendv __user *arg,

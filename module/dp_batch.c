@@ -55,7 +55,7 @@ static int dp_sendv_one(struct dp_sendv_run *r, const struct dp_send *s)
 	e = dp_sendv_edge(r, &s->to);
 	if (!e)
 		return -ENOTCONN;
-	ret = dp_send_edge(r->ep, e, u64_to_user_ptr(s->buf), s->len, r->nonblock);
+	ret = dp_send_edge(e, u64_to_user_ptr(s->buf), s->len, r->nonblock);
 	return ret < 0 ? ret : 0;
 }
 

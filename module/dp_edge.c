@@ -169,12 +169,13 @@ out:
 }
 
 /*
- * Send len bytes from buf on @e, an edge of @ep the caller holds a
- * reference to: reliably (dp_snd.c) unless the endpoint is raw.
+ * Send len bytes from buf on @e, an edge the caller holds a reference
+ * to: reliably (dp_snd.c) unless its endpoint is raw.
  */
-ssize_t dp_send_edge(struct dp_endpoint *ep, struct dp_edge *e,
-		     const void __user *buf, size_t len, bool nonblock)
+ssize_t dp_send_edge(struct dp_edge *e, const void __user *buf, size_t len,
+		     bool nonblock)
 {
+	struct dp_endpoint *ep = e->ep;
 	struct dp_node *node = ep->node;
 	u32 nid = READ_ONCE(node->nid);
 	int err = 0;
@@ -219,7 +220,7 @@ ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 
 	if (!e)
 		return -ENOTCONN;	/* before EMSGSIZE: docs/contract.md */
-	ret = dp_send_edge(ep, e, buf, len, nonblock);
+	ret = dp_send_edge(e, buf, len, nonblock);
 	dp_edge_put(e);
 	return ret;
 }
