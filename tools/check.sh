@@ -17,8 +17,8 @@
 #           single-guest suite in the first of them (tools/qemu/cluster.py;
 #           on 6.1 the exchange only, when stage kselftest ran), then
 #           the tulip suite per kernel (one guest, two tulips, dp's driver:
-#           the core suite on the newest kernel, its NIC path on the
-#           others, then the driver's tests),
+#           the core suite's NIC tests on the newest kernel, its NIC
+#           path on the others, then the driver's tests),
 #           the lossless-edge tests per kernel over virtio-net and tulip (2
 #           guests through the fault relay), then on the newest kernel the 4-guest exchange and the fault
 #           relay's self-test (2 guests through dpswitch)
@@ -26,7 +26,7 @@
 #           per kernel the core suite in one guest with two LANai cards
 #           (cluster.py --mode myricore: run_local.sh over dp's myri
 #           driver), on the newest kernel its NIC path with both cards on
-#           one switch, on the others the whole suite on two switches
+#           one switch, on the others its NIC tests on two switches
 #           (--myri-hosts 0,2: every packet crosses the link between the
 #           switches); then on the newest kernel the exchange
 #           and run_myri.sh (cluster.py --mode myri), 2 guests on one switch
@@ -253,6 +253,19 @@ stage_kselftest() {
 # backend runs that do not take the whole suite.
 NIC_PATH='xfer|order|pool_full|nic_gone|node_set|send_fault|large'
 
+# The core suite's tests whose path through dp depends on the NIC backend:
+# NIC_PATH and the bundles of a batch (sendv, over io_uring too: uring),
+# sends from the kept copy (zerocopy), forged frames on the wire
+# (raw_frames), busy polling of the driver (poll), and the fuzzer, which
+# detaches and re-attaches the NICs under load.  One run per dp driver
+# (tulip, myri) takes these; the rest of the suite (the module's life,
+# binding, errnos, users and their limits, the sessions' states in
+# rel_local, dpperf, tracing) is the same code over any NIC and runs on
+# both kernels over veth (the kselftest guest and stage guest's selftests).
+# NIC_SUITE=all runs the whole suite over the drivers instead.
+NIC_TESTS="$NIC_PATH|sendv|uring|zerocopy|raw_frames|poll|fuzz"
+[ "${NIC_SUITE:-}" = all ] && NIC_TESTS=''
+
 stage_guest() {
 	local k
 	for k in $KVERS; do
@@ -266,16 +279,18 @@ stage_guest() {
 		guest "guest selftests $k" "guest-$k" "$k" check --kernel "$k" --guests 2 --smp 2
 	done
 	# dp's own tulip driver: the core suite and the driver's tests in one
-	# guest with two tulips on a QEMU hub.  The whole core suite on the
-	# newest kernel; on the others the driver's tests and the core suite's
-	# NIC path (NIC_PATH): dp's code over a tulip is the same on every
-	# kernel (no compat switch in it; what differs between kernels, the
-	# pool's mmap, busy polling, io_uring, is in the netdev runs above).
+	# guest with two tulips on a QEMU hub.  The core suite's NIC tests
+	# (NIC_TESTS) on the newest kernel; on the others the driver's tests
+	# and the core suite's NIC path (NIC_PATH): dp's code over a tulip is
+	# the same on every kernel (no compat switch in it; what differs
+	# between kernels, the pool's mmap, busy polling, io_uring, is in the
+	# netdev runs above).
 	local last
 	last=$(newest_kernel)
 	for k in $KVERS; do
 		if [ "$k" = "$last" ]; then
-			guest "guest tulip $k" "guest-tulip-$k" "$k-tulip" tulip --kernel "$k"
+			DPT_ONLY=$NIC_TESTS guest "guest tulip $k (driver tests, NIC tests)" \
+				"guest-tulip-$k" "$k-tulip" tulip --kernel "$k"
 		else
 			DPT_ONLY=$NIC_PATH guest "guest tulip $k (driver tests, NIC path)" \
 				"guest-tulip-$k" "$k-tulip" tulip --kernel "$k"
@@ -514,8 +529,8 @@ stage_soak_debug() {
 # The core suite over dp's myri driver per kernel (as over the tulips): one
 # guest, two simulated LANai cards, node dpA on myri0 and dpB on myri1.  On
 # the newest kernel the cards share one switch, and the suite's NIC path
-# runs (NIC_PATH; the whole suite over the tulips is there); on the others
-# the whole suite, with the second card on the other switch of the default
+# runs (NIC_PATH; the NIC tests over the tulips are there); on the others
+# the NIC tests (NIC_TESTS), with the second card on the other switch of the default
 # topology (--myri-hosts 0,2), so every packet crosses two switches and the
 # link between them (cluster.py checks the simulator's hop count).  One run
 # per kernel, not two, to keep the stage's time: the newest kernel also
@@ -533,7 +548,7 @@ stage_myri() {
 			DPT_ONLY=$NIC_PATH guest "guest myri core $k (two cards, one switch, NIC path)" \
 				"guest-myricore-$k" "$k-myricore" myricore --kernel "$k" --smp 2
 		else
-			guest "guest myri core $k (two cards, two switches)" \
+			DPT_ONLY=$NIC_TESTS guest "guest myri core $k (two cards, two switches, NIC tests)" \
 				"guest-myricore2-$k" "$k-myricore2" myricore --kernel "$k" --smp 2 \
 				--myri-hosts 0,2
 		fi
