@@ -10,6 +10,7 @@
 #include <linux/uidgid.h>
 
 #include "dp.h"
+#include "dp_trace.h"
 
 /*
  * Whether @ep's admission rule lets in a message from @h, whose sender's
@@ -108,6 +109,7 @@ void dp_mdr_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 	 */
 	if (!ep || !dp_ep_bound(ep)) {
 		dp_count(node, DP_CTR_RX_DROP_NO_EP);
+		trace_dp_rx_no_ep(node, h);
 		return;
 	}
 	if (h->type == DP_WT_DATA) {

@@ -37,6 +37,7 @@ struct dp_addr;
 #define trace_dp_tx(ep, to, len) ((void)(ep), (void)(to), (void)(len))
 #define trace_dp_rx(node, h, seq) ((void)(node), (void)(h), (void)(seq))
 #define trace_dp_drop(node, reason, n) ((void)(node), (void)(reason), (void)(n))
+#define trace_dp_rx_no_ep(node, h) ((void)(node), (void)(h))
 #define trace_dp_retransmit(s, seq, fast) kmock_retransmit((s), (seq), (fast))
 #define trace_dp_session(s, from, to, err) \
 	((void)(s), (void)(from), (void)(to), (void)(err))
@@ -115,6 +116,31 @@ TRACE_EVENT(dp_drop,
 			   dp_trace_assign_str(name, dp_trace_ctr_name(reason));),
 	    TP_printk("nid=%u reason=%s n=%llu", __entry->nid, __get_str(name),
 		      __entry->n)
+);
+
+/*
+ * A frame for a DPID nobody has bound on this node (counted in
+ * rx_drop_no_ep, which dp_drop traces without its addresses): whose frame
+ * it was, its type (enum dp_wire_type) and its sequence number.
+ */
+TRACE_EVENT(dp_rx_no_ep,
+	    TP_PROTO(const struct dp_node *node, const struct dp_msg_hdr *h),
+	    TP_ARGS(node, h),
+	    TP_STRUCT__entry(__field(u32, nid)
+			     __field(u32, dpid)
+			     __field(u32, src_nid)
+			     __field(u32, src_dpid)
+			     __field(u32, type)
+			     __field(u32, seq)),
+	    TP_fast_assign(__entry->nid = READ_ONCE(node->nid);
+			   __entry->dpid = h->dst_dpid;
+			   __entry->src_nid = h->src_nid;
+			   __entry->src_dpid = h->src_dpid;
+			   __entry->type = h->type;
+			   __entry->seq = h->seq;),
+	    TP_printk("dst=%u/%u src=%u/%u type=%u seq=%u", __entry->nid,
+		      __entry->dpid, __entry->src_nid, __entry->src_dpid,
+		      __entry->type, __entry->seq)
 );
 
 /* DATA sent again: after a timeout, or at once for a reported gap (fast). */

@@ -6,7 +6,9 @@
  *  - 5 messages A -> B: 5 dp_tx with their lengths, 5 dp_rx with token
  *    seq 1..5, and the edge's session idle -> hello -> open;
  *  - a HELLO to a DPID nobody bound: dp_drop events, reason rx_drop_no_ep,
- *    whose n add up to what node B's counter counted meanwhile;
+ *    whose n add up to what node B's counter counted meanwhile, and as
+ *    many dp_rx_no_ep events naming node B's DPID and the sender, the
+ *    first a HELLO (type 3);
  *  - a non-blocking writer that fills the receiver's pool: dp_stall on
  *    credit, one per tx_blocked the endpoint counted;
  *  - B stops hearing A (out of its NART) while A sends: dp_retransmit
@@ -30,8 +32,8 @@
 #define TR "/sys/kernel/tracing"
 
 static const char *const events[] = {
-	"dp_tx", "dp_rx", "dp_drop", "dp_retransmit", "dp_session", "dp_stall",
-	"dp_nic_attach", "dp_nic_detach",
+	"dp_tx", "dp_rx", "dp_drop", "dp_rx_no_ep", "dp_retransmit", "dp_session",
+	"dp_stall", "dp_nic_attach", "dp_nic_detach",
 };
 
 static char trace[1 << 22];
@@ -157,8 +159,10 @@ static void exchange(int a, int b, struct dpt_pool *pb)
 
 static void drops(void)
 {
+	char dst[64], src[64], on_b[64];
+	const char *h, *t3, *nl;
 	uint64_t c0, c1;
-	unsigned long n;
+	unsigned long n, m;
 	int x;
 
 	c0 = dpt_ctr(dpt.nsb, DP_CTR_RX_DROP_NO_EP);
@@ -178,6 +182,17 @@ static void drops(void)
 	ktap_ok(c1 > c0 && n == c1 - c0,
 		"dp_drop reason=rx_drop_no_ep: n adds up to %lu, node B counted %llu",
 		n, (unsigned long long)(c1 - c0));
+	snprintf(dst, sizeof(dst), "dst=%u/%u ", dpt.nidb, DPID_NOBODY);
+	snprintf(src, sizeof(src), "src=%u/%u ", dpt.nida, DPID_A2);
+	snprintf(on_b, sizeof(on_b), " dst=%u/", dpt.nidb);
+	m = count("dp_rx_no_ep", (const char *[]){ on_b, NULL }, 0);
+	ktap_ok(m == c1 - c0 && count("dp_rx_no_ep", (const char *[]){ dst, src, NULL }, 0) == m,
+		"dp_rx_no_ep on node B: %lu events, each %s%s, as many as it counted", m, dst,
+		src);
+	h = strstr(trace, " dp_rx_no_ep: ");
+	t3 = h ? strstr(h, " type=3 ") : NULL;
+	nl = h ? strchr(h, '\n') : NULL;
+	ktap_ok(t3 && (!nl || t3 < nl), "the first dp_rx_no_ep is the HELLO (type=3)");
 }
 
 static void stall(void)

@@ -161,12 +161,14 @@ int main(void)
 	uint64_t bytes = 0;
 	uint64_t late_ok;
 	uint32_t seq = 0, want_max, drops = 0;
-	int a, b, mtu;
+	int a, b, mtu, traced;
 	unsigned int i;
 
 	ktap_start();
 	if (dpt_init())
 		ktap_bail("environment");
+	/* whose frames a drop for no endpoint was, should there be one */
+	traced = !dpt_trace("dp_rx_no_ep", 1);
 	if (dpt_node_stats(dpt.nsa, &na0) || dpt_node_stats(dpt.nsb, &nb0))
 		ktap_bail("DP_IOC_NODE_STATS");
 	a = dpt_ep(dpt.nsa, DPID_A, 0);
@@ -242,6 +244,13 @@ int main(void)
 			drops++;
 		}
 	}
+	if (na1.ctr[DP_CTR_RX_DROP_NO_EP] != na0.ctr[DP_CTR_RX_DROP_NO_EP] ||
+	    nb1.ctr[DP_CTR_RX_DROP_NO_EP] != nb0.ctr[DP_CTR_RX_DROP_NO_EP]) {
+		if (!traced || !dpt_trace_diag("dp_rx_no_ep", "rx_drop_no_ep: "))
+			ktap_diag("rx_drop_no_ep: no trace of the frames (tracefs)");
+	}
+	if (traced)
+		dpt_trace("dp_rx_no_ep", 0);
 	ktap_ok(!drops,
 		"no drop counted on either node (but for late answers to the child's %llu resent frame(s))",
 		(unsigned long long)late_ok);

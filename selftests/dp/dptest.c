@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/wait.h>
@@ -550,4 +551,55 @@ int dpt_ctr_is_drop(unsigned int i)
 	const char *n = dpt_ctr_name(i);
 
 	return n && strstr(n, "_drop_") != NULL;
+}
+
+#define DPT_TRACEFS "/sys/kernel/tracing"
+
+static int dpt_tr_write(const char *file, const char *val)
+{
+	char path[256];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), DPT_TRACEFS "/%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+int dpt_trace(const char *ev, int on)
+{
+	char file[128];
+
+	if (access(DPT_TRACEFS "/events", F_OK))
+		mount("tracefs", DPT_TRACEFS, "tracefs", 0, NULL);
+	snprintf(file, sizeof(file), "events/dp/%s/enable", ev);
+	if (on && (dpt_tr_write("trace", "") || dpt_tr_write("tracing_on", "1")))
+		return -1;
+	return dpt_tr_write(file, on ? "1" : "0");
+}
+
+unsigned int dpt_trace_diag(const char *ev, const char *prefix)
+{
+	char tag[64], line[512];
+	unsigned int n = 0;
+	FILE *f;
+
+	snprintf(tag, sizeof(tag), " %s: ", ev);
+	f = fopen(DPT_TRACEFS "/trace", "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *at = strstr(line, tag);
+
+		if (!at)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		ktap_diag("%s%s", prefix, at + 1);
+		n++;
+	}
+	fclose(f);
+	return n;
 }

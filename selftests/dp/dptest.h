@@ -136,5 +136,12 @@ int dpt_param(const char *name, const char *val, char *old, size_t len);
 const char *dpt_ctr_name(unsigned int ctr);
 /* Whether node counter i is a drop counter (its name has _drop_). */
 int dpt_ctr_is_drop(unsigned int i);
+/*
+ * dp's trace event @ev (docs/trace.md) on (the trace buffer emptied
+ * first, tracefs mounted if need be) or off; 0 or -1.
+ */
+int dpt_trace(const char *ev, int on);
+/* Print the recorded events @ev as KTAP diagnostics after @prefix; how many. */
+unsigned int dpt_trace_diag(const char *ev, const char *prefix);
 
 #endif /* _DPTEST_H */
