@@ -38,20 +38,6 @@ static const char *const events[] = {
 
 static char trace[1 << 22];
 
-static int tr_write(const char *file, const char *val)
-{
-	char path[256];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), TR "/%s", file);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 /*
  * The dp events stay enabled from the first phase to the last, and each
  * phase switches recording (tracing_on), not the events: enabling or
@@ -67,7 +53,7 @@ static size_t tr_read(void)
 	ssize_t n;
 	int fd;
 
-	tr_write("tracing_on", "0");
+	dpt_tracefs_write("tracing_on", "0");
 	fd = open(TR "/trace", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -82,7 +68,7 @@ static size_t tr_read(void)
 /* Start recording the dp events afresh. */
 static int tr_start(void)
 {
-	return tr_write("trace", "") || tr_write("tracing_on", "1");
+	return dpt_tracefs_write("trace", "") || dpt_tracefs_write("tracing_on", "1");
 }
 
 /* Whether @line contains @s; an @s ending in '$' must end the line. */
@@ -329,7 +315,8 @@ int main(void)
 	ktap_ok(have == (int)(sizeof(events) / sizeof(events[0])),
 		"tracefs lists the %d dp events (%zu expected)", have,
 		sizeof(events) / sizeof(events[0]));
-	if (tr_write("buffer_size_kb", "2048") || tr_write("events/dp/enable", "1") || tr_start())
+	if (dpt_tracefs_write("buffer_size_kb", "2048") ||
+	    dpt_tracefs_write("events/dp/enable", "1") || tr_start())
 		ktap_bail("tracefs");
 	dpt_pair(&a, DPID_A, &b, DPID_B);
 	if (dpt_map(b, &pb))
@@ -339,8 +326,8 @@ int main(void)
 	stall();
 	retransmit(a, b);
 	nic();
-	tr_write("events/dp/enable", "0");
-	tr_write("trace", "");
-	tr_write("tracing_on", "1");
+	dpt_tracefs_write("events/dp/enable", "0");
+	dpt_tracefs_write("trace", "");
+	dpt_tracefs_write("tracing_on", "1");
 	ktap_finish();
 }

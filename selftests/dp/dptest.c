@@ -555,7 +555,7 @@ int dpt_ctr_is_drop(unsigned int i)
 
 #define DPT_TRACEFS "/sys/kernel/tracing"
 
-static int dpt_tr_write(const char *file, const char *val)
+int dpt_tracefs_write(const char *file, const char *val)
 {
 	char path[256];
 	int fd, ok;
@@ -576,9 +576,9 @@ int dpt_trace(const char *ev, int on)
 	if (access(DPT_TRACEFS "/events", F_OK))
 		mount("tracefs", DPT_TRACEFS, "tracefs", 0, NULL);
 	snprintf(file, sizeof(file), "events/dp/%s/enable", ev);
-	if (on && (dpt_tr_write("trace", "") || dpt_tr_write("tracing_on", "1")))
+	if (on && (dpt_tracefs_write("trace", "") || dpt_tracefs_write("tracing_on", "1")))
 		return -1;
-	return dpt_tr_write(file, on ? "1" : "0");
+	return dpt_tracefs_write(file, on ? "1" : "0");
 }
 
 unsigned int dpt_trace_diag(const char *ev, const char *prefix)

@@ -136,6 +136,8 @@ int dpt_param(const char *name, const char *val, char *old, size_t len);
 const char *dpt_ctr_name(unsigned int ctr);
 /* Whether node counter i is a drop counter (its name has _drop_). */
 int dpt_ctr_is_drop(unsigned int i);
+/* Write @val to tracefs file @file (a path under /sys/kernel/tracing); 0 or -1. */
+int dpt_tracefs_write(const char *file, const char *val);
 /*
  * dp's trace event @ev (docs/trace.md) on (the trace buffer emptied
  * first, tracefs mounted if need be) or off; 0 or -1.
