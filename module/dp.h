@@ -377,6 +377,9 @@ struct dp_edge {
  * @addr: their link destination, as dp_tx_route() gave it for @nid.
  * @nid: the NID the last frame held is for: one of that NID's frames
  *	after it is not routed again while frames are held.
+ * @size: the link frame the held frames fill, from @nic's MTU when the
+ *	first was held: a frame joining them is not checked against the
+ *	MTU again (one check per bundle).
  * @buf: DP_TX_BUNDLE_MAX bytes, from the endpoint's first batch to its
  *	end: the held dp frames, whole and sealed, back to back.
  * @len: bytes held in @buf.
@@ -390,6 +393,7 @@ struct dp_tx_plug {
 	struct dp_nic *nic;
 	u8 addr[DP_DST_MAX];
 	u32 nid;
+	u32 size;
 	u8 *buf;
 	u32 len;
 	u32 n;

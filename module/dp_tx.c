@@ -153,6 +153,7 @@ static void dp_tx_plug_add(struct dp_tx_plug *plug, u32 size,
 		dp_tx_plug_flush(plug);
 	if (!plug->n) {
 		plug->nic = nic;
+		plug->size = size;
 		if (addr)
 			memcpy(plug->addr, addr, DP_DST_MAX);
 		plug->first_crc = msg_crc;
@@ -169,6 +170,25 @@ static void dp_tx_plug_add(struct dp_tx_plug *plug, u32 size,
 	plug->n++;
 }
 
+/*
+ * Whether DATA frame @h joins the frames @plug holds as it is, with no NIC
+ * reference and no MTU check of its own: for their NID, by the NIC they
+ * were routed for (compared, not dereferenced: the flush takes the
+ * reference), and with room left in their link frame, whose size was read
+ * from that NIC's MTU with the first.  A frame that would start the next
+ * link frame takes the way of a first, to check the MTU again.
+ */
+static bool dp_tx_plug_joins(const struct dp_tx_plug *plug,
+			     const struct dp_msg_hdr *h)
+{
+	u32 need = DP_WIRE_HDR_LEN + h->len;
+
+	return plug && plug->n && plug->nid == h->dst_nid &&
+	       h->type == DP_WT_DATA && 2 * need <= plug->size &&
+	       plug->len + need <= plug->size &&
+	       rcu_access_pointer(plug->node->nic) == plug->nic;
+}
+
 static int dp_tx_nic(struct dp_node *node, struct dp_tx_plug *plug,
 		     const struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
 		     const void *msg, u32 msg_crc, struct dp_txref *keep)
@@ -178,6 +198,11 @@ static int dp_tx_nic(struct dp_node *node, struct dp_tx_plug *plug,
 	u32 room = 0;
 	int err;
 
+	if (dp_tx_plug_joins(plug, h)) {
+		dp_tx_plug_add(plug, plug->size, plug->nic, NULL, t, h, msg,
+			       msg_crc);
+		return 0;
+	}
 	nic = dp_nic_get(node);
 	if (!nic) {
 		dp_count(node, DP_CTR_TX_DROP_NO_NIC);
