@@ -509,6 +509,19 @@ ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 		const void __user *buf, size_t len, bool nonblock);
 ssize_t dp_send_edge(struct dp_edge *e, const void __user *buf, size_t len,
 		     bool nonblock);
+/*
+ * Sends counted together: a batch adds its messages to the endpoint's and
+ * the node's counters once per chunk (dp_tx_tally_flush()), not each.
+ */
+struct dp_tx_tally {
+	u32 msgs;
+	u32 local;
+	u64 bytes;
+};
+
+ssize_t dp_send_edge_tally(struct dp_edge *e, const void __user *buf,
+			   size_t len, bool nonblock, struct dp_tx_tally *tally);
+void dp_tx_tally_flush(struct dp_endpoint *ep, struct dp_tx_tally *tally);
 
 /* ---- Batched sends (dp_batch.c) ---- */
 long dp_ioc_sendv(struct dp_endpoint *ep, struct dp_sendv __user *arg,

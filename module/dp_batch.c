@@ -16,13 +16,15 @@
 /*
  * Descriptors are copied in this many at a time, and the edge of one
  * message serves the next to the same peer: a batch pays the user copy's
- * checks and the edge's lookup once per run, not once per message.
+ * checks and the edge's lookup once per run, not once per message, and
+ * its counters once per chunk.
  */
 #define DP_SENDV_CHUNK	8
 
 struct dp_sendv_run {
 	struct dp_endpoint *ep;
 	struct dp_edge *e;	/* the last message's edge, referenced */
+	struct dp_tx_tally tally;	/* counted per chunk */
 	bool nonblock;
 };
 
@@ -55,7 +57,8 @@ static int dp_sendv_one(struct dp_sendv_run *r, const struct dp_send *s)
 	e = dp_sendv_edge(r, &s->to);
 	if (!e)
 		return -ENOTCONN;
-	ret = dp_send_edge(e, u64_to_user_ptr(s->buf), s->len, r->nonblock);
+	ret = dp_send_edge_tally(e, u64_to_user_ptr(s->buf), s->len,
+				 r->nonblock, &r->tally);
 	return ret < 0 ? ret : 0;
 }
 
@@ -135,6 +138,7 @@ long dp_ioc_sendv(struct dp_endpoint *ep, struct dp_sendv __user *arg,
 	for (i = 0; i < v.n && !err; i += got) {
 		n = min_t(u32, v.n - i, DP_SENDV_CHUNK);
 		got = dp_sendv_chunk(&r, &msgs[i], n, &err);
+		dp_tx_tally_flush(ep, &r.tally);
 	}
 	if (r.e)
 		dp_edge_put(r.e);

@@ -168,12 +168,33 @@ out:
 	return err;
 }
 
+/* @msgs messages sent by @ep, @bytes in all, @local of them to its node. */
+static void dp_tx_count(struct dp_endpoint *ep, u32 msgs, u64 bytes,
+			u32 local)
+{
+	atomic64_add(msgs, &ep->tx_msgs);
+	atomic64_add(bytes, &ep->tx_bytes);
+	dp_count_add(ep->node, DP_CTR_TX_MSGS, msgs);
+	dp_count_add(ep->node, DP_CTR_TX_BYTES, bytes);
+	if (local)
+		dp_count_add(ep->node, DP_CTR_TX_LOCAL, local);
+}
+
+void dp_tx_tally_flush(struct dp_endpoint *ep, struct dp_tx_tally *tally)
+{
+	if (!tally->msgs)
+		return;
+	dp_tx_count(ep, tally->msgs, tally->bytes, tally->local);
+	memset(tally, 0, sizeof(*tally));
+}
+
 /*
  * Send len bytes from buf on @e, an edge the caller holds a reference
- * to: reliably (dp_snd.c) unless its endpoint is raw.
+ * to: reliably (dp_snd.c) unless its endpoint is raw.  Counted at once,
+ * or in @tally if it is not NULL (the caller flushes it).
  */
-ssize_t dp_send_edge(struct dp_edge *e, const void __user *buf, size_t len,
-		     bool nonblock)
+ssize_t dp_send_edge_tally(struct dp_edge *e, const void __user *buf,
+			   size_t len, bool nonblock, struct dp_tx_tally *tally)
 {
 	struct dp_endpoint *ep = e->ep;
 	struct dp_node *node = ep->node;
@@ -200,15 +221,22 @@ ssize_t dp_send_edge(struct dp_edge *e, const void __user *buf, size_t len,
 		err = dp_snd_send(&e->snd, buf, len, nonblock);
 	if (err)
 		goto out;
-	atomic64_inc(&ep->tx_msgs);
-	atomic64_add(len, &ep->tx_bytes);
-	dp_count(node, DP_CTR_TX_MSGS);
-	dp_count_add(node, DP_CTR_TX_BYTES, len);
 	trace_dp_tx(ep, &e->to, len);
-	if (e->to.nid == nid)
-		dp_count(node, DP_CTR_TX_LOCAL);
+	if (!tally) {
+		dp_tx_count(ep, 1, len, e->to.nid == nid);
+		goto out;
+	}
+	tally->msgs++;
+	tally->bytes += len;
+	tally->local += e->to.nid == nid;
 out:
 	return err ? err : len;
+}
+
+ssize_t dp_send_edge(struct dp_edge *e, const void __user *buf, size_t len,
+		     bool nonblock)
+{
+	return dp_send_edge_tally(e, buf, len, nonblock, NULL);
 }
 
 /* Send len bytes from buf on the edge to @to (NULL: the current edge). */
