@@ -139,12 +139,16 @@ void dp_edge_free_all(struct dp_endpoint *ep)
  */
 #define DP_RAW_STACK	128
 
-/* Raw mode (DP_BIND_RAW): v1 semantics, the copy is freed once sent. */
+/*
+ * Raw mode (DP_BIND_RAW): v1 semantics, the copy is freed once sent.  The
+ * stack copy and the header are written whole before they are read: not
+ * cleared first (CONFIG_INIT_STACK_ALL_ZERO) for every message.
+ */
 static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
 		     const void __user *buf, size_t len)
 {
-	u8 small[DP_RAW_STACK];
-	struct dp_msg_hdr h;
+	u8 small[DP_RAW_STACK] __uninitialized;
+	struct dp_msg_hdr h __uninitialized;
 	void *msg = small;
 	int err;
 

@@ -198,11 +198,6 @@ static int dp_tx_nic(struct dp_node *node, struct dp_tx_plug *plug,
 	u32 room = 0;
 	int err;
 
-	if (dp_tx_plug_joins(plug, h)) {
-		dp_tx_plug_add(plug, plug->size, plug->nic, NULL, t, h, msg,
-			       msg_crc);
-		return 0;
-	}
 	nic = dp_nic_get(node);
 	if (!nic) {
 		dp_count(node, DP_CTR_TX_DROP_NO_NIC);
@@ -261,6 +256,9 @@ int dp_tx_frame_tmpl(struct dp_node *node, struct dp_tx_plug *plug,
 		rcu_read_lock();
 		dp_mdr_frame(node, h, &local);
 		rcu_read_unlock();
+	} else if (dp_tx_plug_joins(plug, h)) {
+		dp_tx_plug_add(plug, plug->size, plug->nic, NULL, t, h, msg,
+			       msg_crc);
 	} else {
 		err = dp_tx_nic(node, plug, t, h, msg, msg_crc, keep);
 	}
