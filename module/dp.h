@@ -507,8 +507,6 @@ struct dp_endpoint *dp_cat_lookup(struct dp_node *node, u32 dpid);
 /* ---- Sending on an edge (dp_edge.c) ---- */
 ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 		const void __user *buf, size_t len, bool nonblock);
-ssize_t dp_send_edge(struct dp_edge *e, const void __user *buf, size_t len,
-		     bool nonblock);
 /*
  * Sends counted together: a batch adds its messages to the endpoint's and
  * the node's counters once per chunk (dp_tx_tally_flush()), not each.

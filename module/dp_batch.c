@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Batched sends (DP_IOC_SENDV): many messages, on any connected edges, in
- * one kernel entry.  Each message is sent by dp_send_edge() exactly as
- * DP_IOC_SEND sends it (dp_send() is the same after the edge's lookup,
+ * one kernel entry.  Each message is sent by dp_send_edge_tally() exactly
+ * as DP_IOC_SEND sends it (dp_send() is the same after the edge's lookup,
  * which a batch does once per run of messages to one edge); the batch
  * stops at the first message not accepted, so the count returned names
  * exactly the messages sent, once each.  Its small messages leave in as

@@ -173,8 +173,8 @@ out:
 }
 
 /* @msgs messages sent by @ep, @bytes in all, @local of them to its node. */
-static void dp_tx_count(struct dp_endpoint *ep, u32 msgs, u64 bytes,
-			u32 local)
+static __always_inline void dp_tx_count(struct dp_endpoint *ep, u32 msgs,
+					u64 bytes, u32 local)
 {
 	atomic64_add(msgs, &ep->tx_msgs);
 	atomic64_add(bytes, &ep->tx_bytes);
@@ -237,12 +237,6 @@ out:
 	return err ? err : len;
 }
 
-ssize_t dp_send_edge(struct dp_edge *e, const void __user *buf, size_t len,
-		     bool nonblock)
-{
-	return dp_send_edge_tally(e, buf, len, nonblock, NULL);
-}
-
 /* Send len bytes from buf on the edge to @to (NULL: the current edge). */
 ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 		const void __user *buf, size_t len, bool nonblock)
@@ -252,7 +246,7 @@ ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 
 	if (!e)
 		return -ENOTCONN;	/* before EMSGSIZE: docs/contract.md */
-	ret = dp_send_edge(e, buf, len, nonblock);
+	ret = dp_send_edge_tally(e, buf, len, nonblock, NULL);
 	dp_edge_put(e);
 	return ret;
 }
