@@ -18,7 +18,6 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "ktap.h"
@@ -29,7 +28,6 @@
 #define DPID_A2 101
 #define DPID_S 300
 #define DPID_NOBODY 4242
-#define TR "/sys/kernel/tracing"
 
 static const char *const events[] = {
 	"dp_tx", "dp_rx", "dp_drop", "dp_rx_no_ep", "dp_retransmit", "dp_session",
@@ -54,7 +52,7 @@ static size_t tr_read(void)
 	int fd;
 
 	dpt_tracefs_write("tracing_on", "0");
-	fd = open(TR "/trace", O_RDONLY | O_CLOEXEC);
+	fd = open(DPT_TRACEFS "/trace", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	while (len < sizeof(trace) - 1 &&
@@ -63,12 +61,6 @@ static size_t tr_read(void)
 	close(fd);
 	trace[len] = 0;
 	return len;
-}
-
-/* Start recording the dp events afresh. */
-static int tr_start(void)
-{
-	return dpt_tracefs_write("trace", "") || dpt_tracefs_write("tracing_on", "1");
 }
 
 /* Whether @line contains @s; an @s ending in '$' must end the line. */
@@ -152,7 +144,7 @@ static void drops(void)
 	int x;
 
 	c0 = dpt_ctr(dpt.nsb, DP_CTR_RX_DROP_NO_EP);
-	tr_start();
+	dpt_tracefs_start();
 	x = dpt_ep(dpt.nsa, DPID_A2, 0);
 	if (x < 0 || dpt_connect(x, dpt.nidb, DPID_NOBODY))
 		ktap_bail("endpoint to nobody");
@@ -193,7 +185,7 @@ static void stall(void)
 	x = dpt_ep(dpt.nsa, DPID_A2, 0);
 	if (s < 0 || x < 0 || dpt_connect(x, dpt.nidb, DPID_S))
 		ktap_bail("stall endpoints");
-	tr_start();
+	dpt_tracefs_start();
 	fcntl(x, F_SETFL, O_NONBLOCK);
 	for (i = 0; i < 1000; i++) {
 		if (write(x, msg, sizeof(msg)) < 0) {
@@ -251,7 +243,7 @@ static void retransmit(int a, int b)
 		dpt_sleep_ms(20);
 	if (dpt_stats(a, &s0) || s0.tx_unacked || b_hears_a(0))
 		ktap_bail("retransmit setup");
-	tr_start();
+	dpt_tracefs_start();
 	if (write(a, "again", 5) != 5)
 		ktap_bail("write");
 	for (i = 0; i < 500 && !dpt_stats(a, &s1) && s1.tx_retrans == s0.tx_retrans; i++)
@@ -279,7 +271,7 @@ static void nic(void)
 	char nid[32], dev[64], bes[64];
 	const char *d, *at;
 
-	tr_start();
+	dpt_tracefs_start();
 	if (dpt_sh("%s netns exec %s dpctl node detach && %s netns exec %s dpctl node set dev %s backend %s",
 		   ip, dpt.nsa, ip, dpt.nsa, dpt.ifa, be))
 		ktap_diag("detach and attach failed");
@@ -306,17 +298,16 @@ int main(void)
 	ktap_start();
 	if (dpt_init())
 		ktap_bail("environment");
-	if (access(TR "/events", F_OK))
-		mount("tracefs", TR, "tracefs", 0, NULL);
+	dpt_tracefs_mount();
 	for (i = 0, have = 0; i < sizeof(events) / sizeof(events[0]); i++) {
-		snprintf(path, sizeof(path), TR "/events/dp/%s/format", events[i]);
+		snprintf(path, sizeof(path), DPT_TRACEFS "/events/dp/%s/format", events[i]);
 		have += !access(path, R_OK);
 	}
 	ktap_ok(have == (int)(sizeof(events) / sizeof(events[0])),
 		"tracefs lists the %d dp events (%zu expected)", have,
 		sizeof(events) / sizeof(events[0]));
 	if (dpt_tracefs_write("buffer_size_kb", "2048") ||
-	    dpt_tracefs_write("events/dp/enable", "1") || tr_start())
+	    dpt_tracefs_write("events/dp/enable", "1") || dpt_tracefs_start())
 		ktap_bail("tracefs");
 	dpt_pair(&a, DPID_A, &b, DPID_B);
 	if (dpt_map(b, &pb))

@@ -553,7 +553,11 @@ int dpt_ctr_is_drop(unsigned int i)
 	return n && strstr(n, "_drop_") != NULL;
 }
 
-#define DPT_TRACEFS "/sys/kernel/tracing"
+void dpt_tracefs_mount(void)
+{
+	if (access(DPT_TRACEFS "/events", F_OK))
+		mount("tracefs", DPT_TRACEFS, "tracefs", 0, NULL);
+}
 
 int dpt_tracefs_write(const char *file, const char *val)
 {
@@ -569,14 +573,18 @@ int dpt_tracefs_write(const char *file, const char *val)
 	return ok ? 0 : -1;
 }
 
+int dpt_tracefs_start(void)
+{
+	return dpt_tracefs_write("trace", "") || dpt_tracefs_write("tracing_on", "1") ? -1 : 0;
+}
+
 int dpt_trace(const char *ev, int on)
 {
 	char file[128];
 
-	if (access(DPT_TRACEFS "/events", F_OK))
-		mount("tracefs", DPT_TRACEFS, "tracefs", 0, NULL);
+	dpt_tracefs_mount();
 	snprintf(file, sizeof(file), "events/dp/%s/enable", ev);
-	if (on && (dpt_tracefs_write("trace", "") || dpt_tracefs_write("tracing_on", "1")))
+	if (on && dpt_tracefs_start())
 		return -1;
 	return dpt_tracefs_write(file, on ? "1" : "0");
 }

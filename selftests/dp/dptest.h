@@ -136,8 +136,13 @@ int dpt_param(const char *name, const char *val, char *old, size_t len);
 const char *dpt_ctr_name(unsigned int ctr);
 /* Whether node counter i is a drop counter (its name has _drop_). */
 int dpt_ctr_is_drop(unsigned int i);
-/* Write @val to tracefs file @file (a path under /sys/kernel/tracing); 0 or -1. */
+#define DPT_TRACEFS "/sys/kernel/tracing"
+/* Mount tracefs at DPT_TRACEFS unless it is there. */
+void dpt_tracefs_mount(void);
+/* Write @val to tracefs file @file (a path under DPT_TRACEFS); 0 or -1. */
 int dpt_tracefs_write(const char *file, const char *val);
+/* Empty the trace buffer and start recording; 0 or -1. */
+int dpt_tracefs_start(void);
 /*
  * dp's trace event @ev (docs/trace.md) on (the trace buffer emptied
  * first, tracefs mounted if need be) or off; 0 or -1.
