@@ -318,7 +318,6 @@ int main(void)
 	retransmit(a, b);
 	nic();
 	dpt_tracefs_write("events/dp/enable", "0");
-	dpt_tracefs_write("trace", "");
-	dpt_tracefs_write("tracing_on", "1");
+	dpt_tracefs_start();	/* leave recording on, the buffer empty */
 	ktap_finish();
 }
