@@ -126,6 +126,16 @@ struct dp_scout;
  * @scout: optional, for a source-routed fabric's mapper (DP_CMD_SCOUT):
  *	send the @n probes of @sc, wait up to @ms milliseconds for their
  *	answers and fill those in; 0 or -errno.  May sleep.
+ * @frame_get: optional, for a batch's bundle (struct dp_tx_plug): a
+ *	transmit buffer of the NIC's own with room for @size bytes of dp
+ *	frames, to be filled in place and then sent by @frame_send (no copy
+ *	of the bundle), or let go of by @frame_free; its handle in *@handle.
+ *	NULL if there is none (the caller copies, through @xmit).  Process
+ *	context.
+ * @frame_send: send the first @len bytes of @handle's buffer to @dst (as
+ *	@xmit's) by @nic, which may be another NIC of this backend than the
+ *	one the buffer came from.  Consumes @handle, whatever it returns.
+ * @frame_free: let go of @handle unsent; needs no NIC, any context.
  * @busy_poll: optional (DP_WAIT_BUSY_POLL): from a waiting reader's
  *	process context, do what the receive interrupt does, again and again,
  *	until @end(@arg) returns true, yielding the CPU when the scheduler
@@ -147,6 +157,11 @@ struct dp_backend {
 	unsigned int (*lladdr)(const struct dp_nic *nic, u8 *addr);
 	int (*scout)(struct dp_nic *nic, struct dp_scout *sc, unsigned int n,
 		     unsigned int ms);
+	void *(*frame_get)(struct dp_nic *nic, unsigned int size,
+			   void **handle);
+	int (*frame_send)(struct dp_nic *nic, void *handle, const u8 *dst,
+			  unsigned int len);
+	void (*frame_free)(void *handle);
 	bool (*busy_poll)(struct dp_nic *nic, bool (*end)(void *arg),
 			  void *arg);
 };
@@ -381,8 +396,19 @@ struct dp_edge {
  *	first was held: a frame joining them is not checked against the
  *	MTU again (one check per bundle).
  * @buf: DP_TX_BUNDLE_MAX bytes, from the endpoint's first batch to its
- *	end: the held dp frames, whole and sealed, back to back.
- * @len: bytes held in @buf.
+ *	end: where the held frames go if the NIC has no buffer to give.
+ * @at: where the held dp frames are, whole and sealed, back to back: in
+ *	the NIC's own transmit buffer (@frame) or in @buf.
+ * @frame: the handle of the NIC's buffer (struct dp_backend's
+ *	@frame_get), or NULL.
+ * @ops: the backend @frame came from, to send it by a NIC of that
+ *	backend only, and to let go of it with no NIC at all.
+ * @cap: bytes @at has room for, at most @size: a NIC's buffer is sized
+ *	for the messages the batch has left (@left), a link frame's worth at
+ *	most.
+ * @left: messages of the batch yet to send, the one being sent counted
+ *	(dp_batch.c sets it): 1 outside a batch's loop.
+ * @len: bytes held at @at.
  * @n: frames held.
  * @first_crc: the first frame's message CRC state: its header is sealed
  *	again with DP_WF_BUNDLE at the flush if others follow it.
@@ -395,6 +421,11 @@ struct dp_tx_plug {
 	u32 nid;
 	u32 size;
 	u8 *buf;
+	u8 *at;
+	void *frame;
+	const struct dp_backend *ops;
+	u32 cap;
+	u32 left;
 	u32 len;
 	u32 n;
 	u32 first_crc;

@@ -25,6 +25,8 @@ struct dp_sendv_run {
 	struct dp_endpoint *ep;
 	struct dp_edge *e;	/* the last message's edge, referenced */
 	struct dp_tx_tally tally;	/* counted per chunk */
+	struct dp_tx_plug *plug;	/* the batch's, or NULL */
+	u32 left;	/* messages yet to send from the chunk's first on */
 	bool nonblock;
 };
 
@@ -79,6 +81,8 @@ static u32 dp_sendv_chunk(struct dp_sendv_run *r, const struct dp_send __user *u
 			*err = -EFAULT;
 			return i;
 		}
+		if (r->plug)	/* what the next bundle is sized for */
+			r->plug->left = r->left - i;
 		*err = dp_sendv_one(r, &s[i]);
 		if (*err)
 			return i;
@@ -135,8 +139,10 @@ long dp_ioc_sendv(struct dp_endpoint *ep, struct dp_sendv __user *arg,
 		return ret;
 	msgs = u64_to_user_ptr(v.msgs);
 	plugged = v.n > 1 && dp_tx_plug_start(ep);
+	r.plug = plugged ? &ep->plug : NULL;
 	for (i = 0; i < v.n && !err; i += got) {
-		n = min_t(u32, v.n - i, DP_SENDV_CHUNK);
+		r.left = v.n - i;
+		n = min_t(u32, r.left, DP_SENDV_CHUNK);
 		got = dp_sendv_chunk(&r, &msgs[i], n, &err);
 		dp_tx_tally_flush(ep, &r.tally);
 	}

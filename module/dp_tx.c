@@ -133,10 +133,36 @@ static u32 dp_tx_plug_room(struct dp_tx_plug *plug, const struct dp_nic *nic,
 }
 
 /*
+ * Where a new bundle's frames go, the first of @need bytes: into a buffer
+ * of @nic's own if it has one to give (no copy of the bundle at the
+ * flush), sized for the batch's messages left if each is about as large
+ * (a link frame's @size at most: a buffer is paid for by its size, not by
+ * what fills it), else into @plug->buf.  @nic is referenced.
+ */
+static void dp_tx_plug_open(struct dp_tx_plug *plug, struct dp_nic *nic,
+			    u32 size, u32 need)
+{
+	u32 cap = min_t(u64, (u64)max(plug->left, 1U) * need, size);
+
+	plug->frame = NULL;
+	if (nic->ops->frame_get) {
+		plug->at = nic->ops->frame_get(nic, cap, &plug->frame);
+		if (plug->at) {
+			plug->ops = nic->ops;
+			plug->cap = cap;
+			return;
+		}
+	}
+	plug->at = plug->buf;
+	plug->cap = size;
+}
+
+/*
  * Hold frame @h in @plug, after the frames held there if it fits their
  * link frame of @size bytes (same NIC, same link destination @addr, room
- * left), else after sending those.  @addr NULL: the held frames' (same
- * NIC, same NID).  The frame is copied: the caller's @msg may go at once.
+ * left in their buffer), else after sending those.  @addr NULL: the held
+ * frames' (same NIC, same NID).  The frame is copied: the caller's @msg
+ * may go at once.  @nic is referenced if no frame is held.
  */
 static void dp_tx_plug_add(struct dp_tx_plug *plug, u32 size,
 			   struct dp_nic *nic, const u8 *addr,
@@ -147,7 +173,7 @@ static void dp_tx_plug_add(struct dp_tx_plug *plug, u32 size,
 	u32 need = DP_WIRE_HDR_LEN + h->len;
 	struct dp_wire_hdr *w;
 
-	if (plug->n && (plug->len + need > size ||
+	if (plug->n && (plug->len + need > plug->cap ||
 			(addr && (plug->nic != nic ||
 				  memcmp(plug->addr, addr, DP_DST_MAX)))))
 		dp_tx_plug_flush(plug);
@@ -157,9 +183,10 @@ static void dp_tx_plug_add(struct dp_tx_plug *plug, u32 size,
 		if (addr)
 			memcpy(plug->addr, addr, DP_DST_MAX);
 		plug->first_crc = msg_crc;
+		dp_tx_plug_open(plug, nic, size, need);
 	}
 	plug->nid = h->dst_nid;
-	w = (struct dp_wire_hdr *)(plug->buf + plug->len);
+	w = (struct dp_wire_hdr *)(plug->at + plug->len);
 	if (t)
 		dp_wire_encode_from(w, &t->w, h);
 	else
@@ -185,7 +212,7 @@ static bool dp_tx_plug_joins(const struct dp_tx_plug *plug,
 
 	return plug && plug->n && plug->nid == h->dst_nid &&
 	       h->type == DP_WT_DATA && 2 * need <= plug->size &&
-	       plug->len + need <= plug->size &&
+	       plug->len + need <= plug->cap &&
 	       rcu_access_pointer(plug->node->nic) == plug->nic;
 }
 
@@ -338,14 +365,32 @@ bool dp_tx_plug_start(struct dp_endpoint *ep)
 	if (cmpxchg(&ep->plug.owner, NULL, current))
 		return false;		/* another task's batch has it */
 	ep->plug.node = ep->node;
+	ep->plug.left = 1;
 	return true;
+}
+
+/*
+ * Send @plug's frames by @nic, the NIC they were routed for: from the
+ * NIC's own buffer if they are in one, else copied into the NIC's.
+ */
+static int dp_tx_plug_xmit(struct dp_tx_plug *plug, struct dp_nic *nic)
+{
+	struct dp_wire_hdr *w = (struct dp_wire_hdr *)plug->at;
+
+	if (plug->frame)
+		return nic->ops->frame_send(nic, plug->frame, plug->addr,
+					    plug->len);
+	return nic->ops->xmit(nic, plug->addr, w, w + 1,
+			      plug->len - DP_WIRE_HDR_LEN, NULL);
 }
 
 /*
  * Send what @plug holds (nothing if @plug is NULL or empty): one link
  * frame, whose first dp frame says DP_WF_BUNDLE when more follow it.  It
- * goes by the NIC the frames were routed for, or not at all (counted):
- * their sessions resend them as they would a lost frame.
+ * goes by the NIC the frames were routed for (a buffer of a NIC's own only
+ * by a NIC of the same backend: another could have come to the same
+ * address), or not at all (counted): their sessions resend them as they
+ * would a lost frame.
  */
 void dp_tx_plug_flush(struct dp_tx_plug *plug)
 {
@@ -356,21 +401,23 @@ void dp_tx_plug_flush(struct dp_tx_plug *plug)
 	if (!plug || !plug->n)
 		return;
 	might_sleep();
-	w = (struct dp_wire_hdr *)plug->buf;
+	w = (struct dp_wire_hdr *)plug->at;
 	if (plug->n > 1) {
 		w->flags |= cpu_to_be16(DP_WF_BUNDLE);
 		dp_wire_seal_crc(w, plug->first_crc);
 	}
 	nic = dp_nic_get(plug->node);
-	if (nic == plug->nic) {
-		err = nic->ops->xmit(nic, plug->addr, w, w + 1,
-				     plug->len - DP_WIRE_HDR_LEN, NULL);
+	if (nic && nic == plug->nic && (!plug->frame || nic->ops == plug->ops)) {
+		err = dp_tx_plug_xmit(plug, nic);
 		dp_tx_count_err(plug->node, err, plug->n);
 	} else {
+		if (plug->frame)
+			plug->ops->frame_free(plug->frame);
 		dp_count_add(plug->node, DP_CTR_TX_DROP_NO_NIC, plug->n);
 	}
 	if (nic)
 		dp_nic_put(nic);
+	plug->frame = NULL;
 	plug->nic = NULL;
 	plug->len = 0;
 	plug->n = 0;
@@ -385,5 +432,7 @@ void dp_tx_plug_end(struct dp_endpoint *ep)
 
 void dp_tx_plug_free(struct dp_tx_plug *plug)
 {
+	if (plug->frame)	/* never: every batch ends with a flush */
+		plug->ops->frame_free(plug->frame);
 	kfree(plug->buf);
 }

@@ -189,6 +189,28 @@ static struct sk_buff *dp_netdev_alloc_skb(unsigned int size)
 }
 
 /*
+ * @skb, its dp frames from its network header on, to @dst by @dev: the
+ * link header in front, then the device's queue.  Consumes @skb.
+ */
+static int dp_netdev_send(struct net_device *dev, struct sk_buff *skb,
+			  const u8 *dst)
+{
+	int rc;
+
+	skb->dev = dev;
+	skb->protocol = htons(DP_ETH_P);
+	if (dev_hard_header(skb, dev, DP_ETH_P, dst, NULL, skb->len) < 0) {
+		kfree_skb(skb);		/* lets go of the copy, if it held it */
+		return -EINVAL;
+	}
+	/* A queue that refuses the frame (full, or device going down). */
+	rc = dev_queue_xmit(skb);
+	if (rc < 0)
+		return rc;
+	return net_xmit_eval(rc) ? -ENOBUFS : 0;
+}
+
+/*
  * One frame to @dst: the headers in the skb, and the message as fragments
  * of the session's copy (dp_netdev_zc_fits()) or, without memory for the
  * completion, copied after them.
@@ -201,7 +223,6 @@ static int dp_netdev_xmit(struct dp_nic *nic, const u8 *dst,
 	int head = LL_RESERVED_SPACE(dev), tail = dev->needed_tailroom;
 	struct dp_netdev_zc *zc = NULL;
 	struct sk_buff *skb;
-	int rc;
 
 	if (dp_netdev_zc_fits(dev, msg, len, keep))
 		zc = kmalloc(sizeof(*zc), GFP_KERNEL);
@@ -217,17 +238,55 @@ static int dp_netdev_xmit(struct dp_nic *nic, const u8 *dst,
 		dp_netdev_zc_attach(skb, zc, msg, len, keep);
 	else
 		skb_put_data(skb, msg, len);
-	skb->dev = dev;
-	skb->protocol = htons(DP_ETH_P);
-	if (dev_hard_header(skb, dev, DP_ETH_P, dst, NULL, skb->len) < 0) {
-		kfree_skb(skb);		/* lets go of the copy, if it held it */
-		return -EINVAL;
+	return dp_netdev_send(dev, skb, dst);
+}
+
+/*
+ * A batch's bundle is written straight into an skb's head (struct
+ * dp_backend's @frame_get): only one whose head is a page fragment, which
+ * costs no clearing of its own (dp_netdev_alloc_skb()); a larger one is
+ * not worth it against the copy.
+ */
+static void *dp_netdev_frame_get(struct dp_nic *nic, unsigned int size,
+				 void **handle)
+{
+	struct net_device *dev = dp_netdev_of(nic)->dev;
+	unsigned int all = LL_RESERVED_SPACE(dev) + size + dev->needed_tailroom;
+	struct sk_buff *skb;
+
+	if (SKB_DATA_ALIGN(all) +
+	    SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) > PAGE_SIZE)
+		return NULL;
+	skb = dp_netdev_alloc_skb(all);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	skb_reset_network_header(skb);
+	*handle = skb;
+	return skb->data;
+}
+
+/*
+ * The frames written at frame_get()'s buffer, by @nic's device: a device
+ * that came to the node since (same backend) may want more headroom.
+ */
+static int dp_netdev_frame_send(struct dp_nic *nic, void *handle,
+				const u8 *dst, unsigned int len)
+{
+	struct net_device *dev = dp_netdev_of(nic)->dev;
+	struct sk_buff *skb = handle;
+
+	skb_put(skb, len);
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(dev))) {
+		kfree_skb(skb);
+		return -ENOMEM;
 	}
-	/* A queue that refuses the frame (full, or device going down). */
-	rc = dev_queue_xmit(skb);
-	if (rc < 0)
-		return rc;
-	return net_xmit_eval(rc) ? -ENOBUFS : 0;
+	return dp_netdev_send(dev, skb, dst);
+}
+
+static void dp_netdev_frame_free(void *handle)
+{
+	kfree_skb(handle);
 }
 
 /*
@@ -436,6 +495,9 @@ static const struct dp_backend dp_netdev_backend = {
 	.xmit = dp_netdev_xmit,
 	.mtu = dp_netdev_mtu,
 	.lladdr = dp_netdev_lladdr,
+	.frame_get = dp_netdev_frame_get,
+	.frame_send = dp_netdev_frame_send,
+	.frame_free = dp_netdev_frame_free,
 	.busy_poll = dp_netdev_busy_poll,
 };
 
