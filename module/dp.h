@@ -434,6 +434,8 @@ struct dp_tx_plug {
 bool dp_tx_plug_start(struct dp_endpoint *ep);
 void dp_tx_plug_end(struct dp_endpoint *ep);
 void dp_tx_plug_free(struct dp_tx_plug *plug);
+void *dp_tx_plug_slot(struct dp_tx_plug *plug, const struct dp_msg_hdr *h);
+void dp_tx_plug_commit(struct dp_tx_plug *plug, const struct dp_msg_hdr *h);
 int dp_tx_frame_plug(struct dp_node *node, struct dp_tx_plug *plug,
 		     const struct dp_msg_hdr *h, const void *msg);
 

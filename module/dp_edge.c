@@ -139,19 +139,42 @@ void dp_edge_free_all(struct dp_endpoint *ep)
  */
 #define DP_RAW_STACK	128
 
+/* 0 is never a raw sequence number: skip it when the u32 wraps. */
+static void dp_tx_raw_seq(struct dp_edge *e, struct dp_msg_hdr *h)
+{
+	while (!h->seq)
+		h->seq = atomic_inc_return(&e->tx_seq);
+}
+
 /*
- * Raw mode (DP_BIND_RAW): v1 semantics, the copy is freed once sent.  The
- * stack copy and the header are written whole before they are read: not
- * cleared first (CONFIG_INIT_STACK_ALL_ZERO) for every message.
+ * Raw mode (DP_BIND_RAW): v1 semantics, the copy is freed once sent.  A
+ * batch's message that joins its bundle in the NIC's own buffer is copied
+ * straight there (dp_tx_plug_slot()); any other is copied first to the
+ * stack (or, if larger, the heap).  The stack copy and the header are
+ * written whole before they are read: not cleared first
+ * (CONFIG_INIT_STACK_ALL_ZERO) for every message.
  */
 static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
 		     const void __user *buf, size_t len)
 {
+	struct dp_tx_plug *plug = dp_tx_plugged(ep);
 	u8 small[DP_RAW_STACK] __uninitialized;
 	struct dp_msg_hdr h __uninitialized;
-	void *msg = small;
+	void *msg;
 	int err;
 
+	dp_tx_hdr(ep, &h, DP_WT_DATA, &e->to);
+	h.flags = DP_WF_RAW;
+	h.len = len;
+	msg = dp_tx_plug_slot(plug, &h);
+	if (msg) {
+		if (copy_from_user(msg, buf, len))
+			return -EFAULT;
+		dp_tx_raw_seq(e, &h);
+		dp_tx_plug_commit(plug, &h);
+		return 0;
+	}
+	msg = small;
 	if (len > sizeof(small))
 		msg = kvmalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!msg)
@@ -159,13 +182,8 @@ static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
 	err = -EFAULT;
 	if (copy_from_user(msg, buf, len))
 		goto out;
-	dp_tx_hdr(ep, &h, DP_WT_DATA, &e->to);
-	h.flags = DP_WF_RAW;
-	h.len = len;
-	/* 0 is never a raw sequence number: skip it when the u32 wraps. */
-	while (!h.seq)
-		h.seq = atomic_inc_return(&e->tx_seq);
-	err = dp_tx_frame_plug(ep->node, dp_tx_plugged(ep), &h, msg);
+	dp_tx_raw_seq(e, &h);
+	err = dp_tx_frame_plug(ep->node, plug, &h, msg);
 out:
 	if (msg != small)
 		kvfree(msg);

@@ -216,6 +216,33 @@ static bool dp_tx_plug_joins(const struct dp_tx_plug *plug,
 	       rcu_access_pointer(plug->node->nic) == plug->nic;
 }
 
+/*
+ * Where DATA frame @h's message may be copied from the user straight into
+ * the bundle @plug holds, if it joins it there (dp_tx_plug_joins()) and
+ * the bundle is in a NIC's own buffer (a page fragment: the copy's
+ * hardened usercopy check costs no more than a stack buffer's); else NULL,
+ * and the caller copies the message first and sends it as any frame.  The
+ * frame is held once dp_tx_plug_commit() has sealed it.
+ */
+void *dp_tx_plug_slot(struct dp_tx_plug *plug, const struct dp_msg_hdr *h)
+{
+	if (!plug || !plug->frame || h->dst_nid == h->src_nid ||
+	    !dp_tx_plug_joins(plug, h))
+		return NULL;
+	return plug->at + plug->len + DP_WIRE_HDR_LEN;
+}
+
+/* Hold frame @h, whose message is at dp_tx_plug_slot()'s address. */
+void dp_tx_plug_commit(struct dp_tx_plug *plug, const struct dp_msg_hdr *h)
+{
+	struct dp_wire_hdr *w = (struct dp_wire_hdr *)(plug->at + plug->len);
+
+	dp_wire_encode(w, h);
+	dp_wire_seal_crc(w, dp_wire_msg_crc(w + 1, h->len));
+	plug->len += DP_WIRE_HDR_LEN + h->len;
+	plug->n++;
+}
+
 static int dp_tx_nic(struct dp_node *node, struct dp_tx_plug *plug,
 		     const struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
 		     const void *msg, u32 msg_crc, struct dp_txref *keep)

@@ -21,6 +21,12 @@
  *           completes, every message once and in order, as the reader reads.
  *  signal   a signal during a blocking batch's wait ends it with the count
  *           sent and EINTR; nothing after is sent.
+ *  raw      the same from an unreliable sender (DP_BIND_RAW), whose batch
+ *           copies a message straight into the bundle in the NIC's buffer
+ *           where the backend gives one: 64 small messages arrive whole, in
+ *           order, in at most 16 link frames; an unreadable message at [3]:
+ *           3, EFAULT, exactly [0..2] arrive intact (no part of [3] went
+ *           out with them), then [3..9] once each.
  *  release  DP_SENDV_RELEASE (libdp's dp_sendv_release): an answer releases
  *           the messages it answers in the same call; n = 0 releases alone,
  *           at most what is held; a send that fails after the release
@@ -284,6 +290,51 @@ static void t_efault(int a, int b)
 	munmap(map, (size_t)pg * 2);
 }
 
+/* An unreliable sender's batches (from ra, DP_BIND_RAW, to b). */
+static void t_raw(int ra, int b)
+{
+	const char *sysb = getenv("DPT_SYSB");
+	long pg = sysconf(_SC_PAGESIZE);
+	static struct dp_send s[64];
+	struct dp_send *f;
+	uint8_t *map;
+	long f0, f1;
+	int i, ok, r;
+
+	f0 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
+	for (i = 0; i < 64; i++)
+		mk(&s[i], i, dpt.nidb, 200, 60, (uint32_t)i, 8 + (uint32_t)i % 57);
+	r = dp_sendv(ra, s, 64);
+	ktap_ok(r == 64, "raw: 64 small messages accepted (%d)", r);
+	for (i = 0, ok = 1; i < 64 && ok; i++)
+		ok = recv_is(b, 60, (uint32_t)i, 8 + (uint32_t)i % 57);
+	ktap_ok(ok, "raw: all 64 arrive in order, intact");
+	f1 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
+	ktap_ok(f0 >= 0 && f1 > f0 && f1 - f0 <= 16,
+		"raw: %ld link frames received for 64 messages (%s)", f1 - f0, dpt.ifb);
+
+	map = mmap(NULL, (size_t)pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		ktap_bail("raw: mmap");
+	f = s;
+	for (i = 0; i < 10; i++)
+		mk(&f[i], i, dpt.nidb, 200, 61, (uint32_t)i, 8 + (uint32_t)i);
+	f[3].buf = (uint64_t)(uintptr_t)map;	/* unreadable bytes */
+	errno = 0;
+	r = dp_sendv(ra, f, 10);
+	ktap_ok(r == 3 && errno == EFAULT, "raw: unreadable message [3]: 3, EFAULT (%d, %s)", r,
+		strerror(errno));
+	for (i = 0, ok = 1; i < 3 && ok; i++)
+		ok = recv_is(b, 61, (uint32_t)i, 8 + (uint32_t)i);
+	ktap_ok(ok && quiet(b, 300), "raw: [0..2] arrive intact, nothing of [3] or after");
+	mk(&f[3], 3, dpt.nidb, 200, 61, 3, 11);
+	r = dp_sendv(ra, f + 3, 7);
+	for (i = 3, ok = r == 7; i < 10 && ok; i++)
+		ok = recv_is(b, 61, (uint32_t)i, 8 + (uint32_t)i);
+	ktap_ok(ok && quiet(b, 300), "raw: then [3..9] arrive once each, in order (%d)", r);
+	munmap(map, (size_t)pg);
+}
+
 /* Non-blocking batches until the 16 KiB pool's credit is used up. */
 static void t_partial(int a, int b)
 {
@@ -490,7 +541,7 @@ static void t_release(int a)
 
 int main(void)
 {
-	int a, b, b2, l, small;
+	int a, b, b2, l, small, ra;
 
 	ktap_start();
 	if (dpt_init())
@@ -499,14 +550,17 @@ int main(void)
 	b2 = dpt_ep(dpt.nsb, 201, 0);
 	small = dpt_ep(dpt.nsb, 210, DP_POOL_MIN);
 	l = dpt_ep(dpt.nsa, 300, 0);
-	if (b2 < 0 || small < 0 || l < 0 || dpt_connect(a, dpt.nidb, 201) ||
-	    dpt_connect(a, dpt.nida, 300) || dpt_connect(a, dpt.nidb, 210))
+	ra = dpt_ep_flags(dpt.nsa, 110, 0, DP_BIND_RAW);
+	if (b2 < 0 || small < 0 || l < 0 || ra < 0 || dpt_connect(a, dpt.nidb, 201) ||
+	    dpt_connect(a, dpt.nida, 300) || dpt_connect(a, dpt.nidb, 210) ||
+	    dpt_connect(ra, dpt.nidb, 200))
 		ktap_bail("endpoints");
 	t_args(a);
 	t_basic(a, b);
 	t_bundle(a, b);
 	t_mixed(a, b, b2, l);
 	t_efault(a, b);
+	t_raw(ra, b);
 	t_partial(a, small);
 	t_block(a, small);
 	t_signal(a, small);
