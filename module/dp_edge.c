@@ -166,7 +166,7 @@ static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
 	dp_tx_hdr(ep, &h, DP_WT_DATA, &e->to);
 	h.flags = DP_WF_RAW;
 	h.len = len;
-	msg = dp_tx_plug_slot(plug, &h);
+	msg = plug ? dp_tx_plug_slot(plug, &h) : NULL;
 	if (msg) {
 		if (copy_from_user(msg, buf, len))
 			return -EFAULT;

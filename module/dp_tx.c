@@ -222,11 +222,12 @@ static bool dp_tx_plug_joins(const struct dp_tx_plug *plug,
  * the bundle is in a NIC's own buffer (a page fragment: the copy's
  * hardened usercopy check costs no more than a stack buffer's); else NULL,
  * and the caller copies the message first and sends it as any frame.  The
- * frame is held once dp_tx_plug_commit() has sealed it.
+ * frame is held once dp_tx_plug_commit() has sealed it.  @plug: the
+ * caller's batch (dp_tx_plugged()), not NULL.
  */
 void *dp_tx_plug_slot(struct dp_tx_plug *plug, const struct dp_msg_hdr *h)
 {
-	if (!plug || !plug->frame || h->dst_nid == h->src_nid ||
+	if (!plug->frame || h->dst_nid == h->src_nid ||
 	    !dp_tx_plug_joins(plug, h))
 		return NULL;
 	return plug->at + plug->len + DP_WIRE_HDR_LEN;
