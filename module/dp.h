@@ -135,7 +135,8 @@ struct dp_scout;
  * @frame_send: send the first @len bytes of @handle's buffer to @dst (as
  *	@xmit's) by @nic, which may be another NIC of this backend than the
  *	one the buffer came from.  Consumes @handle, whatever it returns.
- * @frame_free: let go of @handle unsent; needs no NIC, any context.
+ * @frame_free: let go of @handle unsent; needs no NIC, any context but a
+ *	hard interrupt (an endpoint's RCU callback frees its plug).
  * @busy_poll: optional (DP_WAIT_BUSY_POLL): from a waiting reader's
  *	process context, do what the receive interrupt does, again and again,
  *	until @end(@arg) returns true, yielding the CPU when the scheduler

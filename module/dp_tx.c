@@ -220,7 +220,8 @@ static bool dp_tx_plug_joins(const struct dp_tx_plug *plug,
  * Where DATA frame @h's message may be copied from the user straight into
  * the bundle @plug holds, if it joins it there (dp_tx_plug_joins()) and
  * the bundle is in a NIC's own buffer (a page fragment: the copy's
- * hardened usercopy check costs no more than a stack buffer's); else NULL,
+ * hardened usercopy check costs more than a stack buffer's, but less than
+ * the copy it saves; a slab buffer's costs more than that); else NULL,
  * and the caller copies the message first and sends it as any frame.  The
  * frame is held once dp_tx_plug_commit() has sealed it.  @plug: the
  * caller's batch (dp_tx_plugged()), not NULL.
