@@ -183,7 +183,8 @@ static void t_basic(int a, int b)
 	ktap_ok(tx_msgs(a) == tx0 + 64, "basic: tx_msgs counts 64");
 }
 
-static void t_bundle(int a, int b)
+/* 64 small messages of @tag in one batch from a to b (200), the checks named @what. */
+static void t_bundle(int a, int b, uint32_t tag, const char *what)
 {
 	const char *sysb = getenv("DPT_SYSB");
 	static struct dp_send s[64];
@@ -192,15 +193,15 @@ static void t_bundle(int a, int b)
 
 	f0 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
 	for (i = 0; i < 64; i++)
-		mk(&s[i], i, dpt.nidb, 200, 2, (uint32_t)i, 8 + (uint32_t)i % 57);
+		mk(&s[i], i, dpt.nidb, 200, tag, (uint32_t)i, 8 + (uint32_t)i % 57);
 	r = dp_sendv(a, s, 64);
-	ktap_ok(r == 64, "bundle: 64 small messages accepted (%d)", r);
+	ktap_ok(r == 64, "%s: 64 small messages accepted (%d)", what, r);
 	for (i = 0, ok = 1; i < 64 && ok; i++)
-		ok = recv_is(b, 2, (uint32_t)i, 8 + (uint32_t)i % 57);
-	ktap_ok(ok, "bundle: all 64 arrive in order, intact");
+		ok = recv_is(b, tag, (uint32_t)i, 8 + (uint32_t)i % 57);
+	ktap_ok(ok, "%s: all 64 arrive in order, intact", what);
 	f1 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
 	ktap_ok(f0 >= 0 && f1 > f0 && f1 - f0 <= 16,
-		"bundle: %ld link frames received for 64 messages (%s)", f1 - f0, dpt.ifb);
+		"%s: %ld link frames received for 64 messages (%s)", what, f1 - f0, dpt.ifb);
 }
 
 /* Index k of the mixed batch goes to receiver k % 3. */
@@ -293,30 +294,15 @@ static void t_efault(int a, int b)
 /* An unreliable sender's batches (from ra, DP_BIND_RAW, to b). */
 static void t_raw(int ra, int b)
 {
-	const char *sysb = getenv("DPT_SYSB");
 	long pg = sysconf(_SC_PAGESIZE);
-	static struct dp_send s[64];
-	struct dp_send *f;
+	struct dp_send f[10];
 	uint8_t *map;
-	long f0, f1;
 	int i, ok, r;
 
-	f0 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
-	for (i = 0; i < 64; i++)
-		mk(&s[i], i, dpt.nidb, 200, 60, (uint32_t)i, 8 + (uint32_t)i % 57);
-	r = dp_sendv(ra, s, 64);
-	ktap_ok(r == 64, "raw: 64 small messages accepted (%d)", r);
-	for (i = 0, ok = 1; i < 64 && ok; i++)
-		ok = recv_is(b, 60, (uint32_t)i, 8 + (uint32_t)i % 57);
-	ktap_ok(ok, "raw: all 64 arrive in order, intact");
-	f1 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
-	ktap_ok(f0 >= 0 && f1 > f0 && f1 - f0 <= 16,
-		"raw: %ld link frames received for 64 messages (%s)", f1 - f0, dpt.ifb);
-
+	t_bundle(ra, b, 60, "raw");
 	map = mmap(NULL, (size_t)pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED)
 		ktap_bail("raw: mmap");
-	f = s;
 	for (i = 0; i < 10; i++)
 		mk(&f[i], i, dpt.nidb, 200, 61, (uint32_t)i, 8 + (uint32_t)i);
 	f[3].buf = (uint64_t)(uintptr_t)map;	/* unreadable bytes */
@@ -557,7 +543,7 @@ int main(void)
 		ktap_bail("endpoints");
 	t_args(a);
 	t_basic(a, b);
-	t_bundle(a, b);
+	t_bundle(a, b, 2, "bundle");
 	t_mixed(a, b, b2, l);
 	t_efault(a, b);
 	t_raw(ra, b);
