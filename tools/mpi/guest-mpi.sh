@@ -85,16 +85,25 @@ indent() { sed 's/^/  /'; }
 barrier() { timeout $((${2:-300} + 30)) dp-barrier "$1" "${2:-300}" || diag "barrier $1 failed"; }
 counter() { dpctl stats "$1" 2>/dev/null || echo -1; }
 
-# dp_state: this guest's dp endpoints, its counters that are not 0, and
+# dp_state: this guest's dp endpoints, its counters that are not 0,
 # where the processes holding /dev/dp and dp's kworkers wait (the
-# selftests' dp_stacks; lib.sh in a subshell, whose names are its own): a
-# hung run's picture, before it is killed
+# selftests' dp_stacks; lib.sh in a subshell, whose names are its own),
+# and the state of every mpi_test and orted: a hung run's picture, before
+# it is killed
 dp_state() {
 	echo "dpctl ep on $(hostname):"
 	dpctl ep 2>&1
 	echo "dpctl stats on $(hostname) (those not 0):"
 	dpctl stats 2>&1 | awk '$NF != "0"'
 	(. /usr/lib/dp/selftests/lib.sh && dp_stacks)
+	echo "mpi_test and orted on $(hostname) (pid, state, wchan):"
+	for p in /proc/[0-9]*; do
+		case $(cat "$p/comm" 2>/dev/null) in
+		mpi_test | orted)
+			echo "  $(cat "$p/comm")(${p#/proc/}) $(sed 's/.*) \(.\).*/\1/' "$p/stat") $(cat "$p/wchan")"
+			;;
+		esac
+	done
 }
 
 # guest-mpi.sh --state: dp_state only (guest 0 asks the others, dprsh)
@@ -192,10 +201,16 @@ np_line() {
 }
 
 # mpitest NAME MCA...: mpi_test on every guest, its KTAP nested; a run
-# still going 10 s before its bound (120 s; dpg.mpitmo=S to try the path)
+# still going 40 s before its bound (120 s; dpg.mpitmo=S to try the path)
 # shows every guest's dp_state, then is killed
 MT_TMO=$(sed -n 's/.*dpg\.mpitmo=\([0-9]*\).*/\1/p' /proc/cmdline)
 MT_TMO=${MT_TMO:-120}
+# dpg.mpitrace (by hand): mpi_test's ranks say where they are (MPI_TEST_TRACE)
+if grep -q 'dpg\.mpitrace' /proc/cmdline; then
+	MPI_TEST_TRACE=1
+	export MPI_TEST_TRACE
+	OVER_DP="$OVER_DP -x MPI_TEST_TRACE"
+fi
 mpitest() {
 	name=$1
 	shift
@@ -204,13 +219,22 @@ mpitest() {
 		"$MPIDIR/mpi_test" >"$T/mt-$name.log" 2>&1 &
 	mp=$!
 	(
-		sleep $((MT_TMO - 10))
+		sleep $((MT_TMO - 40))
 		kill -0 $mp 2>/dev/null || exit 0
 		: >"$T/state-$name.taken"
-		dp_state
+		# every guest at once: a picture takes seconds (dp_stacks
+		# reads every process), and the run is killed 40 s later
 		i=1
 		while [ $i -lt "$DP_NGUESTS" ]; do
-			timeout 5 dprsh "dpg$i" "$MPIDIR/guest-mpi.sh --state" 2>&1
+			timeout 30 dprsh "dpg$i" "$MPIDIR/guest-mpi.sh --state" \
+				>"$T/state-$name.$i" 2>&1 &
+			i=$((i + 1))
+		done
+		dp_state
+		wait
+		i=1
+		while [ $i -lt "$DP_NGUESTS" ]; do
+			cat "$T/state-$name.$i"
 			i=$((i + 1))
 		done
 	) >"$T/state-$name.log" 2>&1 &
@@ -221,7 +245,7 @@ mpitest() {
 	if [ -e "$T/state-$name.taken" ]; then
 		wait $wd
 		if [ $st -ne 0 ]; then
-			diag "mpi_test over $name: still running $((MT_TMO - 10)) s in (killed at $MT_TMO s); the guests' dp state then:"
+			diag "mpi_test over $name: still running $((MT_TMO - 40)) s in (killed at $MT_TMO s); the guests' dp state then:"
 			indent <"$T/state-$name.log" | sed 's/^/#/'
 		fi
 	else
@@ -485,7 +509,9 @@ elif [ "$DP_GUEST_ID" -eq 0 ]; then
 	[ "$rx2" -ge 0 ] && [ "$rx2" -eq "$rx1" ]
 	result $? "dp carried nothing of the TCP run (rx_msgs $rx1, then $rx2)"
 fi
-[ "$DP_MODE" = mpiicount ] || barrier mpi-done 600
+# the others wait for guest 0's runs: 600 s, and 150 s per stress run more
+reps=$(sed -n 's/.*dpg\.mpirepeat=\([0-9]*\).*/\1/p' /proc/cmdline)
+[ "$DP_MODE" = mpiicount ] || barrier mpi-done $((600 + 150 * ${reps:-0}))
 
 # the sessions that failed or were reset, and the drops, for the record
 grep -E 'dp_drop|err=-[1-9]' "$TR/trace" 2>/dev/null | tail -n 40 | sed 's/^/# trace: /'

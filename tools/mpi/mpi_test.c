@@ -18,7 +18,9 @@
  * Output: KTAP from rank 0, one result per part (a part fails when it
  * failed on any rank: each rank's verdict is reduced with MPI_LOR), with
  * "# rank R: ..." diagnostics.  Exit status 1 when a part failed.
- * MPI_TEST_MAX (bytes, default 4194304) caps the largest message.
+ * MPI_TEST_MAX (bytes, default 4194304) caps the largest message;
+ * MPI_TEST_TRACE set: every rank says when it reaches each part's barrier,
+ * begins and ends it, and enters and leaves MPI_Finalize (a hang's picture).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -570,6 +572,8 @@ int main(int argc, char **argv)
 	};
 	const int np = (int)(sizeof(parts) / sizeof(parts[0]));
 	const char *e = getenv("MPI_TEST_MAX");
+	/* MPI_TEST_TRACE=1: every rank says where it is (a hang's picture) */
+	const int trace = getenv("MPI_TEST_TRACE") != NULL;
 	char name[MPI_MAX_PROCESSOR_NAME];
 	int len = 0;
 
@@ -594,11 +598,21 @@ int main(int argc, char **argv)
 	for (int i = 0; i < np; i++) {
 		double t0;
 
+		if (trace)
+			diag("part %d: at the barrier", i + 1);
 		MPI_Barrier(MPI_COMM_WORLD);
 		t0 = MPI_Wtime();
+		if (trace)
+			diag("part %d: begins", i + 1);
 		parts[i].fn();
+		if (trace)
+			diag("part %d: ends", i + 1);
 		part_end(parts[i].name, t0);
 	}
+	if (trace)
+		diag("MPI_Finalize begins");
 	MPI_Finalize();
+	if (trace)
+		diag("MPI_Finalize ended");
 	return nfailed ? 1 : 0;
 }
