@@ -1086,9 +1086,16 @@ static int dp_rcv_one(struct dp_rcv *r, struct dp_rx_peer *rp,
 		 * sender then believes in more credit than we hold for it.  It
 		 * is sending: grant, within its fair share of the unpromised
 		 * room.  Without the room it is dropped and comes again
-		 * (retransmitted) once a reader frees some.
+		 * (retransmitted) once a reader frees some.  It does not probe
+		 * for this message (it believes it is within its credit), so
+		 * its cost is what it waits for: a cost above its fair window
+		 * (a large message while others send) is granted whole, in
+		 * turn, as a probe's would be; else no grant would ever cover
+		 * it and it would be refused for good.
 		 */
 		dp_rcv_set_idle(r, rp, false);
+		if (cost > rp->want)
+			rp->want = cost;
 		dp_rcv_grant(r, rp, dp_rcv_smax(r));
 	}
 	if (!dp_rcv_within(rp, cost))

@@ -320,6 +320,41 @@ static void test_frag_probe_want(void)
 }
 
 /*
+ * A large message's first fragment that arrives beyond its sender's credit
+ * (its sender believes in a grant we took back: a RETURN and an ACK
+ * crossed) while another sender shares the pool: a grant of its fair
+ * share would never cover the cost, and the sender does not probe for a
+ * message it believes it may send.  Its cost is granted whole, as a
+ * probe's would be, and the message goes in at once; before, every resend
+ * was refused as full, for good (an MPI run over dp hung so).
+ */
+static void test_frag_beyond_share(void)
+{
+	u32 len = dp_frag_max_msg(65536, FRAME), cost = dp_frag_credit(len, FRAME);
+	struct dp_msg_hdr h;
+
+	setup(65536);
+	hello(11, 100);
+	hello(12, 500);
+	hello(13, 900);
+	h = hdr(DP_WT_RESET, 11, 100);
+	h.flags = DP_WF_FIN;
+	dp_rcv_fin(&B->rcv, &h);	/* 12 and 13 share the pool now */
+	probe(12, 500, 0);
+	CHECK(credit_left(12) > 0 && (u32)credit_left(12) < cost,
+	      "a share (%d) under the cost %u", credit_left(12), cost);
+	put_all(12, 0, 500, len);
+	CHECK_EQ(ctr(DP_CTR_RX_DROP_FULL), 0);
+	CHECK_EQ(rcv_nxt(12), 500 + dp_frag_count(len, FRAME));
+	expect(12, 0, 1, len);
+	/* and the next one, once the reader took the first */
+	put_all(12, 1, 500 + dp_frag_count(len, FRAME), len);
+	CHECK_EQ(ctr(DP_CTR_RX_DROP_FULL), 0);
+	expect(12, 1, 2, len);
+	w_teardown();
+}
+
+/*
  * A probe's cost is asked for once: its writer gave the large message up
  * (a signal) and goes on with small ones, which it has the credit for, so
  * it never probes again.  Once that credit is spent, it is topped up to
@@ -595,6 +630,8 @@ const struct unit_test rcv_frag_tests[] = {
 	  test_frag_probe_want },
 	{ "rcv frag: a probe's cost is granted once, not kept as the target",
 	  test_frag_probe_want_once },
+	{ "rcv frag: a large first fragment beyond a shared credit is granted whole",
+	  test_frag_beyond_share },
 	{ "rcv frag: abort on a new session", test_frag_end_hello },
 	{ "rcv frag: abort on a new incarnation", test_frag_end_inc },
 	{ "rcv frag: abort on FIN", test_frag_end_fin },
