@@ -4,7 +4,8 @@
  * (libdp) on libdp's stand-in for /dev/dp (libdp/test/fakedp.so, which
  * fills pools with the module's own ring code).  Run by libdp_run.sh with
  * FI_PROVIDER_PATH and LD_PRELOAD set.  Checks the pool walker (its cursor
- * ahead of the kernel's cons, batched releases, wrap tokens), EMSGSIZE
+ * ahead of the kernel's cons, batched releases, wrap tokens, and behind
+ * it after a wrap the kernel passed), EMSGSIZE
  * from the edge, and sends to self.  fakedp drops what does not fit a pool
  * (as a raw dp endpoint), so no more is in flight than fits.  Prints TAP.
  */
@@ -169,6 +170,37 @@ static void t_release_rides(struct side *a, struct side *b)
 	result(ok && c[0] == rel0 + 1, "a message holding a sixteenth of the pool is released at once");
 }
 
+/*
+ * The reader's cursor stood at a wrap token when it had released all it
+ * took; the next message placed a wrap there, and the kernel moved cons
+ * past it (cons never rests on one) and filled the pool from the start,
+ * more than a pool's size beyond the cursor.  The provider then read
+ * that as a broken pool for good (an MPI rank over dp spun with 13
+ * messages in its pool); it starts from cons now.  Fresh endpoints, so
+ * that the offsets are known: in a 32 KiB pool, a 3072-byte token, four
+ * of 6144 (up to 27648), then five more before the reader looks: the
+ * first wraps (5120 bytes of padding), the five end 35840 bytes beyond
+ * the cursor.
+ */
+static void t_wrap_overrun(void)
+{
+	struct side c, d;
+	int ok;
+
+	ok = open_side(&c) == 0 && open_side(&d) == 0;
+	result(ok, "two more endpoints");
+	if (!ok)
+		return;
+	ok = burst(&c, &d, 1, 3000, 11) && burst(&c, &d, 4, 6072, 12);
+	result(ok, "a 3000-byte message, then four of 6072: the pool's tail left");
+	result(ok && burst(&c, &d, 5, 6072, 13),
+	       "five of 6072 sent before the reader looks: wrapped past its cursor, all read");
+	fi_close(&c.ep->fid);
+	fi_close(&d.ep->fid);
+	fi_close(&c.cq->fid);
+	fi_close(&d.cq->fid);
+}
+
 int main(void)
 {
 	struct side a, b;
@@ -188,6 +220,7 @@ int main(void)
 	result(burst(&a, &b, 1, 12000, 3), "12000 bytes: segments cut to fit the edge's 8948");
 	result(burst(&a, &a, 3, 3000, 4), "sends to self");
 	t_release_rides(&a, &b);
+	t_wrap_overrun();
 	fi_close(&a.ep->fid);
 	fi_close(&b.ep->fid);
 	fi_close(&a.cq->fid);
