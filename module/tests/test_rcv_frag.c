@@ -292,13 +292,11 @@ static void probe(u32 dpid, u32 isn, u32 want)
 }
 
 /*
- * With two senders active each one's target is half the pool, less than
- * the largest message costs; a probe that names that cost raises its
- * sender's target to it, and the message then goes in.
+ * Senders 12 and 13 share B's pool (11 took the room while alone, then
+ * left), and 12, having probed, holds its share: less than @cost.
  */
-static void test_frag_probe_want(void)
+static void two_share(u32 cost)
 {
-	u32 len = dp_frag_max_msg(65536, FRAME), cost = dp_frag_credit(len, FRAME);
 	struct dp_msg_hdr h;
 
 	setup(65536);
@@ -311,6 +309,18 @@ static void test_frag_probe_want(void)
 	probe(12, 500, 0);
 	CHECK(credit_left(12) > 0 && (u32)credit_left(12) < cost,
 	      "a share (%d) under the cost %u", credit_left(12), cost);
+}
+
+/*
+ * With two senders active each one's target is half the pool, less than
+ * the largest message costs; a probe that names that cost raises its
+ * sender's target to it, and the message then goes in.
+ */
+static void test_frag_probe_want(void)
+{
+	u32 len = dp_frag_max_msg(65536, FRAME), cost = dp_frag_credit(len, FRAME);
+
+	two_share(cost);
 	probe(12, 500, cost);
 	CHECK((u32)credit_left(12) >= cost, "credit %d for the cost %u",
 	      credit_left(12), cost);
@@ -331,18 +341,8 @@ static void test_frag_probe_want(void)
 static void test_frag_beyond_share(void)
 {
 	u32 len = dp_frag_max_msg(65536, FRAME), cost = dp_frag_credit(len, FRAME);
-	struct dp_msg_hdr h;
 
-	setup(65536);
-	hello(11, 100);
-	hello(12, 500);
-	hello(13, 900);
-	h = hdr(DP_WT_RESET, 11, 100);
-	h.flags = DP_WF_FIN;
-	dp_rcv_fin(&B->rcv, &h);	/* 12 and 13 share the pool now */
-	probe(12, 500, 0);
-	CHECK(credit_left(12) > 0 && (u32)credit_left(12) < cost,
-	      "a share (%d) under the cost %u", credit_left(12), cost);
+	two_share(cost);
 	put_all(12, 0, 500, len);
 	CHECK_EQ(ctr(DP_CTR_RX_DROP_FULL), 0);
 	CHECK_EQ(rcv_nxt(12), 500 + dp_frag_count(len, FRAME));
@@ -365,17 +365,9 @@ static void test_frag_probe_want_once(void)
 {
 	u32 len = dp_frag_max_msg(65536, FRAME), cost = dp_frag_credit(len, FRAME);
 	u32 seq = 500, i, n = 2 * cost / DP_TOKEN_SPACE(300);
-	struct dp_msg_hdr h;
 	s32 share;
 
-	setup(65536);
-	hello(11, 100);
-	hello(12, 500);
-	hello(13, 900);
-	h = hdr(DP_WT_RESET, 11, 100);
-	h.flags = DP_WF_FIN;
-	dp_rcv_fin(&B->rcv, &h);
-	probe(12, 500, 0);
+	two_share(cost);
 	share = credit_left(12);
 	probe(12, 500, cost);
 	CHECK((u32)credit_left(12) >= cost, "credit %d for the cost %u",
