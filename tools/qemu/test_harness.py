@@ -381,6 +381,9 @@ def test_tcg_accel():
           accel(cpus, 2) == "tcg,thread=single")
     check("tcg: one vCPU per guest keeps multi", accel(cpus + 1, 1) == "tcg,thread=multi")
     check("tcg: icount is single", accel(1, 1, "icount") == "tcg,thread=single")
+    check("tcg: the Myrinet simulator counts as a CPU taken",
+          accel(1, cpus, "myricore") == "tcg,thread=single" and
+          accel(1, cpus, "check") == "tcg,thread=multi")
     check("tcg: an explicit choice wins", accel(cpus, 2, thread="multi") == "tcg,thread=multi")
 
 
