@@ -149,20 +149,24 @@ static const struct dp_token *libdp_token(const struct dpfi_tp *tp, uint64_t pos
 
 static int libdp_peek(struct dpfi_tp *tp, struct dpfi_tp_msg *m)
 {
-	/* cons first: the kernel publishes it before prod, never beyond it */
-	uint64_t cons = __atomic_load_n(&tp->pool.ctrl->cons, __ATOMIC_ACQUIRE);
-	uint64_t prod = __atomic_load_n(&tp->pool.ctrl->prod, __ATOMIC_ACQUIRE);
 	uint32_t size = tp->pool.data_size, off;
 	const struct dp_token *t;
+	uint64_t prod;
 
 	/*
 	 * All we took is released: cons is where we stand, or past wrap and
 	 * skip tokens the kernel passed (it never leaves cons on one) that
 	 * we have not, and whose room it may have filled again since, up to
-	 * a pool's size beyond cons but more than that beyond us.
+	 * a pool's size beyond cons but more than that beyond us.  Loaded
+	 * before prod: the kernel publishes it first, never beyond prod.
 	 */
-	if (!tp->consumed && (int64_t)(cons - tp->rd) > 0)
-		tp->rd = cons;
+	if (!tp->consumed) {
+		uint64_t cons = __atomic_load_n(&tp->pool.ctrl->cons, __ATOMIC_ACQUIRE);
+
+		if ((int64_t)(cons - tp->rd) > 0)
+			tp->rd = cons;
+	}
+	prod = __atomic_load_n(&tp->pool.ctrl->prod, __ATOMIC_ACQUIRE);
 	for (;;) {
 		if (tp->rd == prod)
 			return 0;
