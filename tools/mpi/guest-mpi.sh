@@ -98,9 +98,10 @@ dp_state() {
 	(. /usr/lib/dp/selftests/lib.sh && dp_stacks)
 	echo "mpi_test and orted on $(hostname) (pid, state, wchan):"
 	for p in /proc/[0-9]*; do
-		case $(cat "$p/comm" 2>/dev/null) in
+		c=$(cat "$p/comm" 2>/dev/null)
+		case $c in
 		mpi_test | orted)
-			echo "  $(cat "$p/comm")(${p#/proc/}) $(sed 's/.*) \(.\).*/\1/' "$p/stat") $(cat "$p/wchan")"
+			echo "  $c(${p#/proc/}) $(sed 's/.*) \(.\).*/\1/' "$p/stat") $(cat "$p/wchan")"
 			;;
 		esac
 	done
@@ -205,6 +206,9 @@ np_line() {
 # shows every guest's dp_state, then is killed
 MT_TMO=$(sed -n 's/.*dpg\.mpitmo=\([0-9]*\).*/\1/p' /proc/cmdline)
 MT_TMO=${MT_TMO:-120}
+# dpg.mpirepeat=N (a stress run, by hand): N - 1 runs of mpi_test over dp
+# before the counted one, until one fails, each shown only if it failed
+MT_REPS=$(sed -n 's/.*dpg\.mpirepeat=\([0-9]*\).*/\1/p' /proc/cmdline)
 # dpg.mpitrace (by hand): mpi_test's ranks say where they are (MPI_TEST_TRACE)
 if grep -q 'dpg\.mpitrace' /proc/cmdline; then
 	MPI_TEST_TRACE=1
@@ -483,17 +487,14 @@ elif [ "$DP_GUEST_ID" -eq 0 ]; then
 	result $st "NPmpi over dp (pml cm, mtl ofi, FI_PROVIDER=dp), 1 B to $max B"
 
 	rx0=$(counter rx_msgs)
-	# dpg.mpirepeat=N (a stress run, by hand): N - 1 runs before the
-	# counted one, until one fails, each shown only if it failed
-	reps=$(sed -n 's/.*dpg\.mpirepeat=\([0-9]*\).*/\1/p' /proc/cmdline)
 	r=1
-	while [ $r -lt "${reps:-1}" ]; do
+	while [ $r -lt "${MT_REPS:-1}" ]; do
 		if ! mpitest dp $OVER_DP >"$T/rep.log" 2>&1; then
-			diag "mpi_test over dp: run $r of $reps failed"
+			diag "mpi_test over dp: run $r of $MT_REPS failed"
 			sed 's/^/# /' "$T/rep.log"
 			break
 		fi
-		diag "mpi_test over dp: run $r of $reps passed"
+		diag "mpi_test over dp: run $r of $MT_REPS passed"
 		r=$((r + 1))
 	done
 	mpitest dp $OVER_DP
@@ -510,8 +511,7 @@ elif [ "$DP_GUEST_ID" -eq 0 ]; then
 	result $? "dp carried nothing of the TCP run (rx_msgs $rx1, then $rx2)"
 fi
 # the others wait for guest 0's runs: 600 s, and 150 s per stress run more
-reps=$(sed -n 's/.*dpg\.mpirepeat=\([0-9]*\).*/\1/p' /proc/cmdline)
-[ "$DP_MODE" = mpiicount ] || barrier mpi-done $((600 + 150 * ${reps:-0}))
+[ "$DP_MODE" = mpiicount ] || barrier mpi-done $((600 + 150 * ${MT_REPS:-0}))
 
 # the sessions that failed or were reset, and the drops, for the record
 grep -E 'dp_drop|err=-[1-9]' "$TR/trace" 2>/dev/null | tail -n 40 | sed 's/^/# trace: /'

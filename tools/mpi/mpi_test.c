@@ -48,6 +48,17 @@ static void diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* MPI_TEST_TRACE set: every rank says where it is (a hang's picture). */
+static int tracing;
+
+static void trace(const char *what, int part)
+{
+	if (tracing && part)
+		diag("%s of part %d", what, part);
+	else if (tracing)
+		diag("%s", what);
+}
+
 #define CHECK(cond, ...) do { \
 	if (!(cond)) { \
 		part_failed = 1; \
@@ -572,8 +583,6 @@ int main(int argc, char **argv)
 	};
 	const int np = (int)(sizeof(parts) / sizeof(parts[0]));
 	const char *e = getenv("MPI_TEST_MAX");
-	/* MPI_TEST_TRACE=1: every rank says where it is (a hang's picture) */
-	const int trace = getenv("MPI_TEST_TRACE") != NULL;
 	char name[MPI_MAX_PROCESSOR_NAME];
 	int len = 0;
 
@@ -581,6 +590,7 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 	MPI_Get_processor_name(name, &len);
+	tracing = getenv("MPI_TEST_TRACE") != NULL;
 	if (e && atol(e) > 0)
 		max_size = (size_t)atol(e);
 	diag("on %s of %d ranks", name, nranks);
@@ -598,21 +608,16 @@ int main(int argc, char **argv)
 	for (int i = 0; i < np; i++) {
 		double t0;
 
-		if (trace)
-			diag("part %d: at the barrier", i + 1);
+		trace("at the barrier", i + 1);
 		MPI_Barrier(MPI_COMM_WORLD);
 		t0 = MPI_Wtime();
-		if (trace)
-			diag("part %d: begins", i + 1);
+		trace("beginning", i + 1);
 		parts[i].fn();
-		if (trace)
-			diag("part %d: ends", i + 1);
+		trace("at the end", i + 1);
 		part_end(parts[i].name, t0);
 	}
-	if (trace)
-		diag("MPI_Finalize begins");
+	trace("entering MPI_Finalize", 0);
 	MPI_Finalize();
-	if (trace)
-		diag("MPI_Finalize ended");
+	trace("out of MPI_Finalize", 0);
 	return nfailed ? 1 : 0;
 }
