@@ -299,9 +299,9 @@ stage_guest() {
 	# Lossless edges across two guests through the fault relay
 	# (selftests/dp/run_rel.sh: a stream under drop/dup/reorder/corrupt,
 	# a stalled receiver, partitions, a module reload, rmmod with
-	# retransmissions pending), per kernel on virtio-net, on dp's tulip and
-	# on e1000 (below).  The stream is 10^5 messages (about 4 minutes) on
-	# dp's tulip under the newest kernel and REL_SHORT_N on the other five,
+	# retransmissions pending), per kernel on dp's tulip and on e1000, and
+	# on virtio-net (below).  The stream is 10^5 messages (about 4 minutes) on
+	# dp's tulip under the newest kernel and REL_SHORT_N on the others,
 	# which keeps make check under 45 minutes on 2 cores now that these
 	# 2-vCPU guests get one TCG thread each (docs/harness.md); REL_FULL=1
 	# streams 10^5 on all six.  Large messages under the same faults: 4 MiB of sizes up to
@@ -311,10 +311,15 @@ stage_guest() {
 	# netdev backend on a device that takes page fragments, so frames go
 	# out from the sessions' copies (virtio-net over QEMU's socket link
 	# offers no checksum offload, hence no fragments); its zerocopy
-	# completion differs between kernels (dp_netdev.c).
+	# completion differs between kernels (dp_netdev.c).  virtio-net on the
+	# newest kernel only: its path (the netdev backend, linear skbs) is
+	# the same code under both, and the e1000 stream runs the netdev
+	# backend under each; REL_FULL=1 runs it under every kernel.
 	local n nic ln nicargs
 	for k in $KVERS; do
 		for nic in virtio tulip e1000; do
+			[ $nic = virtio ] && [ "$k" != "$last" ] &&
+				[ "${REL_FULL:-0}" != 1 ] && continue
 			n=100000
 			[ "${REL_FULL:-0}" = 1 ] || [ "$k-$nic" = "$last-tulip" ] || n=$REL_SHORT_N
 			ln=0
