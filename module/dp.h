@@ -321,6 +321,7 @@ void dp_pool_free(struct dp_pool *pool);
 u32 dp_pool_release(struct dp_pool *pool, u32 n);
 bool dp_pool_empty(const struct dp_pool *pool);
 u32 dp_pool_queued(const struct dp_pool *pool);
+void dp_pool_usage(struct dp_pool *pool, u32 *taken, u32 *open);
 int dp_pool_mmap(struct dp_pool *pool, struct vm_area_struct *vma);
 
 /* ---- Privileged DPIDs, per-user limits, accounting (dp_limits.c) ---- */

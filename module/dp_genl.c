@@ -591,16 +591,20 @@ static int dp_genl_put_ep_head(struct sk_buff *skb, struct netlink_callback *cb,
 {
 	/* The owner as the dumping process's user namespace sees it. */
 	struct user_namespace *ns = sk_user_ns(NETLINK_CB(cb->skb).sk);
+	u32 taken, open;
 
 	if (nla_put_u32(skb, DP_A_DPID, ep->dpid))
 		return -EMSGSIZE;
 	if (cont)
 		return nla_put_flag(skb, DP_A_EP_CONT);
+	dp_pool_usage(&ep->pool, &taken, &open);
 	if (nla_put_u32(skb, DP_A_EP_UID, from_kuid_munged(ns, ep->uid)) ||
 	    nla_put_u32(skb, DP_A_EP_ADMIT, ep->admit) ||
 	    nla_put_u32(skb, DP_A_EP_BIND_FLAGS, dp_ep_bind_flags(ep)) ||
 	    nla_put_u32(skb, DP_A_EP_POOL_SIZE, ep->pool.ring.size) ||
-	    nla_put_u32(skb, DP_A_EP_QUEUED, dp_pool_queued(&ep->pool)))
+	    nla_put_u32(skb, DP_A_EP_QUEUED, dp_pool_queued(&ep->pool)) ||
+	    nla_put_u32(skb, DP_A_EP_POOL_TAKEN, taken) ||
+	    nla_put_u32(skb, DP_A_EP_POOL_OPEN, open))
 		return -EMSGSIZE;
 	return dp_genl_put_ep_stats(skb, ep);
 }

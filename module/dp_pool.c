@@ -259,6 +259,21 @@ u32 dp_pool_queued(const struct dp_pool *pool)
 }
 
 /*
+ * What the pool holds, for dpctl ep: *@taken bytes (prod - cons: the
+ * queued messages' tokens, wrap padding, and the whole token of each
+ * message open for fill) and *@open messages open for fill.
+ */
+void dp_pool_usage(struct dp_pool *pool, u32 *taken, u32 *open)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	*taken = (u32)dp_ring_used(&pool->ring);
+	*open = pool->ring.nfill;
+	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
+/*
  * Map the pool read-only: a writable, executable or private mapping is
  * refused, and VM_MAYWRITE and VM_MAYEXEC are cleared so mprotect() cannot
  * add either later (the pool holds bytes others sent: never code).  A shared

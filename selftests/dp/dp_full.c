@@ -69,6 +69,7 @@ int main(void)
 	uint64_t full0, rx0, big0, full1, rx1;
 	uint32_t seq, expect, n, i;
 	int a, b, sent = 0, ok;
+	long taken;
 	ssize_t r;
 
 	ktap_start();
@@ -107,6 +108,12 @@ int main(void)
 	ktap_ok(rx1 - rx0 == expect, "node DP_CTR_RX_MSGS +%llu (want %u)",
 		(unsigned long long)(rx1 - rx0), expect);
 	ktap_ok(pool.ctrl->prod - pool.ctrl->cons <= ib.data_size, "prod - cons <= data_size");
+	/* what an operator sees: the queued tokens' bytes, no message open */
+	taken = dpt_ep_field(dpt.nsb, DPID_B, "taken");
+	ktap_ok(taken == (long)(expect * DP_TOKEN_SPACE(LEN)) &&
+		dpt_ep_field(dpt.nsb, DPID_B, "open") == 0,
+		"dpctl ep: pool bytes taken %ld (%u tokens of %u), open %ld", taken, expect,
+		DP_TOKEN_SPACE(LEN), dpt_ep_field(dpt.nsb, DPID_B, "open"));
 
 	/* The queued messages are the first ones, intact (none overwritten). */
 	ok = 1;
@@ -119,6 +126,8 @@ int main(void)
 		}
 	}
 	ktap_ok(ok, "the %u queued messages are 0..%u in order and intact", expect, expect - 1);
+	taken = dpt_ep_field(dpt.nsb, DPID_B, "taken");
+	ktap_ok(taken == 0, "dpctl ep: all read, pool bytes taken %ld", taken);
 	fcntl(b, F_SETFL, O_NONBLOCK);
 	KTAP_ERRNO(read(b, buf, sizeof(buf)), EAGAIN, "nothing else was queued");
 	fcntl(b, F_SETFL, 0);

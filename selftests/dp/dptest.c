@@ -485,6 +485,37 @@ int dpt_sh(const char *fmt, ...)
 	return WEXITSTATUS(r);
 }
 
+long dpt_ep_field(const char *ns, uint32_t dpid, const char *key)
+{
+	char cmd[256], line[512], *tok, *save;
+	long v = -1;
+	FILE *f;
+
+	if (ns && *ns)
+		snprintf(cmd, sizeof(cmd), "%s netns exec %s dpctl ep 2>/dev/null", dpt_ip(), ns);
+	else
+		snprintf(cmd, sizeof(cmd), "dpctl ep 2>/dev/null");
+	fflush(stdout);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		/* the endpoint's own line: "dpid N uid U pool P queued Q ..." */
+		if (strncmp(line, "dpid ", 5) || strtoul(line + 5, NULL, 10) != dpid)
+			continue;
+		for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+			if (!strcmp(tok, key)) {
+				tok = strtok_r(NULL, " \n", &save);
+				if (tok)
+					v = strtol(tok, NULL, 10);
+				break;
+			}
+	}
+	if (pclose(f) != 0)
+		return -1;
+	return v;
+}
+
 long dpt_sysfs_stat(const char *dir, const char *name)
 {
 	char path[512], key[128];

@@ -118,6 +118,11 @@ const char *dpt_ip(void);
 /* Run a shell command; returns its exit status. */
 int dpt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
+ * Field @key ("taken", "open", "queued", ...) of endpoint @dpid's line in
+ * `dpctl ep` run in namespace @ns (NULL or "": the test's own), or -1.
+ */
+long dpt_ep_field(const char *ns, uint32_t dpid, const char *key);
+/*
  * Counter @name of the NIC dp drives at sysfs directory @dir ("name value"
  * lines of @dir/dp_stats, as dp's tulip writes them), or -1.
  */

@@ -1081,6 +1081,10 @@ static void ep_head(FILE *f, const struct nlattr **tb)
 	rec_u64(&r, "uid", get_u32(tb[DP_A_EP_UID]));
 	rec_u64(&r, "pool", get_u32(tb[DP_A_EP_POOL_SIZE]));
 	rec_u64(&r, "queued", get_u32(tb[DP_A_EP_QUEUED]));
+	if (tb[DP_A_EP_POOL_TAKEN])	/* a module before these says nothing */
+		rec_u64(&r, "taken", get_u32(tb[DP_A_EP_POOL_TAKEN]));
+	if (tb[DP_A_EP_POOL_OPEN])
+		rec_u64(&r, "open", get_u32(tb[DP_A_EP_POOL_OPEN]));
 	if (tb[DP_A_EP_BIND_FLAGS])
 		rec_str(&r, "mode", get_u32(tb[DP_A_EP_BIND_FLAGS]) & DP_BIND_RAW ?
 			"raw" : "reliable", NULL);

@@ -641,6 +641,13 @@ enum dp_attr {
 	DP_A_SCOUT_RET,
 	DP_A_SCOUT_MS,		/* u32: how long to wait for answers, 1..1000 */
 	DP_A_SCOUT_IDX,		/* u32: the probe's place in the request, from 0 */
+	/* Appended for dpctl ep: what an endpoint's pool holds. */
+	/*
+	 * u32: pool bytes taken, prod - cons: the queued messages' tokens,
+	 * wrap padding and the whole tokens of messages open for fill
+	 */
+	DP_A_EP_POOL_TAKEN,
+	DP_A_EP_POOL_OPEN,	/* u32: large messages open for fill (arriving) */
 	__DP_A_MAX
 };
 

@@ -211,6 +211,10 @@ static void ep_head(struct out *o, uint32_t seq, uint32_t dpid, uint32_t admit, 
 	u32(o, DP_A_EP_UID, 1000 + dpid);
 	u32(o, DP_A_EP_POOL_SIZE, 262144);
 	u32(o, DP_A_EP_QUEUED, dpid % 7);
+	if (nstats > 6) {	/* as a module that has both */
+		u32(o, DP_A_EP_POOL_TAKEN, (dpid % 7) * 1088);
+		u32(o, DP_A_EP_POOL_OPEN, dpid % 2 + 1);
+	}
 	u32(o, DP_A_EP_ADMIT, admit);
 	nest(o, DP_A_EP_STATS);
 	for (i = 1; i <= nstats; i++)
