@@ -1234,6 +1234,26 @@ static void print_entry(const struct opts *o, const struct xp *x, uint32_t size,
 }
 
 /*
+ * dp: what the sender's endpoint counted over one size of a stream test,
+ * from @before (DP_IOC_STATS): how often a write waited for credit or the
+ * congestion window (tx_blocked) and what was resent, which say what paced
+ * the figure.  A comment line; the report keeps it.
+ */
+static void print_sender(const struct opts *o, const struct xp *x, int test, uint32_t size,
+			 const struct dp_ep_stats *before)
+{
+	struct dp_ep_stats st;
+
+	if (ioctl(x->fd, DP_IOC_STATS, &st) < 0)
+		return;
+	print_tag(o, 1);
+	printf("dp sender, %s %" PRIu32 ": tx_msgs +%llu tx_blocked +%llu tx_retrans +%llu\n",
+	       test_names[test], size, (unsigned long long)(st.tx_msgs - before->tx_msgs),
+	       (unsigned long long)(st.tx_blocked - before->tx_blocked),
+	       (unsigned long long)(st.tx_retrans - before->tx_retrans));
+}
+
+/*
  * The half-bandwidth size n1/2 of a measured curve (sizes ascending): the
  * size at which the bandwidth first reaches half the largest measured
  * (the asymptotic bandwidth r_inf, as well as the curve shows it),
@@ -1340,6 +1360,10 @@ static int run_test(struct xp *x, const struct opts *o, int test, uint32_t *phas
 	for (i = 0; test == T_SENDCOST && i < n; i++)
 		failed += run_sendcost(x, o, sizes[i]);
 	for (i = 0; test != T_SENDCOST && i < n; i++) {
+		struct dp_ep_stats before;
+		int count = x->proto == P_DP && test != T_PINGPONG &&
+			    !ioctl(x->fd, DP_IOC_STATS, &before);
+
 		r = RESULT_FAILED;
 		if (sizes[i] > x->max_msg)
 			r.why = "larger than max_msg";
@@ -1363,6 +1387,8 @@ static int run_test(struct xp *x, const struct opts *o, int test, uint32_t *phas
 		print_result(o, test, sizes[i], &r, !(test == T_RATE && x->sv));
 		if (test == T_RATE && x->proto == P_DP)
 			print_entry(o, x, sizes[i], &r);
+		if (count)
+			print_sender(o, x, test, sizes[i], &before);
 	}
 	if (test == T_BWSIZE)
 		print_nhalf(o, sizes, bw, n);
