@@ -69,7 +69,7 @@ int main(void)
 	uint64_t full0, rx0, big0, full1, rx1;
 	uint32_t seq, expect, n, i;
 	int a, b, sent = 0, ok;
-	long taken;
+	long taken, nopen;
 	ssize_t r;
 
 	ktap_start();
@@ -110,10 +110,10 @@ int main(void)
 	ktap_ok(pool.ctrl->prod - pool.ctrl->cons <= ib.data_size, "prod - cons <= data_size");
 	/* what an operator sees: the queued tokens' bytes, no message open */
 	taken = dpt_ep_field(dpt.nsb, DPID_B, "taken");
-	ktap_ok(taken == (long)(expect * DP_TOKEN_SPACE(LEN)) &&
-		dpt_ep_field(dpt.nsb, DPID_B, "open") == 0,
+	nopen = dpt_ep_field(dpt.nsb, DPID_B, "open");
+	ktap_ok(taken == (long)(expect * DP_TOKEN_SPACE(LEN)) && nopen == 0,
 		"dpctl ep: pool bytes taken %ld (%u tokens of %u), open %ld", taken, expect,
-		DP_TOKEN_SPACE(LEN), dpt_ep_field(dpt.nsb, DPID_B, "open"));
+		DP_TOKEN_SPACE(LEN), nopen);
 
 	/* The queued messages are the first ones, intact (none overwritten). */
 	ok = 1;

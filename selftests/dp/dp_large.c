@@ -855,7 +855,7 @@ static void t_hol(void)
 	int up[2], down[2], b, ok, sx, sy;
 	char old[32], res[2] = { -1, -1 };
 	struct pollfd p = { .events = POLLIN };
-	long open, taken;
+	long nopen, taken;
 	pid_t x, y;
 	uint32_t i;
 
@@ -876,15 +876,15 @@ static void t_hol(void)
 	p.fd = up[0];
 	ktap_ok(ok, "hol: uid %d's 1 MiB write() hangs on a page in its second half", HOL_UID_X);
 	/* what an operator sees meanwhile: the message open, its whole token taken */
-	for (i = 0, open = -1; i < 20 && open != 1; i++) {
+	for (i = 0, nopen = -1; i < 20 && nopen != 1; i++) {
 		if (i)
 			dpt_sleep_ms(50);
-		open = dpt_ep_field(dpt.nsb, HOL_DPID_R, "open");
+		nopen = dpt_ep_field(dpt.nsb, HOL_DPID_R, "open");
 	}
 	taken = dpt_ep_field(dpt.nsb, HOL_DPID_R, "taken");
-	ktap_ok(open == 1 && taken >= MIB,
+	ktap_ok(nopen == 1 && taken >= MIB,
 		"hol: dpctl ep shows the message open (%ld) with its token taken (%ld bytes)",
-		open, taken);
+		nopen, taken);
 	/*
 	 * Idle with nobody waiting, its session gives back the credit it did
 	 * not use (credit_idle_ms, 100): 1002 then has room and never runs
@@ -903,8 +903,8 @@ static void t_hol(void)
 	seq = dpt_wait_ctr(dpt.nsb, DP_CTR_RX_DROP_SEQ, seq0 + 1, DPT_WAIT_MS);
 	ktap_ok(seq == seq0 + 1, "hol: the open message was given up, counted once in rx_drop_seq (+%lld)",
 		(long long)(seq - seq0));
-	open = dpt_ep_field(dpt.nsb, HOL_DPID_R, "open");
-	ktap_ok(open == 0, "hol: dpctl ep shows no message open once it is given up (%ld)", open);
+	nopen = dpt_ep_field(dpt.nsb, HOL_DPID_R, "open");
+	ktap_ok(nopen == 0, "hol: dpctl ep shows no message open once it is given up (%ld)", nopen);
 	ok = write(down[1], "S", 1) == 1 && poll(&p, 1, DPT_WAIT_MS) == 1 &&
 	     read(up[0], res, 2) == 2;
 	ktap_ok(ok && res[0] == ECONNRESET,
