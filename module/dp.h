@@ -17,7 +17,8 @@
  *   session   dp_snd.c (struct dp_snd, one per edge, in dp_snd.h) and
  *             dp_rcv.c (struct dp_rcv, one per endpoint, in dp_rcv.h);
  *             their fields are theirs alone, the rest uses their functions
- *   frame     dp_tx.c (headers, route, loopback), dp_mdr.c (dispatch)
+ *   frame     dp_tx.c (headers, route, loopback, bundles), dp_cork.c
+ *             (autocorking: single writes' bundles), dp_mdr.c (dispatch)
  *   NIC       nic/
  *
  * Lock order, outermost first:
@@ -32,6 +33,9 @@
  *                              session's work (retransmission); NIC ->xmit
  *                              locks (a backend's tx mutex) nest inside
  *   dp_endpoint.rd_lock        readers: read(), release
+ *   dp_txc.lock (dp_cork.c)    an endpoint's autocorking flush against its
+ *                              release; taken with no other dp lock held,
+ *                              NIC ->xmit locks nest inside (the flush)
  *   dp_rcv.lock (irq-safe)     rx peers, credit, pending RESETs; also
  *                              each edge's pairing with the rx peer of
  *                              its destination (dp_snd.pair), taken under
@@ -95,6 +99,7 @@ extern unsigned int dp_poll_usecs_default;
 struct dp_nic;
 struct dp_node;
 struct dp_scout;
+struct dp_txc;
 
 /**
  * struct dp_backend - one NIC backend: its lifecycle and its ops in one
@@ -118,6 +123,8 @@ struct dp_scout;
  *	transmit buffer; or, if @keep is not NULL, sent from where they lie
  *	under a reference the NIC takes on them (dp_txref_get()) and lets go
  *	once the chip has read them (dp_txref_put(), from any context).
+ *	@done, if not NULL, counts the frame as @frame_send's does; a
+ *	backend without @frame_get ignores it (it never holds writes).
  *	Returns 0 or -errno; may sleep.
  * @mtu: largest link payload in bytes (dp header + message).
  * @lladdr: copy the NIC's link address into @addr; returns its length.
@@ -135,6 +142,9 @@ struct dp_scout;
  * @frame_send: send the first @len bytes of @handle's buffer to @dst (as
  *	@xmit's) by @nic, which may be another NIC of this backend than the
  *	one the buffer came from.  Consumes @handle, whatever it returns.
+ *	@done, if not NULL, counts the frame while the backend holds it:
+ *	dp_txc_hold() before it is queued, dp_txc_done() (any context) once
+ *	the backend has let go of it, sent or not (autocorking, dp_cork.c).
  * @frame_free: let go of @handle unsent; needs no NIC, any context but a
  *	hard interrupt (an endpoint's RCU callback frees its plug).
  * @busy_poll: optional (DP_WAIT_BUSY_POLL): from a waiting reader's
@@ -153,7 +163,7 @@ struct dp_backend {
 	void (*detach)(struct dp_nic *nic);
 	int (*xmit)(struct dp_nic *nic, const u8 *dst,
 		    const struct dp_wire_hdr *hdr, const void *msg, size_t len,
-		    struct dp_txref *keep);
+		    struct dp_txref *keep, struct dp_txc *done);
 	unsigned int (*mtu)(const struct dp_nic *nic);
 	unsigned int (*lladdr)(const struct dp_nic *nic, u8 *addr);
 	int (*scout)(struct dp_nic *nic, struct dp_scout *sc, unsigned int n,
@@ -161,7 +171,7 @@ struct dp_backend {
 	void *(*frame_get)(struct dp_nic *nic, unsigned int size,
 			   void **handle);
 	int (*frame_send)(struct dp_nic *nic, void *handle, const u8 *dst,
-			  unsigned int len);
+			  unsigned int len, struct dp_txc *done);
 	void (*frame_free)(void *handle);
 	bool (*busy_poll)(struct dp_nic *nic, bool (*end)(void *arg),
 			  void *arg);
@@ -261,6 +271,12 @@ struct dp_node {
 	 * or its MTU changes (dp_node_mtu_changed()); read with READ_ONCE.
 	 */
 	u32 max_msg;
+	/*
+	 * @nic counts its frames' completions (dp_backend's @frame_send):
+	 * autocorking may hold small writes (dp_cork.c).  Written with
+	 * @max_msg.
+	 */
+	bool cork;
 	struct dp_nart_tbl __rcu *nart;
 	struct xarray cat;
 	struct dp_ctrs __percpu *ctr;
@@ -403,13 +419,19 @@ struct dp_edge {
  *	the NIC's own transmit buffer (@frame) or in @buf.
  * @frame: the handle of the NIC's buffer (struct dp_backend's
  *	@frame_get), or NULL.
+ * @txc: the endpoint's frames in a NIC's hands, counted by each link
+ *	frame its owner sends (autocorking, struct dp_txc); set at open.
  * @ops: the backend @frame came from, to send it by a NIC of that
  *	backend only, and to let go of it with no NIC at all.
  * @cap: bytes @at has room for, at most @size: a NIC's buffer is sized
  *	for the messages the batch has left (@left), a link frame's worth at
  *	most.
  * @left: messages of the batch yet to send, the one being sent counted
- *	(dp_batch.c sets it): 1 outside a batch's loop.
+ *	(dp_batch.c sets it): 1 outside a batch's loop, U32_MAX for a single
+ *	write's (@cork).
+ * @cork: the owner is a single write (dp_cork.c), not a batch: its frame
+ *	is held only while the plug holds others or one of the endpoint's
+ *	frames is in flight.
  * @len: bytes held at @at.
  * @n: frames held.
  * @first_crc: the first frame's message CRC state: its header is sealed
@@ -425,13 +447,50 @@ struct dp_tx_plug {
 	u8 *buf;
 	u8 *at;
 	void *frame;
+	struct dp_txc *txc;
 	const struct dp_backend *ops;
 	u32 cap;
 	u32 left;
 	u32 len;
 	u32 n;
 	u32 first_crc;
+	bool cork;
 };
+
+/**
+ * struct dp_txc - an endpoint's link frames a NIC still holds, for
+ *	autocorking (dp_cork.c): its small single writes are held in its plug
+ *	while one is.  Outlives the endpoint while a NIC holds a frame.
+ * @refs: the endpoint's, one per frame counted, one per flush queued.
+ * @inflight: frames counted (dp_txc_hold()) and not yet done.
+ * @held: the plug was left holding frames: the completion that brings
+ *	@inflight to 0 queues @flush.
+ * @lock: guards @ep against the endpoint's release (dp_cork_stop()); the
+ *	NIC's transmit locks nest inside.
+ * @ep: the endpoint, NULL once it is released.
+ * @flush: sends what @ep's plug holds (dp_wq).
+ */
+struct dp_txc {
+	refcount_t refs;
+	atomic_t inflight;
+	bool held;
+	struct mutex lock;	/* @ep */
+	struct dp_endpoint *ep;
+	struct work_struct flush;
+};
+
+int dp_cork_init(struct dp_endpoint *ep);
+void dp_cork_stop(struct dp_endpoint *ep);
+bool dp_cork_start(struct dp_endpoint *ep, size_t len);
+void dp_cork_end(struct dp_endpoint *ep);
+void dp_txc_done(struct dp_txc *c);
+
+/* A frame of @c's endpoint is in the NIC's hands (dp_backend's @frame_send). */
+static inline void dp_txc_hold(struct dp_txc *c)
+{
+	refcount_inc(&c->refs);
+	atomic_inc(&c->inflight);
+}
 
 bool dp_tx_plug_start(struct dp_endpoint *ep);
 void dp_tx_plug_end(struct dp_endpoint *ep);
@@ -464,6 +523,7 @@ int dp_tx_frame_plug(struct dp_node *node, struct dp_tx_plug *plug,
  * @cur: edge used by write(); RCU.
  * @tx_msgs: messages sent (dp_ep_stats).
  * @tx_bytes: their bytes.
+ * @tx_corked: single writes that left their frame held (dp_cork.c).
  * @rx_drop_admit: messages refused by @admit.
  * @poll_usecs: how long a blocking read polls before it sleeps (struct
  *	dp_wait); WRITE_ONCE() by DP_IOC_SET_WAIT, READ_ONCE() by readers.
@@ -495,6 +555,7 @@ struct dp_endpoint {
 	struct dp_edge __rcu *cur;
 	atomic64_t tx_msgs;
 	atomic64_t tx_bytes;
+	atomic64_t tx_corked;
 	atomic64_t rx_drop_admit;
 	u32 poll_usecs;
 	u32 wait_flags;

@@ -28,8 +28,10 @@ static int dp_ep_open(struct inode *inode, struct file *file)
 {
 	struct dp_endpoint *ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
 
-	if (!ep)
+	if (!ep || dp_cork_init(ep)) {
+		kfree(ep);
 		return -ENOMEM;
+	}
 	ep->net = get_net(current->nsproxy->net_ns);
 	ep->node = dp_node_of(ep->net);
 	mutex_init(&ep->lock);
@@ -69,6 +71,7 @@ static int dp_ep_release(struct inode *inode, struct file *file)
 	if (dp_ep_bound(ep))
 		dp_cat_unbind(ep->node, ep);
 	dp_uring_stop(&ep->uring);
+	dp_cork_stop(ep);
 	dp_edge_free_all(ep);
 	dp_rcv_stop(&ep->rcv);
 	dp_limits_uncharge(&ep->charge);

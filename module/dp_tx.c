@@ -86,10 +86,12 @@ static int dp_tx_route(struct dp_node *node, struct dp_nic *nic, u32 nid,
  * Frame @h with @msg (h->len bytes), whose CRC state is @msg_crc
  * (dp_wire_msg_crc()), onto @nic's link, to link address @dst; its session
  * fields from template @t if there is one.  @keep: see dp_tx_frame_tmpl().
+ * @done: what counts the frame while the NIC holds it, or NULL.
  */
 static int dp_tx_link(struct dp_nic *nic, const u8 *dst,
 		      const struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
-		      const void *msg, u32 msg_crc, struct dp_txref *keep)
+		      const void *msg, u32 msg_crc, struct dp_txref *keep,
+		      struct dp_txc *done)
 {
 	struct dp_wire_hdr w;
 
@@ -98,7 +100,7 @@ static int dp_tx_link(struct dp_nic *nic, const u8 *dst,
 	else
 		dp_wire_encode(&w, h);
 	dp_wire_seal_crc(&w, msg_crc);
-	return nic->ops->xmit(nic, dst, &w, msg, h->len, keep);
+	return nic->ops->xmit(nic, dst, &w, msg, h->len, keep, done);
 }
 
 /* A frame @nic refused: counted as the reason says. */
@@ -120,13 +122,18 @@ static bool dp_tx_plug_alloc(struct dp_tx_plug *plug)
 /*
  * How much of a link frame of @nic's @plug may fill with DATA frame @h, or
  * 0 if @h goes alone: a frame of more than half of that is sent from
- * where it lies (no copy into the bundle).
+ * where it lies (no copy into the bundle); so is a single write's when
+ * the plug holds nothing and none of the endpoint's frames is in flight
+ * (dp_cork.c: nothing to wait for).
  */
 static u32 dp_tx_plug_room(struct dp_tx_plug *plug, const struct dp_nic *nic,
 			   const struct dp_msg_hdr *h)
 {
-	u32 size = min_t(u32, nic->ops->mtu(nic), DP_TX_BUNDLE_MAX);
+	u32 size;
 
+	if (plug->cork && !plug->n && !atomic_read(&plug->txc->inflight))
+		return 0;
+	size = min_t(u32, nic->ops->mtu(nic), DP_TX_BUNDLE_MAX);
 	if (h->type != DP_WT_DATA || 2 * (DP_WIRE_HDR_LEN + h->len) > size)
 		return 0;
 	return plug->buf || dp_tx_plug_alloc(plug) ? size : 0;
@@ -281,7 +288,8 @@ static int dp_tx_nic(struct dp_node *node, struct dp_tx_plug *plug,
 	}
 	if (plug)
 		dp_tx_plug_flush(plug);	/* frames leave in the order sent */
-	err = dp_tx_link(nic, addr, t, h, msg, msg_crc, keep);
+	err = dp_tx_link(nic, addr, t, h, msg, msg_crc, keep,
+			 plug ? plug->txc : NULL);
 	dp_tx_count_err(node, err, 1);
 out:
 	dp_nic_put(nic);
@@ -364,7 +372,7 @@ int dp_tx_announce(struct dp_node *node, u32 hold_ms, u8 *lladdr)
 	dst[alen] = 0;			/* no route */
 	dp_wire_announce_encode(&a, hold_ms);
 	err = dp_tx_link(nic, dst, NULL, &h, &a,
-			 dp_wire_msg_crc(&a, sizeof(a)), NULL);
+			 dp_wire_msg_crc(&a, sizeof(a)), NULL, NULL);
 	if (!err) {
 		dp_count(node, DP_CTR_TX_CTRL);
 		err = alen;
@@ -395,12 +403,14 @@ bool dp_tx_plug_start(struct dp_endpoint *ep)
 		return false;		/* another task's batch has it */
 	ep->plug.node = ep->node;
 	ep->plug.left = 1;
+	ep->plug.cork = false;
 	return true;
 }
 
 /*
  * Send @plug's frames by @nic, the NIC they were routed for: from the
- * NIC's own buffer if they are in one, else copied into the NIC's.
+ * NIC's own buffer if they are in one, else copied into the NIC's;
+ * counted in the endpoint's frames in flight (autocorking).
  */
 static int dp_tx_plug_xmit(struct dp_tx_plug *plug, struct dp_nic *nic)
 {
@@ -408,9 +418,9 @@ static int dp_tx_plug_xmit(struct dp_tx_plug *plug, struct dp_nic *nic)
 
 	if (plug->frame)
 		return nic->ops->frame_send(nic, plug->frame, plug->addr,
-					    plug->len);
+					    plug->len, plug->txc);
 	return nic->ops->xmit(nic, plug->addr, w, w + 1,
-			      plug->len - DP_WIRE_HDR_LEN, NULL);
+			      plug->len - DP_WIRE_HDR_LEN, NULL, plug->txc);
 }
 
 /*

@@ -281,7 +281,8 @@ void dp_myri_tx_post(struct dp_myri *mp, unsigned int plen)
  */
 static int dp_myri_xmit(struct dp_nic *nic, const u8 *dst,
 			const struct dp_wire_hdr *hdr, const void *msg,
-			size_t len, struct dp_txref *keep)
+			size_t len, struct dp_txref *keep,
+			struct dp_txc *done)
 {
 	struct dp_myri *mp = dp_myri_of(nic);
 	unsigned int rlen = dst[MYRI_ADDR_LEN];

@@ -60,6 +60,7 @@ static unsigned int dp_netdev_lladdr(const struct dp_nic *nic, u8 *addr)
  *	(the one sent, and any copy of its head the stack made), each of
  *	which lets go in dp_netdev_zc_done().
  * @keep: the reference on the copy, let go when the last skb did.
+ * @done: the frame's count for autocorking, or NULL: done then too.
  *
  * The flags: SKBFL_MANAGED_FRAG_REFS, the fragments hold no page
  * references (the copy lives while @keep is held; a path that must
@@ -71,13 +72,30 @@ static unsigned int dp_netdev_lladdr(const struct dp_nic *nic, u8 *addr)
 struct dp_netdev_zc {
 	struct ubuf_info u;
 	struct dp_txref *keep;
+	struct dp_txc *done;
 };
 
 /*
- * How many struct dp_netdev_zc devices still hold: their completion is
- * this module's code, so unloading waits for the last (dp_netdev_drain()).
+ * How many struct dp_netdev_zc, and skbs counted for autocorking
+ * (dp_netdev_frame_send()), devices still hold: their completion is this
+ * module's code, so unloading waits for the last (dp_netdev_drain()).
  */
-static atomic_t dp_netdev_zc_live = ATOMIC_INIT(0);
+static atomic_t dp_netdev_cb_live = ATOMIC_INIT(0);
+static bool dp_netdev_draining;	/* dp_netdev_drain() waits: wake it */
+
+/*
+ * One of dp_netdev_cb_live's callbacks returned; its last step.  Only a
+ * drain is woken (wake_up_var() costs 22 instructions a frame).
+ */
+static void dp_netdev_cb_put(void)
+{
+	rcu_read_lock();	/* dp_netdev_drain() waits for it to end */
+	/* atomic_dec_and_test() is fully ordered: the count, then the flag */
+	if (atomic_dec_and_test(&dp_netdev_cb_live) &&
+	    READ_ONCE(dp_netdev_draining))
+		wake_up_var(&dp_netdev_cb_live);
+	rcu_read_unlock();
+}
 
 /* From any context: each skb that held the fragments, then the last. */
 static void dp_netdev_zc_done(struct sk_buff *skb, struct ubuf_info *u,
@@ -88,11 +106,10 @@ static void dp_netdev_zc_done(struct sk_buff *skb, struct ubuf_info *u,
 	if (!refcount_dec_and_test(&u->refcnt))
 		return;
 	dp_txref_put(zc->keep);
+	if (zc->done)
+		dp_txc_done(zc->done);
 	kfree(zc);
-	rcu_read_lock();	/* dp_netdev_drain() waits for it to end */
-	if (atomic_dec_and_test(&dp_netdev_zc_live))
-		wake_up_var(&dp_netdev_zc_live);
-	rcu_read_unlock();
+	dp_netdev_cb_put();
 }
 
 #ifdef DP_HAVE_UBUF_INFO_OPS	/* since 6.10: see Kbuild */
@@ -101,7 +118,8 @@ static const struct ubuf_info_ops dp_netdev_zc_ops = {
 };
 #endif
 
-static void dp_netdev_zc_init(struct dp_netdev_zc *zc, struct dp_txref *keep)
+static void dp_netdev_zc_init(struct dp_netdev_zc *zc, struct dp_txref *keep,
+			      struct dp_txc *done)
 {
 #ifdef DP_HAVE_UBUF_INFO_OPS
 	zc->u.ops = &dp_netdev_zc_ops;
@@ -113,7 +131,10 @@ static void dp_netdev_zc_init(struct dp_netdev_zc *zc, struct dp_txref *keep)
 		      SKBFL_MANAGED_FRAG_REFS;
 	dp_txref_get(keep);
 	zc->keep = keep;
-	atomic_inc(&dp_netdev_zc_live);
+	if (done)
+		dp_txc_hold(done);
+	zc->done = done;
+	atomic_inc(&dp_netdev_cb_live);
 }
 
 /*
@@ -132,17 +153,18 @@ static bool dp_netdev_zc_fits(const struct net_device *dev, const void *msg,
 
 /*
  * @skb's fragments become @len bytes at @msg, one per page, held through
- * @keep (by @zc) until the last skb that shares them is freed.
+ * @keep (by @zc) until the last skb that shares them is freed, and the
+ * frame counted for @done until then.
  */
 static void dp_netdev_zc_attach(struct sk_buff *skb, struct dp_netdev_zc *zc,
 				const u8 *msg, size_t len,
-				struct dp_txref *keep)
+				struct dp_txref *keep, struct dp_txc *done)
 {
 	bool have_ref = true;	/* skb_zcopy_set() takes the initial one */
 	unsigned int off, n;
 	int i = 0;
 
-	dp_netdev_zc_init(zc, keep);
+	dp_netdev_zc_init(zc, keep, done);
 	skb_len_add(skb, len);
 	while (len) {
 		off = offset_in_page(msg);
@@ -213,13 +235,40 @@ static __always_inline int dp_netdev_send(struct net_device *dev,
 }
 
 /*
+ * An skb counted for autocorking is let go of (freed, or orphaned by a
+ * device that hands it on): its struct dp_txc is in the shared info's
+ * destructor_arg, which only a zerocopy skb (never this one) uses.
+ */
+static void dp_netdev_tx_done(struct sk_buff *skb)
+{
+	dp_txc_done(skb_shinfo(skb)->destructor_arg);
+	dp_netdev_cb_put();
+}
+
+/*
+ * Count @skb, a frame without fragments of the session's copy, for @done
+ * (if not NULL) until it is let go of.  It has no socket: its destructor
+ * is ours to use.
+ */
+static void dp_netdev_count(struct sk_buff *skb, struct dp_txc *done)
+{
+	if (!done)
+		return;
+	dp_txc_hold(done);
+	atomic_inc(&dp_netdev_cb_live);
+	skb_shinfo(skb)->destructor_arg = done;
+	skb->destructor = dp_netdev_tx_done;
+}
+
+/*
  * One frame to @dst: the headers in the skb, and the message as fragments
  * of the session's copy (dp_netdev_zc_fits()) or, without memory for the
  * completion, copied after them.
  */
 static int dp_netdev_xmit(struct dp_nic *nic, const u8 *dst,
 			  const struct dp_wire_hdr *hdr, const void *msg,
-			  size_t len, struct dp_txref *keep)
+			  size_t len, struct dp_txref *keep,
+			  struct dp_txc *done)
 {
 	struct net_device *dev = dp_netdev_of(nic)->dev;
 	int head = LL_RESERVED_SPACE(dev), tail = dev->needed_tailroom;
@@ -236,10 +285,12 @@ static int dp_netdev_xmit(struct dp_nic *nic, const u8 *dst,
 	skb_reserve(skb, head);
 	skb_reset_network_header(skb);
 	skb_put_data(skb, hdr, sizeof(*hdr));
-	if (zc)
-		dp_netdev_zc_attach(skb, zc, msg, len, keep);
-	else
+	if (zc) {
+		dp_netdev_zc_attach(skb, zc, msg, len, keep, done);
+	} else {
 		skb_put_data(skb, msg, len);
+		dp_netdev_count(skb, done);
+	}
 	return dp_netdev_send(dev, skb, dst);
 }
 
@@ -273,7 +324,8 @@ static void *dp_netdev_frame_get(struct dp_nic *nic, unsigned int size,
  * that came to the node since (same backend) may want more headroom.
  */
 static int dp_netdev_frame_send(struct dp_nic *nic, void *handle,
-				const u8 *dst, unsigned int len)
+				const u8 *dst, unsigned int len,
+				struct dp_txc *done)
 {
 	struct net_device *dev = dp_netdev_of(nic)->dev;
 	struct sk_buff *skb = handle;
@@ -283,6 +335,7 @@ static int dp_netdev_frame_send(struct dp_nic *nic, void *handle,
 		kfree_skb(skb);
 		return -ENOMEM;
 	}
+	dp_netdev_count(skb, done);
 	return dp_netdev_send(dev, skb, dst);
 }
 
@@ -532,10 +585,12 @@ void dp_netdev_exit(void)
  */
 void dp_netdev_drain(void)
 {
-	while (!wait_var_event_timeout(&dp_netdev_zc_live,
-				       !atomic_read(&dp_netdev_zc_live),
+	WRITE_ONCE(dp_netdev_draining, true);
+	smp_mb();	/* the flag, then the count; pairs with dp_netdev_cb_put() */
+	while (!wait_var_event_timeout(&dp_netdev_cb_live,
+				       !atomic_read(&dp_netdev_cb_live),
 				       10 * HZ))
 		pr_warn("dp: waiting for %d frames a device holds\n",
-			atomic_read(&dp_netdev_zc_live));
+			atomic_read(&dp_netdev_cb_live));
 	synchronize_rcu();
 }

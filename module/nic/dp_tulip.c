@@ -456,7 +456,8 @@ static bool tul_tx_room(struct dp_tulip *tp)
 
 static int dp_tulip_xmit(struct dp_nic *nic, const u8 *dst,
 			 const struct dp_wire_hdr *hdr, const void *msg,
-			 size_t len, struct dp_txref *keep)
+			 size_t len, struct dp_txref *keep,
+			 struct dp_txc *done)
 {
 	struct dp_tulip *tp = dp_tulip_of(nic);
 	size_t hlen = ETH_HLEN + sizeof(*hdr), flen = hlen + len;

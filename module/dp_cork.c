@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Autocorking: small single writes share link frames while the NIC still
+ * holds an earlier frame of their endpoint, as TCP's autocorking does with
+ * a socket's skbs still in the qdisc or the device (tcp_should_autocork()).
+ *
+ * A single write of a small message takes the endpoint's plug (struct
+ * dp_tx_plug), as a batch does, and its DATA frame goes there.  If none
+ * of the endpoint's link frames is in the NIC's hands, the plug is sent at
+ * once, as the write would have sent its frame; else the frame stays held,
+ * and the frames of the writes that follow join it, until the NIC lets go
+ * of the last frame in flight (its completion queues the flush), the
+ * bundle is full, or the writer is about to sleep on its peer.  A
+ * ping-pong never finds a frame in flight: it pays two tests and holds
+ * nothing.  Frames in flight are counted only by a backend that reports
+ * their completion (dp_backend's @frame_send: the netdev backend's skb
+ * destructor); on any other, no write takes the plug (dp_node.cork).
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "dp.h"
+
+static bool dp_autocork = true;
+module_param_named(autocork, dp_autocork, bool, 0644);
+MODULE_PARM_DESC(autocork,
+		 "hold small single writes while the NIC holds an earlier frame of their endpoint (default 1)");
+
+static void dp_txc_put(struct dp_txc *c)
+{
+	if (refcount_dec_and_test(&c->refs))
+		kfree(c);
+}
+
+/*
+ * Send what the endpoint's plug holds, unless another task has the plug:
+ * a batch sends it at its end, a write looks at what is in flight again
+ * once it has let go (dp_cork_end()).
+ */
+static void dp_cork_flush_fn(struct work_struct *work)
+{
+	struct dp_txc *c = container_of(work, struct dp_txc, flush);
+	struct dp_endpoint *ep;
+
+	mutex_lock(&c->lock);
+	ep = c->ep;
+	if (ep && READ_ONCE(c->held) && dp_tx_plug_start(ep)) {
+		WRITE_ONCE(c->held, false);
+		dp_tx_plug_end(ep);
+	}
+	mutex_unlock(&c->lock);
+	dp_txc_put(c);
+}
+
+int dp_cork_init(struct dp_endpoint *ep)
+{
+	struct dp_txc *c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+
+	if (!c)
+		return -ENOMEM;
+	refcount_set(&c->refs, 1);
+	mutex_init(&c->lock);
+	INIT_WORK(&c->flush, dp_cork_flush_fn);
+	c->ep = ep;
+	ep->plug.txc = c;
+	return 0;
+}
+
+/*
+ * At release, before the sessions end: what the plug holds leaves now (a
+ * write before close() goes as it would have without the cork), and no
+ * flush touches @ep after.  No task sends on @ep any more.
+ */
+void dp_cork_stop(struct dp_endpoint *ep)
+{
+	struct dp_txc *c = ep->plug.txc;
+
+	mutex_lock(&c->lock);
+	c->ep = NULL;
+	mutex_unlock(&c->lock);
+	if (dp_tx_plug_start(ep))
+		dp_tx_plug_end(ep);
+	ep->plug.txc = NULL;
+	dp_txc_put(c);
+}
+
+/*
+ * Whether a single write of @len bytes on @ep takes the plug (let go with
+ * dp_cork_end()): a message a bundle could hold, on a NIC that counts its
+ * frames, unless another task's batch has the plug.  Its frame is held
+ * only if there is something to wait for (dp_tx_plug_room()); the bundle
+ * it opens then is sized for a link frame.
+ */
+bool dp_cork_start(struct dp_endpoint *ep, size_t len)
+{
+	if (!READ_ONCE(ep->node->cork) || !READ_ONCE(dp_autocork) ||
+	    2 * (DP_WIRE_HDR_LEN + len) > DP_TX_BUNDLE_MAX ||
+	    !dp_tx_plug_start(ep))
+		return false;
+	ep->plug.cork = true;
+	ep->plug.left = U32_MAX;
+	return true;
+}
+
+/* The plug's frames leave if none of @c's is in flight (the plug's owner). */
+static bool dp_cork_settle(struct dp_tx_plug *plug, struct dp_txc *c)
+{
+	if (plug->n && !atomic_read(&c->inflight))
+		dp_tx_plug_flush(plug);
+	return plug->n;
+}
+
+/*
+ * The write is done: let go of the plug, holding what it has if a frame
+ * is in flight.  Then the completion that ends the last one sees @held,
+ * or, if it came first, we see nothing in flight and send them ourselves.
+ */
+void dp_cork_end(struct dp_endpoint *ep)
+{
+	struct dp_tx_plug *plug = &ep->plug;
+	struct dp_txc *c = plug->txc;
+
+	if (!dp_cork_settle(plug, c)) {
+		/* the next owner's cmpxchg() sees the plug as we left it */
+		smp_store_release(&plug->owner, NULL);
+		return;
+	}
+	atomic64_inc(&ep->tx_corked);
+	WRITE_ONCE(c->held, true);
+	/* the flush's cmpxchg() sees the frames we leave held */
+	smp_store_release(&plug->owner, NULL);
+	smp_mb();	/* @held before @inflight; pairs with dp_txc_done() */
+	if (atomic_read(&c->inflight) || !dp_tx_plug_start(ep))
+		return;
+	WRITE_ONCE(c->held, false);
+	dp_tx_plug_end(ep);
+}
+
+/*
+ * The NIC let go of a frame counted by dp_txc_hold(); any context.  The
+ * last one in flight sends what the plug was left holding.
+ */
+void dp_txc_done(struct dp_txc *c)
+{
+	/* atomic_dec_return() is fully ordered: @inflight before @held */
+	if (!atomic_dec_return(&c->inflight) && READ_ONCE(c->held)) {
+		refcount_inc(&c->refs);		/* the flush's; we hold one */
+		if (!queue_work(dp_wq, &c->flush))
+			refcount_dec(&c->refs);
+	}
+	dp_txc_put(c);
+}
