@@ -604,7 +604,9 @@ static int dp_genl_put_ep_head(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u32(skb, DP_A_EP_POOL_SIZE, ep->pool.ring.size) ||
 	    nla_put_u32(skb, DP_A_EP_QUEUED, dp_pool_queued(&ep->pool)) ||
 	    nla_put_u32(skb, DP_A_EP_POOL_TAKEN, taken) ||
-	    nla_put_u32(skb, DP_A_EP_POOL_OPEN, open))
+	    nla_put_u32(skb, DP_A_EP_POOL_OPEN, open) ||
+	    nla_put_u64_64bit(skb, DP_A_EP_TX_CORKED,
+			      atomic64_read(&ep->tx_corked), DP_A_UNSPEC))
 		return -EMSGSIZE;
 	return dp_genl_put_ep_stats(skb, ep);
 }

@@ -1085,6 +1085,8 @@ static void ep_head(FILE *f, const struct nlattr **tb)
 		rec_u64(&r, "taken", get_u32(tb[DP_A_EP_POOL_TAKEN]));
 	if (tb[DP_A_EP_POOL_OPEN])
 		rec_u64(&r, "open", get_u32(tb[DP_A_EP_POOL_OPEN]));
+	if (tb[DP_A_EP_TX_CORKED])
+		rec_u64(&r, "corked", get_u64(tb[DP_A_EP_TX_CORKED]));
 	if (tb[DP_A_EP_BIND_FLAGS])
 		rec_str(&r, "mode", get_u32(tb[DP_A_EP_BIND_FLAGS]) & DP_BIND_RAW ?
 			"raw" : "reliable", NULL);

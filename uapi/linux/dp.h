@@ -648,6 +648,11 @@ enum dp_attr {
 	 */
 	DP_A_EP_POOL_TAKEN,
 	DP_A_EP_POOL_OPEN,	/* u32: large messages open for fill (arriving) */
+	/*
+	 * u64: single writes whose frame autocorking held, to share a link
+	 * frame, while the NIC still held an earlier frame of the endpoint
+	 */
+	DP_A_EP_TX_CORKED,
 	__DP_A_MAX
 };
 

@@ -214,6 +214,7 @@ static void ep_head(struct out *o, uint32_t seq, uint32_t dpid, uint32_t admit, 
 	if (nstats > 6) {	/* as a module that has both */
 		u32(o, DP_A_EP_POOL_TAKEN, (dpid % 7) * 1088);
 		u32(o, DP_A_EP_POOL_OPEN, dpid % 2 + 1);
+		u64(o, DP_A_EP_TX_CORKED, 5000000000ull + dpid);
 	}
 	u32(o, DP_A_EP_ADMIT, admit);
 	nest(o, DP_A_EP_STATS);

@@ -163,8 +163,10 @@ def ep_expect(v):
             ("raw mode and tx_seq", v[1]["mode"] == "raw" and v[1]["edges"] == [
                 {"nid": 2, "dpid": 201, "tx_seq": 42}]),
             ("pool bytes taken, messages open", e0["taken"] == 2 * 1088 and e0["open"] == 1),
+            ("writes corked, a u64", e0["corked"] == 5000000100),
             ("older module: six stats", len(v[1]["stats"]) == 6),
-            ("older module: no taken, no open", "taken" not in v[1] and "open" not in v[1]),
+            ("older module: no taken, no open, no corked",
+             "taken" not in v[1] and "open" not in v[1] and "corked" not in v[1]),
             ("no bind flags: no mode", "mode" not in v[2] and v[2]["admit"] == "uid")]
 
 
