@@ -30,7 +30,7 @@ BOOT_MODULES = ["virtio_pci", "virtio_net", "veth", "sch_netem"]
 # In the image for modprobe, not loaded at boot.  The tulip and e1000 drivers
 # load when the guest has such a NIC (cluster.py --nic, dpg.modprobe), so that
 # by default dp's own tulip backend finds the device unbound.
-EXTRA_MODULES = ["tulip", "e1000", "dummy", "ifb", "macvlan"]
+EXTRA_MODULES = ["tulip", "e1000", "dummy", "ifb", "macvlan", "sch_tbf"]
 # Real tools where busybox's applet lacks features (ip netns, tc qdiscs,
 # setpriv --reuid).  /bin/sh is dash, as on Debian: busybox-static's ash runs
 # its own applets before $PATH (FEATURE_SH_STANDALONE), so under it "ip" would
