@@ -257,8 +257,8 @@ out:
 
 /*
  * Send len bytes from buf on the edge to @to (NULL: the current edge); a
- * small message may wait in the endpoint's plug for the NIC to let go of
- * an earlier frame (autocorking, dp_cork.c).
+ * small message to another node may wait in the endpoint's plug for the
+ * NIC to let go of an earlier frame (autocorking, dp_cork.c).
  */
 ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 		const void __user *buf, size_t len, bool nonblock)
@@ -269,7 +269,7 @@ ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 
 	if (!e)
 		return -ENOTCONN;	/* before EMSGSIZE: docs/contract.md */
-	cork = dp_cork_start(ep, len);
+	cork = e->to.nid != READ_ONCE(ep->node->nid) && dp_cork_start(ep, len);
 	ret = dp_send_edge_tally(e, buf, len, nonblock, NULL);
 	if (cork)
 		dp_cork_end(ep);
