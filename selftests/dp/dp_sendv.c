@@ -557,13 +557,13 @@ static int autocork(int on)
 static void t_cork(int a, int b)
 {
 	const char *sysb = getenv("DPT_SYSB");
-	int netdev = !strcmp(dpt.backend, "netdev");
+	int netdev = !strcmp(dpt.backend, "netdev"), tbf = 0;
 	long c0, c1, c2, f0, f1, first;
 	uint64_t r0, r1, k0, k1;
 
-	if (netdev && dpt_sh("%s netns exec %s tc qdisc add dev %s root tbf rate 10mbit burst 2000 limit 1000000",
-			     dpt_ip(), dpt.nsa, dpt.ifa))
-		ktap_diag("cork: no tbf qdisc on %s", dpt.ifa);
+	if (netdev)
+		tbf = !dpt_sh("%s netns exec %s tc qdisc add dev %s root tbf rate 10mbit burst 2000 limit 1000000",
+			      dpt_ip(), dpt.nsa, dpt.ifa);
 	c0 = dpt_ep_field(dpt.nsa, 100, "corked");
 	r0 = dpt_ctr(dpt.nsa, DP_CTR_TX_RETRANS);
 	k0 = dpt_ctr(dpt.nsa, DP_CTR_TX_CTRL);
@@ -573,7 +573,10 @@ static void t_cork(int a, int b)
 	r1 = dpt_ctr(dpt.nsa, DP_CTR_TX_RETRANS);
 	k1 = dpt_ctr(dpt.nsa, DP_CTR_TX_CTRL);
 	c1 = dpt_ep_field(dpt.nsa, 100, "corked");
-	if (netdev) {
+	if (netdev && !tbf) {
+		ktap_skip("no tbf qdisc in this kernel", "cork: writes held while a frame was in flight");
+		ktap_skip("no tbf qdisc in this kernel", "cork: first sends in fewer link frames");
+	} else if (netdev) {
 		ktap_ok(c0 >= 0 && c1 > c0, "cork: %ld of 200 writes held while a frame was in flight",
 			c1 - c0);
 		/* a resend and a control frame each go alone, in a frame of their own */
@@ -590,7 +593,7 @@ static void t_cork(int a, int b)
 	c2 = dpt_ep_field(dpt.nsa, 100, "corked");
 	ktap_ok(c1 >= 0 && c2 == c1, "autocork=0: no write held (%ld)", c2 - c1);
 	autocork(1);
-	if (netdev)
+	if (tbf)
 		dpt_sh("%s netns exec %s tc qdisc del dev %s root", dpt_ip(), dpt.nsa, dpt.ifa);
 }
 
