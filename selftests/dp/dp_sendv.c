@@ -32,8 +32,9 @@
  *           at most what is held; a send that fails after the release
  *           still reports it; a write-only fd: EBADF and nothing released.
  *  cork     single sends (DP_IOC_SEND) of 200 small messages while A's link
- *           holds frames back (a tbf qdisc on A's veth: frames wait in its
- *           queue, still the NIC's): autocorking holds writes to share
+ *           holds frames back (a tbf qdisc on A's veth, 8 kbit/s for half a
+ *           second: frames wait in its queue, still the NIC's, then leave
+ *           at 100 Mbit/s): autocorking holds writes to share
  *           link frames, dpctl ep counts them (corked > 0), node B receives
  *           fewer link frames than messages, and all arrive in order,
  *           intact; with the module's autocork=0 none is held; over dp's
@@ -561,9 +562,15 @@ static void t_cork(int a, int b)
 	long c0, c1, c2, f0, f1, first;
 	uint64_t r0, r1, k0, k1;
 
+	/*
+	 * A queue that holds frames whatever the kernel's speed: 8 kbit/s
+	 * once its bucket's first 1600 bytes are spent, then 100 Mbit/s from
+	 * half a second on (a shell in the background), to let them all go.
+	 */
 	if (netdev)
-		tbf = !dpt_sh("%s netns exec %s tc qdisc add dev %s root tbf rate 10mbit burst 2000 limit 1000000",
-			      dpt_ip(), dpt.nsa, dpt.ifa);
+		tbf = !dpt_sh("%s netns exec %s tc qdisc add dev %s root tbf rate 8kbit burst 1600 limit 1000000 || exit 1; "
+			      "{ sleep 0.5; %s netns exec %s tc qdisc change dev %s root tbf rate 100mbit burst 20000 limit 1000000; } >/dev/null 2>&1 &",
+			      dpt_ip(), dpt.nsa, dpt.ifa, dpt_ip(), dpt.nsa, dpt.ifa);
 	c0 = dpt_ep_field(dpt.nsa, 100, "corked");
 	r0 = dpt_ctr(dpt.nsa, DP_CTR_TX_RETRANS);
 	k0 = dpt_ctr(dpt.nsa, DP_CTR_TX_CTRL);
