@@ -33,21 +33,25 @@ static void dp_txc_put(struct dp_txc *c)
 }
 
 /*
- * Send what the endpoint's plug holds, unless another task has the plug:
- * a batch sends it at its end, a write looks at what is in flight again
- * once it has let go (dp_cork_end()).
+ * Send what @ep's plug holds, unless another task has the plug: a batch
+ * sends it at its end, a write looks at what is in flight again once it
+ * has let go (dp_cork_end()).
  */
+static void dp_cork_send_held(struct dp_endpoint *ep, struct dp_txc *c)
+{
+	if (!dp_tx_plug_start(ep))
+		return;
+	WRITE_ONCE(c->held, false);
+	dp_tx_plug_end(ep);
+}
+
 static void dp_cork_flush_fn(struct work_struct *work)
 {
 	struct dp_txc *c = container_of(work, struct dp_txc, flush);
-	struct dp_endpoint *ep;
 
 	mutex_lock(&c->lock);
-	ep = c->ep;
-	if (ep && READ_ONCE(c->held) && dp_tx_plug_start(ep)) {
-		WRITE_ONCE(c->held, false);
-		dp_tx_plug_end(ep);
-	}
+	if (c->ep && READ_ONCE(c->held))
+		dp_cork_send_held(c->ep, c);
 	mutex_unlock(&c->lock);
 	dp_txc_put(c);
 }
@@ -78,8 +82,7 @@ void dp_cork_stop(struct dp_endpoint *ep)
 	mutex_lock(&c->lock);
 	c->ep = NULL;
 	mutex_unlock(&c->lock);
-	if (dp_tx_plug_start(ep))
-		dp_tx_plug_end(ep);
+	dp_cork_send_held(ep, c);
 	ep->plug.txc = NULL;
 	dp_txc_put(c);
 }
@@ -130,10 +133,8 @@ void dp_cork_end(struct dp_endpoint *ep)
 	/* the flush's cmpxchg() sees the frames we leave held */
 	smp_store_release(&plug->owner, NULL);
 	smp_mb();	/* @held before @inflight; pairs with dp_txc_done() */
-	if (atomic_read(&c->inflight) || !dp_tx_plug_start(ep))
-		return;
-	WRITE_ONCE(c->held, false);
-	dp_tx_plug_end(ep);
+	if (!atomic_read(&c->inflight))
+		dp_cork_send_held(ep, c);
 }
 
 /*
