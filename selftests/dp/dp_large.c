@@ -228,14 +228,43 @@ static int sender_failed(void)
 }
 
 /*
+ * Why next_msg() found no message: what dp_read() said, how long it
+ * looked, and what the pool's page shows (its counters and head token).
+ */
+static void why_none(int fd, ssize_t n, int e, int waited, double secs)
+{
+	const struct dp_token *t;
+	uint64_t cons, prod;
+	dp_mmap_t m;
+
+	ktap_diag("no message: dp_read %zd (%s), %d polls in %.2f s, sender %s",
+		  n, n < 0 ? strerror(e) : "empty", waited / 2 + 1, secs,
+		  sender_failed() ? "failed" : "not failed");
+	if (dp_mmap(fd, &m))
+		return;
+	cons = __atomic_load_n(&m.ctrl->cons, __ATOMIC_ACQUIRE);
+	prod = __atomic_load_n(&m.ctrl->prod, __ATOMIC_ACQUIRE);
+	t = (const struct dp_token *)(m.data + (cons & (m.data_size - 1)));
+	ktap_diag("pool: cons %llu prod %llu (of %u): head token len %u flags %#x next %u",
+		  (unsigned long long)cons, (unsigned long long)prod, m.data_size,
+		  t->len, t->flags, t->next);
+	dpt_sh("for ns in '%s' '%s'; do x=; [ -z \"$ns\" ] || [ \"$ns\" = init ] || x=\"ip netns exec $ns\"; "
+	       "echo \"dpctl ep in ${ns:-init}:\"; $x dpctl ep; "
+	       "echo \"dpctl stats in ${ns:-init} (non-zero):\"; $x dpctl stats | grep -v ' 0$'; "
+	       "done 2>&1 | grep -v '^ *$' | sed 's/^/#   /' | head -n 80",
+	       dpt.nsa, dpt.nsb);
+}
+
+/*
  * The next message in fd's pool, within wait_ms (less if the sender
  * failed): its length, address
  * and token; -1 if none came (or the pool is inconsistent).
  */
 static ssize_t next_msg(int fd, char **addr, const struct dp_token **tok)
 {
+	double t0 = now_s();
 	ssize_t n = 0;
-	int waited;
+	int waited, e = 0;
 
 	for (waited = 0; waited <= wait_ms; waited += 2) {
 		n = dp_read(fd, addr);
@@ -245,8 +274,11 @@ static ssize_t next_msg(int fd, char **addr, const struct dp_token **tok)
 		if (waited % 200 == 0 && sender_failed())
 			break;
 	}
-	if (n <= 0)
+	e = errno;
+	if (n <= 0) {
+		why_none(fd, n, e, waited, now_s() - t0);
 		return -1;
+	}
 	*tok = dp_token_of(fd, *addr);
 	return *tok ? n : -1;
 }
@@ -302,18 +334,35 @@ static uint64_t budget_bytes(void)
 	return (kb && *kb ? strtoull(kb, NULL, 0) : 3072) * 1024;
 }
 
-/*
- * Wait (up to a minute) until everything fd sent is acknowledged: a sender
- * that exits closes its endpoint, and a close gives up what is not
- * (tx_undelivered), as it must.  0 once drained, else 1.
- */
-static int drain(int fd)
+/* fd's messages given up so far (tx_undelivered), UINT64_MAX if unknown. */
+static uint64_t undelivered(int fd)
 {
 	struct dp_ep_stats st;
 
-	if (dpt_wait_acked(fd, 60000, &st) == 0)
+	return dpt_stats(fd, &st) ? UINT64_MAX : st.tx_undelivered;
+}
+
+/*
+ * Wait (up to a minute) until everything fd sent is acknowledged: a sender
+ * that exits closes its endpoint, and a close gives up what is not
+ * (tx_undelivered), as it must.  A failed session also leaves nothing
+ * unacknowledged, having given its messages up: unless @undel0 is
+ * UINT64_MAX, none may have been given up since it was read
+ * (undelivered()).  0 once drained, else 1.
+ */
+static int drain(int fd, uint64_t undel0)
+{
+	struct dp_ep_stats st;
+
+	if (dpt_wait_acked(fd, 60000, &st)) {
+		printf("# still %llu unacknowledged after 60 s\n",
+		       (unsigned long long)st.tx_unacked);
+		return 1;
+	}
+	if (undel0 == UINT64_MAX || st.tx_undelivered == undel0)
 		return 0;
-	printf("# still %llu unacknowledged after 60 s\n", (unsigned long long)st.tx_unacked);
+	printf("# %llu messages given up, not delivered (tx_undelivered)\n",
+	       (unsigned long long)(st.tx_undelivered - undel0));
 	return 1;
 }
 
@@ -329,6 +378,7 @@ static int stream_send(int fd, uint32_t tag, uint64_t seed, uint64_t budget, uin
 {
 	static struct gen g;
 	struct dp_info info;
+	uint64_t undel0;
 	uint32_t i;
 	int e;
 
@@ -345,6 +395,7 @@ static int stream_send(int fd, uint32_t tag, uint64_t seed, uint64_t budget, uin
 	gen_sizes(&g, seed, frame, budget);
 	printf("# stream: frame %u, max_msg %u once open, %u messages, %llu bytes\n", frame,
 	       wait_max_msg(fd, MIB), g.n, (unsigned long long)g.total);
+	undel0 = undelivered(fd);
 	for (i = 0; i < g.n; i++) {
 		e = send_msg(fd, tag, i + 1, g.len[i]);
 		if (e) {
@@ -352,7 +403,7 @@ static int stream_send(int fd, uint32_t tag, uint64_t seed, uint64_t budget, uin
 			return 1;
 		}
 	}
-	return drain(fd);
+	return drain(fd, undel0);
 }
 
 /* The receiving side: the number of messages that arrived intact, in order. */
@@ -568,12 +619,14 @@ static void t_stall(void)
 	wait_max_msg(a, STALL_LEN);
 	pid = dpt_fork();
 	if (pid == 0) {
+		uint64_t undel0 = undelivered(a);
+
 		for (i = 1; i <= STALL_N; i++) {
 			if (send_msg(a, 4, (uint32_t)i, STALL_LEN))
 				_exit(1);
 			__atomic_store_n(done, i, __ATOMIC_RELEASE);
 		}
-		_exit(drain(a));
+		_exit(drain(a, undel0));
 	}
 	blocked = dpt_wait_blocked(pid, writes, 1, DPT_WAIT_MS, what, sizeof(what));
 	dpt_sleep_ms(500);
@@ -832,7 +885,7 @@ static void h_child_x(int to_parent, int from_parent)
 	res[1] = (char)h_err[1];
 	if (write(to_parent, res, 2) != 2)
 		_exit(8);
-	_exit(drain(h_fd));
+	_exit(drain(h_fd, UINT64_MAX));
 }
 
 /* User 1002: HOL_N small messages to the same endpoint. */
@@ -846,7 +899,7 @@ static void h_child_y(void)
 	for (i = 0; i < HOL_N; i++)
 		if (send_now(fd, 8, i, 100 + 37 * i))
 			_exit(1);
-	_exit(drain(fd));
+	_exit(drain(fd, UINT64_MAX));
 }
 
 static void t_hol(void)
@@ -946,7 +999,7 @@ static void mixed_child(uint32_t dpid, int large)
 		if (i == 0 && large)
 			wait_max_msg(a, MIB / 2);
 	}
-	_exit(drain(a));
+	_exit(drain(a, UINT64_MAX));
 }
 
 static void t_mixed(void)
