@@ -229,16 +229,17 @@ static int sender_failed(void)
 
 /*
  * Why next_msg() found no message: what dp_read() said, how long it
- * looked, and what the pool's page shows (its counters and head token).
+ * looked, how often poll() said readable while dp_read() found the pool
+ * empty, and what the pool's page shows (its counters and head token).
  */
-static void why_none(int fd, ssize_t n, int e, int waited, double secs)
+static void why_none(int fd, ssize_t n, int e, int polls, int empty, double secs)
 {
 	const struct dp_token *t;
 	uint64_t cons, prod;
 	dp_mmap_t m;
 
-	ktap_diag("no message: dp_read %zd (%s), %d polls in %.2f s, sender %s",
-		  n, n < 0 ? strerror(e) : "empty", waited / 2 + 1, secs,
+	ktap_diag("no message: dp_read %zd (%s), %d polls in %.2f s (%d readable but empty), sender %s",
+		  n, n < 0 ? strerror(e) : "empty", polls, secs, empty,
 		  sender_failed() ? "failed" : "not failed");
 	if (dp_mmap(fd, &m))
 		return;
@@ -256,27 +257,29 @@ static void why_none(int fd, ssize_t n, int e, int waited, double secs)
 }
 
 /*
- * The next message in fd's pool, within wait_ms (less if the sender
- * failed): its length, address
- * and token; -1 if none came (or the pool is inconsistent).
+ * The next message in fd's pool, within wait_ms of the clock (less if the
+ * sender failed): its length, address and token; -1 if none came (or the
+ * pool is inconsistent).  The bound is the clock's, not a count of polls:
+ * a poll() that says readable returns at once.
  */
 static ssize_t next_msg(int fd, char **addr, const struct dp_token **tok)
 {
-	double t0 = now_s();
-	ssize_t n = 0;
-	int waited, e = 0;
+	double t0 = now_s(), end = t0 + wait_ms / 1000.0;
+	int polls = 0, empty = 0, readable = 0, e;
+	ssize_t n;
 
-	for (waited = 0; waited <= wait_ms; waited += 2) {
+	for (;;) {
 		n = dp_read(fd, addr);
-		if (n != 0)
+		if (n != 0 || now_s() > end)
 			break;
-		dpt_wait_readable(fd, 2);
-		if (waited % 200 == 0 && sender_failed())
+		empty += readable;
+		readable = dpt_wait_readable(fd, 2) == 1;
+		if (++polls % 100 == 0 && sender_failed())
 			break;
 	}
 	e = errno;
 	if (n <= 0) {
-		why_none(fd, n, e, waited, now_s() - t0);
+		why_none(fd, n, e, polls, empty, now_s() - t0);
 		return -1;
 	}
 	*tok = dp_token_of(fd, *addr);
