@@ -1257,6 +1257,8 @@ static void op_madvise(struct thr *t)
 	pthread_mutex_unlock(&P.map_lock);
 }
 
+static int maps_pool_head(const uint8_t *addr, char *what, size_t wlen);
+
 static void op_munmap(struct thr *t)
 {
 	struct rng *r = &t->rng;
@@ -1276,7 +1278,12 @@ static void op_munmap(struct thr *t)
 		gone = m->addr + off;
 		ok = munmap(gone, len) == 0;
 		if (!ok) {
-			violation("munmap of part of a mapping: %s", strerror(errno));
+			char what[120];
+			int e = errno;
+
+			maps_pool_head(gone, what, sizeof(what));
+			violation("munmap of part of a mapping: %s (+%#zx, %#zx of %#zx bytes%s; %s)",
+				  strerror(e), off, len, m->len, m->dp ? ", a pool's" : "", what);
 		} else if (off == 0 && len == m->len) {
 			map_forget(i);
 		} else if (off == 0) {	/* the tail is left */
