@@ -2033,8 +2033,6 @@ static int tsettled(struct tdir *d, int i)
  * quiet moment instead would miss a message its sender resends after an
  * RTO longer than that moment.
  */
-static void show_sessions(void);
-
 static void tfinish(struct tdir *d, uint8_t *buf)
 {
 	int k, i, n = 400 * (int)tmo_scale(), done;
@@ -2049,7 +2047,7 @@ static void tfinish(struct tdir *d, uint8_t *buf)
 		dpt_sleep_ms(50);
 	}
 	ktap_diag("traffic: not settled after %d s; the sessions now:", n / 20);
-	show_sessions();
+	dpt_show_sessions();
 }
 
 static void __attribute__((noreturn)) traffic(uint64_t seed, int ready)
@@ -2268,23 +2266,6 @@ static void show_stuck(pid_t pid)
 }
 
 /*
- * The endpoints' sessions on both nodes (dpctl ep: each edge's snd_una,
- * snd_nxt, RTO, backoff and how long ago the peer was heard; each sender's
- * rcv_nxt at the receiver) and their counters (a receiver refusing as
- * full, or for length): for a direction that did not settle, whether its
- * sender still retransmits and hears the receiver, or went quiet with
- * something unacknowledged.
- */
-static void show_sessions(void)
-{
-	dpt_sh("for ns in '%s' '%s'; do x=; [ -z \"$ns\" ] || [ \"$ns\" = init ] || x=\"ip netns exec $ns\"; "
-	       "echo \"dpctl ep in ${ns:-init}:\"; $x dpctl ep; "
-	       "echo \"dpctl stats in ${ns:-init} (non-zero):\"; $x dpctl stats | grep -v ' 0$'; "
-	       "done 2>&1 | grep -v '^ *$' | sed 's/^/#   /' | head -n 120",
-	       dpt.nsa, dpt.nsb);
-}
-
-/*
  * The workers' grace after the deadline: GRACE_S, times DPT_TMO_SCALE on
  * the slow debug kernels, as the traffic's own drain bound (tfinish()) is,
  * so a drain that its own bound still allows is not cut short.
@@ -2325,7 +2306,7 @@ static int finish_workers(struct worker *w, int n)
 					  w[i].what, (int)w[i].pid, grace_s());
 				show_stuck(w[i].pid);
 				if (!strcmp(w[i].what, "traffic"))
-					show_sessions();
+					dpt_show_sessions();
 				kill(w[i].pid, SIGKILL);
 			}
 		left = reap_until(w, n, now_ns() + 30 * 1000000000ull);

@@ -230,7 +230,8 @@ static int sender_failed(void)
 /*
  * Why next_msg() found no message: what dp_read() said, how long it
  * looked, how often poll() said readable while dp_read() found the pool
- * empty, and what the pool's page shows (its counters and head token).
+ * empty, what the pool's page shows (its counters and head token), and
+ * both nodes' sessions.
  */
 static void why_none(int fd, ssize_t n, int e, int polls, int empty, double secs)
 {
@@ -249,11 +250,7 @@ static void why_none(int fd, ssize_t n, int e, int polls, int empty, double secs
 	ktap_diag("pool: cons %llu prod %llu (of %u): head token len %u flags %#x next %u",
 		  (unsigned long long)cons, (unsigned long long)prod, m.data_size,
 		  t->len, t->flags, t->next);
-	dpt_sh("for ns in '%s' '%s'; do x=; [ -z \"$ns\" ] || [ \"$ns\" = init ] || x=\"ip netns exec $ns\"; "
-	       "echo \"dpctl ep in ${ns:-init}:\"; $x dpctl ep; "
-	       "echo \"dpctl stats in ${ns:-init} (non-zero):\"; $x dpctl stats | grep -v ' 0$'; "
-	       "done 2>&1 | grep -v '^ *$' | sed 's/^/#   /' | head -n 80",
-	       dpt.nsa, dpt.nsb);
+	dpt_show_sessions();
 }
 
 /*

@@ -642,3 +642,20 @@ unsigned int dpt_trace_diag(const char *ev, const char *prefix)
 	fclose(f);
 	return n;
 }
+
+/*
+ * The endpoints' sessions on both nodes (dpctl ep: each edge's snd_una,
+ * snd_nxt, RTO, backoff and how long ago the peer was heard; each sender's
+ * rcv_nxt at the receiver) and their counters (a receiver refusing as
+ * full, or for length), as diagnostics: for a direction that did not
+ * settle, whether its sender still retransmits and hears the receiver, or
+ * went quiet with something unacknowledged.
+ */
+void dpt_show_sessions(void)
+{
+	dpt_sh("for ns in '%s' '%s'; do x=; [ -z \"$ns\" ] || [ \"$ns\" = init ] || x=\"ip netns exec $ns\"; "
+	       "echo \"dpctl ep in ${ns:-init}:\"; $x dpctl ep; "
+	       "echo \"dpctl stats in ${ns:-init} (non-zero):\"; $x dpctl stats | grep -v ' 0$'; "
+	       "done 2>&1 | grep -v '^ *$' | sed 's/^/#   /' | head -n 120",
+	       dpt.nsa, dpt.nsb);
+}

@@ -122,6 +122,8 @@ int dpt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * `dpctl ep` run in namespace @ns (NULL or "": the test's own), or -1.
  */
 long dpt_ep_field(const char *ns, uint32_t dpid, const char *key);
+/* Both nodes' dpctl ep and non-zero dpctl stats, as "#   " diagnostics. */
+void dpt_show_sessions(void);
 /*
  * Counter @name of the NIC dp drives at sysfs directory @dir ("name value"
  * lines of @dir/dp_stats, as dp's tulip writes them), or -1.
