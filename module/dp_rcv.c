@@ -1149,9 +1149,19 @@ static int dp_rcv_next(struct dp_rcv *r, struct dp_rx_peer *rp,
 		dp_rcv_owe(r, rp, DP_ACK_NOW);	/* it hears where it stands */
 		return drop;
 	}
+	/*
+	 * At once, not after a tick: what the sender asks for (its window
+	 * is half spent, DP_WF_ACKNOW), and the filling of a hole: what was
+	 * held past it is acknowledged only now, and the sender's credit
+	 * and copies wait for that (TCP's receiver acknowledges a segment
+	 * that fills a hole at once too).
+	 */
+	owe = (h->flags & DP_WF_ACKNOW) || rp->n_ooo ? DP_ACK_NOW :
+						       DP_ACK_DELAYED;
 	dp_rcv_drain(r, rp);
 	dp_rcv_set_idle(r, rp, false);
-	owe = dp_rcv_grant(r, rp, dp_rcv_smax(r)) ? DP_ACK_NOW : DP_ACK_DELAYED;
+	if (dp_rcv_grant(r, rp, dp_rcv_smax(r)))
+		owe = DP_ACK_NOW;
 	/* Still holding messages: the next hole is there, report it. */
 	rp->gap = rp->n_ooo;
 	if (rp->gap) {
@@ -1240,7 +1250,8 @@ void dp_rcv_data(struct dp_rcv *r, const struct dp_msg_hdr *h,
 				dp_rcv_owe(r, rp, DP_ACK_NOW | DP_ACK_GAP);
 			} else if (!drop && rp->sack) {
 				/* the sender hears what we hold, in a tick */
-				dp_rcv_owe(r, rp, DP_ACK_DELAYED);
+				dp_rcv_owe(r, rp, h->flags & DP_WF_ACKNOW ?
+					   DP_ACK_NOW : DP_ACK_DELAYED);
 			}
 			break;
 		case DP_RX_NEXT:

@@ -175,6 +175,28 @@ static bool dp_cwnd_open(const struct dp_snd *s)
 	return out - min(held, out) < READ_ONCE(s->cwnd) && frames < DP_CWND_MAX;
 }
 
+/*
+ * Whether a message of weight @wt about to take its seq brings the bytes
+ * in flight (those the receiver holds past a hole left out, as in
+ * dp_cwnd_open()) from under half of cwnd to half or more.  The receiver
+ * acknowledges after a tick (4 ms at HZ=250), when it has no data of its
+ * own to carry the ACK; a window the loss of a frame cut to its floor
+ * (64 messages of 1024 bytes on a 9000-byte link) was spent long before
+ * that, and the writer waited out every tick.  Such a message asks for
+ * its ACK at once (DP_WF_ACKNOW), once per half window, so the window
+ * opens while its second half is sent.  A window larger than the credit
+ * (a session without loss) never gets there and asks nothing.  Caller
+ * holds s->lock.
+ */
+static bool dp_snd_ask_ack(const struct dp_snd *s, u32 wt)
+{
+	u32 out = s->snd_bytes - s->una_bytes, half = s->cwnd / 2;
+
+	lockdep_assert_held(&s->lock);
+	out -= min(s->held_bytes, out);
+	return out < half && out + wt >= half;
+}
+
 /* Fired: early (the deadline moved on), re-arm for it; else the work acts. */
 static void dp_snd_timer(struct timer_list *t)
 {
@@ -446,7 +468,7 @@ static int dp_snd_xmit(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 	dp_tx_tmpl(s->se->ep, &s->tmpl, DP_WT_DATA, &s->to, peer_inc);
 	h = s->tmpl.h;
 	h.len = m->len;
-	h.flags = m->flags;
+	h.flags = m->flags | (m->ack_now ? DP_WF_ACKNOW : 0);
 	h.seq = m->seq;
 	dp_rcv_piggyback(s->se->rcv, &s->pair, &h, peer_inc);
 	if (!m->crc_ok && h.dst_nid != h.src_nid) {
@@ -967,6 +989,7 @@ static void dp_snd_queue(struct dp_snd *s, struct dp_txmsg *m)
 	WRITE_ONCE(s->snd_nxt, s->snd_nxt + 1);
 	m->sent_ns = ktime_get_ns();
 	m->wt = dp_cwnd_weight(s, m->len);
+	m->ack_now = dp_snd_ask_ack(s, m->wt);
 	WRITE_ONCE(s->snd_bytes, s->snd_bytes + m->wt);
 	WRITE_ONCE(s->snd_space, s->snd_space + m->space);
 	list_add_tail(&m->node, &s->unacked);

@@ -62,6 +62,8 @@ struct dp_ep_stats;
  *	made the sender forget it: no RTT sample from it (Karn's rule).
  * @sacked: the receiver's SACK map says it holds it (written under
  *	dp_snd.lock, read without it); a timeout clears it.
+ * @ack_now: it took the bytes in flight past half the congestion window
+ *	(dp_snd_ask_ack()), so it asks for an ACK at once (DP_WF_ACKNOW).
  * @resent_at: jiffies of its last resend for a hole (under tx_mutex).
  * @slot: the size of the allocation if it is a copy slot, kept for
  *	reuse; 0 if not.
@@ -87,6 +89,7 @@ struct dp_txmsg {
 	u16 flags;
 	bool resent;
 	bool sacked;
+	bool ack_now;
 	unsigned long resent_at;
 	u32 slot;
 	u32 size;

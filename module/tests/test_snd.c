@@ -939,6 +939,85 @@ static void test_snd_fast_resend(void)
 	w_teardown();
 }
 
+/*
+ * DP_WF_ACKNOW (docs/reliability.md 6.1): the message that takes the bytes
+ * in flight to half the congestion window asks for its ACK at once, and
+ * the receiver sends it without waiting for its tick, so the window opens
+ * while its second half goes.  Only that one message asks, and one again
+ * once the ACK has emptied the window; a window over twice the credit
+ * never gets there, and nothing asks.
+ */
+static void test_snd_ack_now(void)
+{
+	u32 full = w.nodes[0].max_msg, half = DP_CWND_INIT / 2, i;
+	const struct w_frame *f;
+	unsigned int acks;
+
+	two_open(1u << 20);
+	for (i = 0; i < half - 1; i++)
+		CHECK_EQ(w_send(ab, full), 0);
+	CHECK_EQ(w_count(DP_WT_DATA, DP_WF_ACKNOW), 0);
+	CHECK_EQ(w_send(ab, full), 0);		/* the half's last byte */
+	CHECK_EQ(w_count(DP_WT_DATA, DP_WF_ACKNOW), 1);
+	f = w_last(DP_WT_DATA, DP_WF_ACKNOW);
+	CHECK(f && f->h.seq == w_info(ab).snd_nxt - 1, "asked: seq %u of %u",
+	      f ? f->h.seq : 0, w_info(ab).snd_nxt - 1);
+	CHECK_EQ(w_send(ab, full), 0);		/* past the half: asks nothing */
+	CHECK_EQ(w_count(DP_WT_DATA, DP_WF_ACKNOW), 1);
+	acks = acks_from_b();
+	w_pump();			/* delivered, and no tick passes */
+	CHECK(acks_from_b() > acks, "no ACK before the tick");
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	w_read(B, 64, NULL);
+	while (w_send(ab, full) == 0)		/* an empty window: again, once */
+		;
+	CHECK_EQ(w_count(DP_WT_DATA, DP_WF_ACKNOW), 2);
+	w_teardown();
+
+	two_open(65536);			/* credit, not the window, binds */
+	for (i = 0; i < 20; i++) {
+		while (w_send(ab, full) == 0)
+			;
+		w_run(1);
+		w_read(B, 64, NULL);
+		w_run(1);
+	}
+	CHECK(w_info(ab).cwnd / 2 > 65536, "cwnd %u", w_info(ab).cwnd);
+	acks = w_count(DP_WT_DATA, DP_WF_ACKNOW);
+	for (i = 0; i < 20; i++) {
+		while (w_send(ab, full) == 0)
+			;
+		w_run(1);
+		w_read(B, 64, NULL);
+		w_run(1);
+	}
+	CHECK_EQ(w_count(DP_WT_DATA, DP_WF_ACKNOW), acks);
+	w_teardown();
+}
+
+/*
+ * The resend that fills a hole is acknowledged at once, with what was
+ * held past it: the sender's credit and copies wait for that ACK.
+ */
+static void test_snd_hole_filled_ack(void)
+{
+	u32 i;
+
+	two_open(65536);
+	first_seq = w_info(ab).snd_nxt;
+	w.drop = drop_first_once;
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(w_send(ab, 100), 0);
+	CHECK_EQ(w_count(DP_WT_DATA, DP_WF_ACKNOW), 0);
+	w_pump();			/* gap report, resend, its ACK: no tick */
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_GAP), 1);
+	CHECK_EQ(w_stats(A).tx_retrans, 1);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(dp_snd_unacked(ab), 0);
+	CHECK_EQ(w_read(B, 8, NULL), 5);
+	w_teardown();
+}
+
 /* An ACK of a message sent once is an RTT sample (Karn): the RTO follows. */
 static void test_snd_rtt_sample(void)
 {
@@ -1460,6 +1539,9 @@ const struct unit_test snd_tests[] = {
 	{ "snd: a loss beyond what the receiver holds is recovered in round trips",
 	  test_snd_burst_loss },
 	{ "snd: gap report: the missing message resent once", test_snd_fast_resend },
+	{ "snd: the message at half the window asks for its ACK at once (DP_WF_ACKNOW); "
+	  "not while credit binds", test_snd_ack_now },
+	{ "snd: the resend that fills a hole is acknowledged at once", test_snd_hole_filled_ack },
 	{ "snd: SACK: every hole below the highest held resent in one round trip",
 	  test_snd_sack_holes },
 	{ "snd: SACK: held messages leave the window; a timeout forgets them",

@@ -442,6 +442,13 @@ enum dp_wire_type {
  * "Bundles"): a batch's small messages share one link frame.
  */
 #define DP_WF_BUNDLE		0x0400
+/*
+ * DP_WF_ACKNOW: on DATA, the sender's congestion window is half spent:
+ * acknowledge at once rather than after the receiver's tick, so the
+ * window opens before it shuts.  A hint: a receiver that ignores it only
+ * answers later.
+ */
+#define DP_WF_ACKNOW		0x0800
 #define DP_SACK_LEN		16
 #define DP_FRAG_TOTAL_LEN	4
 
