@@ -39,7 +39,12 @@ say() { echo "debug-kernel: $*" >&2; }
 die() { say "$*"; exit 1; }
 
 [ -r "$tarball" ] || die "$tarball missing (tools/deps.sh --debug-kernel installs linux-source-6.1)"
-for t in bc bison flex make gcc xz; do
+# Unpacking the source (make check's kselftest build) needs only xz; the
+# kernel's build needs the rest, which only tools/deps.sh --debug-kernel
+# installs.
+tools="xz"
+[ -n "$source_only" ] || tools="bc bison flex make gcc xz"
+for t in $tools; do
 	command -v "$t" >/dev/null || die "$t missing (tools/deps.sh --debug-kernel)"
 done
 
