@@ -184,7 +184,7 @@ static bool dp_cwnd_open(const struct dp_snd *s)
  * (64 messages of 1024 bytes on a 9000-byte link) was spent long before
  * that, and the writer waited out every tick.  Such a message asks for
  * its ACK at once (DP_WF_ACKNOW), once per half window, so the window
- * opens while its second half is sent.  A window larger than the credit
+ * opens while its second half is sent.  A window over twice the credit
  * (a session without loss) never gets there and asks nothing.  Caller
  * holds s->lock.
  */

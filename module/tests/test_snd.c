@@ -940,7 +940,7 @@ static void test_snd_fast_resend(void)
 }
 
 /*
- * DP_WF_ACKNOW (docs/reliability.md 6.1): the message that takes the bytes
+ * DP_WF_ACKNOW (docs/reliability.md 5.3): the message that takes the bytes
  * in flight to half the congestion window asks for its ACK at once, and
  * the receiver sends it without waiting for its tick, so the window opens
  * while its second half goes.  Only that one message asks, and one again
