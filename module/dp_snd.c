@@ -161,39 +161,43 @@ static void dp_cwnd_loss(struct dp_snd *s, bool timeout)
 	s->cwnd_acc = 0;
 }
 
+/* The bytes in flight and not held by the receiver below it.  Lockless. */
+static u32 dp_cwnd_out(const struct dp_snd *s)
+{
+	u32 out = READ_ONCE(s->snd_bytes) - READ_ONCE(s->una_bytes);
+
+	return out - min(READ_ONCE(s->held_bytes), out);
+}
+
 /*
- * Room in the window: the bytes in flight and not held by the receiver
- * below it, and fewer than DP_CWND_MAX such frames.  Lockless.
+ * Room in the window: dp_cwnd_out() under cwnd, and fewer than
+ * DP_CWND_MAX such frames.  Lockless.
  */
 static bool dp_cwnd_open(const struct dp_snd *s)
 {
-	u32 out = READ_ONCE(s->snd_bytes) - READ_ONCE(s->una_bytes);
-	u32 held = READ_ONCE(s->held_bytes);
 	u32 frames = READ_ONCE(s->snd_nxt) - READ_ONCE(s->snd_una);
 
 	frames -= min(READ_ONCE(s->held), frames);
-	return out - min(held, out) < READ_ONCE(s->cwnd) && frames < DP_CWND_MAX;
+	return dp_cwnd_out(s) < READ_ONCE(s->cwnd) && frames < DP_CWND_MAX;
 }
 
 /*
  * Whether a message of weight @wt about to take its seq brings the bytes
- * in flight (those the receiver holds past a hole left out, as in
- * dp_cwnd_open()) from under half of cwnd to half or more.  The receiver
- * acknowledges after a tick (4 ms at HZ=250), when it has no data of its
- * own to carry the ACK; a window the loss of a frame cut to its floor
- * (64 messages of 1024 bytes on a 9000-byte link) was spent long before
- * that, and the writer waited out every tick.  Such a message asks for
- * its ACK at once (DP_WF_ACKNOW), once per half window, so the window
- * opens while its second half is sent.  A window over twice the credit
- * (a session without loss) never gets there and asks nothing.  Caller
- * holds s->lock.
+ * in flight (dp_cwnd_out()) from under half of cwnd to half or more.  The
+ * receiver acknowledges after a tick (4 ms at HZ=250), when it has no
+ * data of its own to carry the ACK; a window the loss of a frame cut to
+ * its floor (64 messages of 1024 bytes on a 9000-byte link) was spent
+ * long before that (traced, the writer waited about a tick at each
+ * stall).  Such a message asks for its ACK at once (DP_WF_ACKNOW), once
+ * per half window, so the window opens while its second half is sent.  A
+ * window over twice the credit (a session without loss) never gets there
+ * and asks nothing.  Caller holds s->lock.
  */
 static bool dp_snd_ask_ack(const struct dp_snd *s, u32 wt)
 {
-	u32 out = s->snd_bytes - s->una_bytes, half = s->cwnd / 2;
+	u32 out = dp_cwnd_out(s), half = s->cwnd / 2;
 
 	lockdep_assert_held(&s->lock);
-	out -= min(s->held_bytes, out);
 	return out < half && out + wt >= half;
 }
 
