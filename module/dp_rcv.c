@@ -74,6 +74,7 @@ struct dp_rx_peer {
 	u32 credit;
 	u32 adv;
 	u8 ack_due;
+	u16 dup;
 	bool gap;
 	bool sack;
 	bool idle;
@@ -120,6 +121,7 @@ struct dp_rx_src {
 #define DP_ACK_DELAYED	0x1	/* after a delivery: may wait for a piggy-back */
 #define DP_ACK_NOW	0x2	/* a HELLO, a duplicate, a probe, a low window */
 #define DP_ACK_GAP	0x4	/* send with DP_WF_GAP */
+#define DP_ACK_DUP	0x8	/* send with DP_WF_DUP, naming dp_rx_peer.dup */
 
 static u32 dp_rcv_hash(const struct dp_rcv *r, const struct dp_addr *a)
 {
@@ -467,6 +469,36 @@ static void dp_rcv_paid(struct dp_rcv *r, struct dp_rx_peer *rp)
 		r->n_due--;
 	rp->ack_due = 0;
 	rp->adv = rp->credit;
+}
+
+/*
+ * A copy of a message already delivered came from @rp: answered at once,
+ * naming the first such since the last ACK (DP_WF_DUP), so that a sender
+ * whose timeout resent it learns the timeout was spurious.  Holds r->lock.
+ */
+static void dp_rcv_dup(struct dp_rcv *r, struct dp_rx_peer *rp, u32 seq)
+{
+	lockdep_assert_held(&r->lock);
+	if (!(rp->ack_due & DP_ACK_DUP))
+		rp->dup = (u16)seq;
+	dp_rcv_owe(r, rp, DP_ACK_NOW | DP_ACK_DUP);
+}
+
+/*
+ * The ack fields of frame @h to @rp, which pays what it owes (a frame of
+ * its own, or DATA it rides on).  Holds r->lock.
+ */
+static void dp_rcv_ack_fields(struct dp_rcv *r, struct dp_rx_peer *rp,
+			      struct dp_msg_hdr *h)
+{
+	h->flags |= DP_WF_ACK | (rp->ack_due & DP_ACK_GAP ? DP_WF_GAP : 0);
+	if (rp->ack_due & DP_ACK_DUP) {
+		h->flags |= DP_WF_DUP;
+		h->dup = rp->dup;
+	}
+	h->ack = rp->rcv_nxt - 1;
+	h->credit = rp->credit;
+	dp_rcv_paid(r, rp);
 }
 
 /*
@@ -1238,7 +1270,7 @@ void dp_rcv_data(struct dp_rcv *r, const struct dp_msg_hdr *h,
 		case DP_RX_DUP:
 			drop = DP_CTR_RX_DROP_DUP;
 			atomic64_inc(&r->rx_dup);
-			dp_rcv_owe(r, rp, DP_ACK_NOW);
+			dp_rcv_dup(r, rp, h->seq);
 			break;
 		case DP_RX_GAP:
 			drop = dp_rcv_hold(r, rp, h, payload);
@@ -1341,12 +1373,8 @@ void dp_rcv_piggyback(struct dp_rcv *r, struct dp_rcv_pair *p,
 		return;
 	spin_lock_irqsave(&r->lock, flags);
 	rp = dp_rcv_paired(r, p, &to);
-	if (rp && rp->peer_inc == peer_inc) {
-		h->flags |= DP_WF_ACK | (rp->ack_due & DP_ACK_GAP ? DP_WF_GAP : 0);
-		h->ack = rp->rcv_nxt - 1;
-		h->credit = rp->credit;
-		dp_rcv_paid(r, rp);
-	}
+	if (rp && rp->peer_inc == peer_inc)
+		dp_rcv_ack_fields(r, rp, h);
 	spin_unlock_irqrestore(&r->lock, flags);
 }
 
@@ -1360,9 +1388,14 @@ void dp_rcv_unpiggyback(struct dp_rcv *r, struct dp_rcv_pair *p,
 
 	spin_lock_irqsave(&r->lock, flags);
 	rp = dp_rcv_paired(r, p, &to);
-	if (rp && rp->peer_inc == h->dst_inc)
+	if (rp && rp->peer_inc == h->dst_inc) {
+		if ((h->flags & DP_WF_DUP) && !(rp->ack_due & DP_ACK_DUP)) {
+			rp->dup = h->dup;
+			dp_rcv_mark(r, rp, DP_ACK_DUP);
+		}
 		dp_rcv_owe(r, rp, DP_ACK_NOW |
 			   (h->flags & DP_WF_GAP ? DP_ACK_GAP : 0));
+	}
 	spin_unlock_irqrestore(&r->lock, flags);
 }
 
@@ -1487,16 +1520,13 @@ static void dp_rcv_take_ack(struct dp_rcv *r, struct dp_rx_peer *rp,
 	u8 *map = b->sack[b->n++];
 
 	dp_tx_hdr(r->ep, h, DP_WT_ACK, &rp->from);
-	h->flags = DP_WF_ACK | (rp->ack_due & DP_ACK_GAP ? DP_WF_GAP : 0);
 	h->seq = max_msg;
-	h->ack = rp->rcv_nxt - 1;
-	h->credit = rp->credit;
 	h->dst_inc = rp->peer_inc;
 	if (rp->sack && dp_rcv_sack(r, rp, map)) {
 		h->flags |= DP_WF_SACK;
 		h->len = DP_SACK_LEN;
 	}
-	dp_rcv_paid(r, rp);
+	dp_rcv_ack_fields(r, rp, h);
 }
 
 /*

@@ -11,7 +11,7 @@ void dp_wire_encode(struct dp_wire_hdr *w, const struct dp_msg_hdr *h)
 	w->type = h->type;
 	w->len = cpu_to_be16(h->len);
 	w->flags = cpu_to_be16(h->flags);
-	w->reserved = 0;
+	w->dup = cpu_to_be16(h->flags & DP_WF_DUP ? h->dup : 0);
 	w->dst_nid = cpu_to_be32(h->dst_nid);
 	w->src_nid = cpu_to_be32(h->src_nid);
 	w->dst_dpid = cpu_to_be32(h->dst_dpid);
@@ -31,6 +31,7 @@ void dp_wire_encode_from(struct dp_wire_hdr *w, const struct dp_wire_hdr *t,
 	*w = *t;
 	w->len = cpu_to_be16(h->len);
 	w->flags = cpu_to_be16(h->flags);
+	w->dup = cpu_to_be16(h->flags & DP_WF_DUP ? h->dup : 0);
 	w->seq = cpu_to_be32(h->seq);
 	w->ack = cpu_to_be32(h->ack);
 	w->credit = cpu_to_be32(h->credit);
@@ -139,6 +140,7 @@ int dp_wire_decode_parts(const void *hdr, size_t frame_len,
 	    dp_wire_csum_crc(&w, dp_payload_crc(msg, ~0u, h->len)))
 		return DP_CTR_RX_DROP_CSUM;
 	h->flags = be16_to_cpu(w.flags);
+	h->dup = h->flags & DP_WF_DUP ? be16_to_cpu(w.dup) : 0;
 	h->dst_nid = be32_to_cpu(w.dst_nid);
 	h->src_nid = be32_to_cpu(w.src_nid);
 	h->dst_dpid = be32_to_cpu(w.dst_dpid);

@@ -10,6 +10,7 @@ struct dp_msg_hdr {
 	u8 type;
 	u16 len;
 	u16 flags;
+	u16 dup;
 	u32 dst_nid;
 	u32 src_nid;
 	u32 dst_dpid;

@@ -197,6 +197,7 @@ static int check_wire_bytes(const uint8_t *w, const struct dp_msg_hdr *h)
 static int same_hdr(const struct dp_msg_hdr *a, const struct dp_msg_hdr *b)
 {
 	return a->type == b->type && a->len == b->len && a->flags == b->flags &&
+	       a->dup == b->dup &&
 	       a->dst_nid == b->dst_nid && a->src_nid == b->src_nid &&
 	       a->dst_dpid == b->dst_dpid && a->src_dpid == b->src_dpid &&
 	       a->src_uid == b->src_uid && a->seq == b->seq && a->ack == b->ack &&

@@ -59,6 +59,43 @@ static void test_rcv_dup(void)
 	w_teardown();
 }
 
+/*
+ * The ACK that answers duplicates names the first of them since the last
+ * ACK (DP_WF_DUP, the low 16 bits of its seq); the ACKs before it, which
+ * answered no duplicate, carry no such flag.
+ */
+static void test_rcv_dup_named(void)
+{
+	struct w_frame f1, f2;
+	const struct w_frame *a;
+
+	two(65536);
+	CHECK_EQ(w_send(ab, 100), 0);
+	f1 = *w_last(DP_WT_DATA, 0);
+	CHECK_EQ(w_send(ab, 100), 0);
+	f2 = *w_last(DP_WT_DATA, 0);
+	w_run(5);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_DUP), 0);
+	dp_rcv_data(&B->rcv, &f2.h, W_FLAT(f2.data));
+	dp_rcv_data(&B->rcv, &f1.h, W_FLAT(f1.data));
+	CHECK_EQ(w_stats(B).rx_dup, 2);
+	w_pump();
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_DUP), 1);
+	a = w_last(DP_WT_ACK, DP_WF_DUP);
+	CHECK(a && a->h.dup == (u16)f2.h.seq, "names %u, the first (%u)",
+	      a ? a->h.dup : 0, f2.h.seq);
+	CHECK(a && a->h.ack == f2.h.seq, "and acknowledges all (%u)",
+	      a ? a->h.ack : 0);
+	dp_rcv_data(&B->rcv, &f1.h, W_FLAT(f1.data));
+	w_pump();		/* the next ACK names the next duplicate */
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_DUP), 2);
+	a = w_last(DP_WT_ACK, DP_WF_DUP);
+	CHECK(a && a->h.dup == (u16)f1.h.seq, "names %u (%u)",
+	      a ? a->h.dup : 0, f1.h.seq);
+	w_teardown();
+}
+
 static u32 hold_seq;
 static bool drop_hold_seq(const struct w_frame *f)
 {
@@ -321,6 +358,44 @@ static bool ack_rides(struct dp_snd *ba, long *lookups)
 	f = &w.frames[w.n_frames - 1];
 	CHECK(f->h.type == DP_WT_DATA && f->h.src_nid == 2, "B's DATA is the last");
 	return (f->h.flags & DP_WF_ACK) && f->h.ack == w_info(ab).snd_nxt - 1;
+}
+
+/*
+ * An ACK owed for a duplicate rides on DATA as any other, naming it; if
+ * that DATA does not leave, the ACK owed again still names it.
+ */
+static void test_rcv_dup_rides(void)
+{
+	struct dp_snd *ba = both_ways();
+	const struct w_frame *f;
+	struct w_frame d;
+	long lookups;
+
+	CHECK(ack_rides(ba, &lookups), "paired, the ack rides");
+	w_pump();
+	d = *w_last(DP_WT_DATA, 0);	/* B's; A's is the one before */
+	CHECK_EQ(w_send(ab, 100), 0);
+	d = *w_last(DP_WT_DATA, 0);
+	w_run(5);
+	dp_rcv_data(&B->rcv, &d.h, W_FLAT(d.data));
+	CHECK_EQ(w_send(ba, 100), 0);	/* before ack_work runs */
+	f = w_last(DP_WT_DATA, DP_WF_DUP);
+	CHECK(f && f->h.src_nid == 2 && (f->h.flags & DP_WF_ACK) &&
+	      f->h.dup == (u16)d.h.seq, "B's DATA names the duplicate %u",
+	      d.h.seq);
+	w_pump();
+	dp_rcv_data(&B->rcv, &d.h, W_FLAT(d.data));
+	w.tx_err = -ENOBUFS;
+	CHECK_EQ(w_send(ba, 100), 0);
+	w.tx_err = 0;
+	w_run(1);
+	f = w_last(DP_WT_ACK, DP_WF_DUP);
+	CHECK(f && f->h.src_nid == 2 && f->h.dup == (u16)d.h.seq,
+	      "owed again, the ACK names it");
+	w_run(300);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_info(ba).snd_una, w_info(ba).snd_nxt);
+	w_teardown();
 }
 
 /*
@@ -693,6 +768,10 @@ static void test_rcv_stale_return(void)
 
 const struct unit_test rcv_tests[] = {
 	{ "rcv: a duplicate is dropped, counted, acked again", test_rcv_dup },
+	{ "rcv: the ACK that answers duplicates names the first (DP_WF_DUP)",
+	  test_rcv_dup_named },
+	{ "rcv: an ACK naming a duplicate rides on DATA, and is owed again "
+	  "if that DATA does not leave", test_rcv_dup_rides },
 	{ "rcv: after a gap: held, then delivered in order", test_rcv_gap_held },
 	{ "rcv: SACK: ACKs map what is held past a gap, if the sender asked",
 	  test_rcv_sack },

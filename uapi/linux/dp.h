@@ -449,6 +449,15 @@ enum dp_wire_type {
  * answers later.
  */
 #define DP_WF_ACKNOW		0x0800
+/*
+ * DP_WF_DUP: with DP_WF_ACK, a DATA of the acknowledged session came again
+ * after it had been delivered; `dup` holds the low 16 bits of its seq (the
+ * first such since the receiver's last ACK).  A sender whose timeout's
+ * first resend is reported so knows the timeout was spurious: the
+ * original arrived (docs/reliability.md, 5.4).  A hint: a sender that
+ * ignores it only keeps the window the timeout cut.
+ */
+#define DP_WF_DUP		0x1000
 #define DP_SACK_LEN		16
 #define DP_FRAG_TOTAL_LEN	4
 
@@ -464,7 +473,7 @@ struct dp_wire_hdr {
 	dp_u8 type;		/* enum dp_wire_type */
 	dp_be16 len;		/* bytes after the header: DATA, ANNOUNCE, a SACK map */
 	dp_be16 flags;		/* DP_WF_* */
-	dp_be16 reserved;	/* sent 0, ignored */
+	dp_be16 dup;		/* DP_WF_DUP: a duplicate's seq, low 16 bits; else 0, ignored */
 	dp_be32 dst_nid;
 	dp_be32 src_nid;
 	dp_be32 dst_dpid;
