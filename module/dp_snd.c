@@ -716,6 +716,53 @@ static void dp_snd_sacked(struct dp_snd *s, const u8 *map)
 	s->sack_high = high;
 }
 
+/*
+ * A timeout: note what undoes it should it prove spurious (dp_snd_undo()),
+ * if the message its go-back sends first had been sent only once: then a
+ * duplicate of it at the receiver means its original arrived.  One sent
+ * twice already (a hole's resend, an earlier timeout) proves nothing.
+ * Caller holds s->lock.
+ */
+static void dp_snd_undo_mark(struct dp_snd *s)
+{
+	struct dp_txmsg *m;
+
+	lockdep_assert_held(&s->lock);
+	s->undo = false;
+	list_for_each_entry(m, &s->unacked, node) {
+		if (dp_seq_before(m->seq, s->snd_una))
+			continue;	/* acknowledged, not yet taken back */
+		s->undo = m->seq == s->snd_una && !READ_ONCE(m->resent);
+		break;
+	}
+	s->undo_seq = s->snd_una;
+	s->undo_cwnd = s->cwnd;
+	s->undo_ssthresh = s->ssthresh;
+}
+
+/*
+ * The receiver got the message a timeout resent first after it had
+ * delivered it (DP_WF_DUP naming it): the original arrived, and the
+ * timeout was spurious, an ACK late or lost (docs/reliability.md 5.4).
+ * The window goes back to what it was, and the go-back stops: what it
+ * would resend next is most likely in already, and a message that is not
+ * is reported as a hole or times out again.  Caller holds s->lock.
+ */
+static void dp_snd_undo(struct dp_snd *s, const struct dp_msg_hdr *h)
+{
+	lockdep_assert_held(&s->lock);
+	if (s->undo && s->snd_una - s->undo_seq > DP_CWND_MAX)
+		s->undo = false;	/* a window past it: no answer to it */
+	if (!(h->flags & DP_WF_DUP) || !s->undo ||
+	    h->dup != (u16)s->undo_seq)
+		return;
+	s->undo = false;
+	WRITE_ONCE(s->cwnd, max(s->cwnd, s->undo_cwnd));
+	s->ssthresh = max(s->ssthresh, s->undo_ssthresh);
+	s->recovering = false;
+	s->refill = false;
+}
+
 /* What the timer or a gap report asks for now.  Caller holds s->lock. */
 static enum dp_snd_action dp_snd_due(struct dp_snd *s)
 {
@@ -754,8 +801,10 @@ static enum dp_snd_action dp_snd_due(struct dp_snd *s)
 		 */
 		s->fast = false;
 		if (s->snd_una != s->snd_nxt && dp_snd_fast_due(s, now)) {
-			if (s->snd_una != s->fast_seq)
+			if (s->snd_una != s->fast_seq) {
 				dp_cwnd_loss(s, false);	/* once per hole */
+				s->undo = false;	/* a loss after all */
+			}
 			s->fast_seq = s->snd_una;
 			s->fast_at = now;
 			dp_snd_arm(s, now + dp_snd_timeout(s));
@@ -774,6 +823,7 @@ static enum dp_snd_action dp_snd_due(struct dp_snd *s)
 		dp_snd_ask(s);
 		return DP_SND_PROBE;
 	}
+	dp_snd_undo_mark(s);
 	dp_cwnd_loss(s, true);
 	dp_snd_unsack(s);
 	s->recovering = true;
@@ -1531,6 +1581,7 @@ static bool dp_snd_update(struct dp_snd *s, const struct dp_msg_hdr *h,
 	}
 	if (ack1 == s->snd_una)
 		dp_snd_sacked(s, sack);
+	dp_snd_undo(s, h);
 	if (shrank && dp_snd_head_refused(s)) {
 		dp_snd_fail(s, -EMSGSIZE);
 		return true;

@@ -172,6 +172,11 @@ struct dp_snd_ep {
  *	each frame weighed by dp_cwnd_weight().
  * @ssthresh: slow start below, additive increase above (bytes).
  * @cwnd_acc: acknowledged bytes towards the next additive step.
+ * @undo: the last timeout may be undone (dp_snd_undo()): the message its
+ *	go-back sent first, @undo_seq, had been sent once before it.
+ * @undo_seq: that message (snd_una when the timeout struck).
+ * @undo_cwnd: @cwnd before that timeout.
+ * @undo_ssthresh: @ssthresh before it.  All four under @lock.
  * @probe: a writer waits for credit: the timer probes the window.
  * @want: space of the message a writer last found no credit for (0 once
  *	one is sent): the probing goes on until it fits.
@@ -234,6 +239,10 @@ struct dp_snd {
 	u32 cwnd;
 	u32 ssthresh;
 	u32 cwnd_acc;
+	bool undo;
+	u32 undo_seq;
+	u32 undo_cwnd;
+	u32 undo_ssthresh;
 	u32 waiters;
 	bool returned;
 	bool in_msg;

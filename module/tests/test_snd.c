@@ -524,6 +524,79 @@ static void test_snd_goback(void)
 	for (i = 0; i < 10; i++)
 		CHECK_EQ(seq[i], i + 1);
 	CHECK_EQ(w_stats(B).rx_dup, 0);
+	CHECK_EQ(w_count(DP_WT_ACK, DP_WF_DUP), 0);	/* nothing to undo */
+	w_teardown();
+}
+
+/* The frames sent from @from to @to, in order, as a link that stalled. */
+static void replay(unsigned int from, unsigned int to)
+{
+	struct w_frame f;
+
+	for (; from < to; from++) {
+		f = w.frames[from];	/* sending more may move w.frames */
+		w_dispatch(&f.h, f.data);
+		w_pump();
+	}
+}
+
+/*
+ * A spurious timeout (docs/reliability.md 5.4): the link stalls past the
+ * RTO, holding the window and the timeout's resends, then hands them all
+ * on.  The receiver reports the resend of the first as a duplicate
+ * (DP_WF_DUP): the window goes back to what it was before the timeout.
+ * The ACK that reports it acknowledges the whole window, so nothing more
+ * is resent here either way (the going back stops at a report that comes
+ * while it still has messages to resend).  A report naming another
+ * message undoes nothing.
+ */
+static void test_snd_spurious_undo(void)
+{
+	u32 seq[64], i, cwnd, retrans, una;
+	unsigned int n0, n1;
+	struct w_frame ack;
+
+	two_open(262144);
+	for (i = 0; i < 32; i++)	/* RTT samples, and a wider window */
+		CHECK_EQ(w_send(ab, 100), 0);
+	w_run(5);
+	CHECK_EQ(w_read(B, 64, NULL), 32);
+	w_run(1);
+	cwnd = w_info(ab).cwnd;
+	CHECK(cwnd > DP_CWND_INIT * w_mss(), "window %u", cwnd);
+	una = w_info(ab).snd_nxt;
+	n0 = w.n_frames;
+	w.drop = drop_everything;
+	for (i = 0; i < 32; i++)
+		CHECK_EQ(w_send(ab, 100), 0);
+	for (i = 0; i < 300 && !w_stats(A).tx_retrans; i++)
+		w_run(1);
+	w_run(1);
+	retrans = w_stats(A).tx_retrans;
+	CHECK_EQ(retrans, DP_CWND_MIN * DP_CWND_SMALL);	/* the floor's worth */
+	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN * w_mss());
+	n1 = w.n_frames;
+	w.drop = NULL;
+	/* a report of another message's duplicate */
+	ack = *w_last(DP_WT_ACK, DP_WF_ACK);
+	CHECK_EQ(ack.h.src_nid, 2);
+	ack.h.flags |= DP_WF_DUP;
+	ack.h.dup = (u16)(una + 1);
+	w_dispatch(&ack.h, ack.data);
+	w_pump();
+	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN * w_mss());
+	replay(n0, n1);
+	w_run(5);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK(w_count(DP_WT_ACK, DP_WF_DUP) >= 2, "%u duplicates reported",
+	      w_count(DP_WT_ACK, DP_WF_DUP));
+	CHECK(w_info(ab).cwnd >= cwnd, "window %u, %u before the timeout",
+	      w_info(ab).cwnd, cwnd);
+	CHECK_EQ(w_stats(A).tx_retrans, retrans);
+	CHECK_EQ(w_stats(B).rx_dup, retrans);
+	CHECK_EQ(w_read(B, 64, seq), 32);
+	for (i = 0; i < 32; i++)
+		CHECK_EQ(seq[i], seq[0] + i);
 	w_teardown();
 }
 
@@ -1531,6 +1604,9 @@ const struct unit_test snd_tests[] = {
 	{ "snd: the window counts bytes, a small message half a frame at least",
 	  test_snd_cwnd_bytes },
 	{ "snd: timeout: go back, cwnd to its floor, backoff", test_snd_goback },
+	{ "snd: a timeout whose first resend is reported a duplicate is undone "
+	  "(DP_WF_DUP): the window back",
+	  test_snd_spurious_undo },
 	{ "snd: a hole cuts the window, not below the initial one", test_snd_gap_cut },
 	{ "snd: a lost resend goes again a round trip later, not at the timeout",
 	  test_snd_lost_resend },
