@@ -761,6 +761,7 @@ static void dp_snd_undo(struct dp_snd *s, const struct dp_msg_hdr *h)
 	s->ssthresh = max(s->ssthresh, s->undo_ssthresh);
 	s->recovering = false;
 	s->refill = false;
+	trace_dp_undo(s, s->undo_seq);
 }
 
 /* What the timer or a gap report asks for now.  Caller holds s->lock. */

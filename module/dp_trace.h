@@ -39,6 +39,7 @@ struct dp_addr;
 #define trace_dp_drop(node, reason, n) ((void)(node), (void)(reason), (void)(n))
 #define trace_dp_rx_no_ep(node, h) ((void)(node), (void)(h))
 #define trace_dp_retransmit(s, seq, fast) kmock_retransmit((s), (seq), (fast))
+#define trace_dp_undo(s, seq) ((void)(s), (void)(seq))
 #define trace_dp_session(s, from, to, err) \
 	((void)(s), (void)(from), (void)(to), (void)(err))
 #define trace_dp_stall(s, space, on) ((void)(s), (void)(space), (void)(on))
@@ -162,6 +163,30 @@ TRACE_EVENT(dp_retransmit,
 	    TP_printk("src=%u/%u dst=%u/%u seq=%u%s", __entry->nid,
 		      __entry->dpid, __entry->dst_nid, __entry->dst_dpid,
 		      __entry->seq, __entry->fast ? " fast" : "")
+);
+
+/*
+ * A timeout undone: the receiver reported the message it resent first,
+ * @seq, as a duplicate (DP_WF_DUP); the window is back at @cwnd bytes.
+ */
+TRACE_EVENT(dp_undo,
+	    TP_PROTO(const struct dp_snd *s, u32 seq),
+	    TP_ARGS(s, seq),
+	    TP_STRUCT__entry(__field(u32, nid)
+			     __field(u32, dpid)
+			     __field(u32, dst_nid)
+			     __field(u32, dst_dpid)
+			     __field(u32, seq)
+			     __field(u32, cwnd)),
+	    TP_fast_assign(__entry->nid = READ_ONCE(s->se->node->nid);
+			   __entry->dpid = s->se->ep->dpid;
+			   __entry->dst_nid = s->to.nid;
+			   __entry->dst_dpid = s->to.dpid;
+			   __entry->seq = seq;
+			   __entry->cwnd = READ_ONCE(s->cwnd);),
+	    TP_printk("src=%u/%u dst=%u/%u seq=%u cwnd=%u", __entry->nid,
+		      __entry->dpid, __entry->dst_nid, __entry->dst_dpid,
+		      __entry->seq, __entry->cwnd)
 );
 
 /* An edge's sending session changed state (enum dp_snd_state). */
