@@ -1389,10 +1389,8 @@ void dp_rcv_unpiggyback(struct dp_rcv *r, struct dp_rcv_pair *p,
 	spin_lock_irqsave(&r->lock, flags);
 	rp = dp_rcv_paired(r, p, &to);
 	if (rp && rp->peer_inc == h->dst_inc) {
-		if ((h->flags & DP_WF_DUP) && !(rp->ack_due & DP_ACK_DUP)) {
-			rp->dup = h->dup;
-			dp_rcv_mark(r, rp, DP_ACK_DUP);
-		}
+		if (h->flags & DP_WF_DUP)
+			dp_rcv_dup(r, rp, h->dup);
 		dp_rcv_owe(r, rp, DP_ACK_NOW |
 			   (h->flags & DP_WF_GAP ? DP_ACK_GAP : 0));
 	}

@@ -751,10 +751,11 @@ static void dp_snd_undo_mark(struct dp_snd *s)
 static void dp_snd_undo(struct dp_snd *s, const struct dp_msg_hdr *h)
 {
 	lockdep_assert_held(&s->lock);
-	if (s->undo && s->snd_una - s->undo_seq > DP_CWND_MAX)
+	if (!(h->flags & DP_WF_DUP) || !s->undo)
+		return;
+	if (s->snd_una - s->undo_seq > DP_CWND_MAX)
 		s->undo = false;	/* a window past it: no answer to it */
-	if (!(h->flags & DP_WF_DUP) || !s->undo ||
-	    h->dup != (u16)s->undo_seq)
+	if (!s->undo || h->dup != (u16)s->undo_seq)
 		return;
 	s->undo = false;
 	WRITE_ONCE(s->cwnd, max(s->cwnd, s->undo_cwnd));
