@@ -441,7 +441,9 @@ static int dp_genl_put_session(struct sk_buff *skb, struct dp_edge *e)
 	    nla_put_s32(skb, DP_A_EDGE_CREDIT, si.credit_left) ||
 	    nla_put_u32(skb, DP_A_EDGE_CWND, si.cwnd) ||
 	    nla_put_u32(skb, DP_A_EDGE_RTO_MS, si.rto_ms) ||
-	    nla_put_u32(skb, DP_A_EDGE_BACKOFF, si.backoff))
+	    nla_put_u32(skb, DP_A_EDGE_BACKOFF, si.backoff) ||
+	    nla_put_u32(skb, DP_A_EDGE_TIMEOUTS, si.timeouts) ||
+	    nla_put_u32(skb, DP_A_EDGE_UNDONE, si.undone))
 		return -EMSGSIZE;
 	/* last_heard means nothing before the first session */
 	if (si.state != DP_SND_IDLE &&

@@ -758,6 +758,7 @@ static void dp_snd_undo(struct dp_snd *s, const struct dp_msg_hdr *h)
 	if (!s->undo || h->dup != (u16)s->undo_seq)
 		return;
 	s->undo = false;
+	s->undone++;
 	WRITE_ONCE(s->cwnd, max(s->cwnd, s->undo_cwnd));
 	s->ssthresh = max(s->ssthresh, s->undo_ssthresh);
 	s->recovering = false;
@@ -825,6 +826,7 @@ static enum dp_snd_action dp_snd_due(struct dp_snd *s)
 		dp_snd_ask(s);
 		return DP_SND_PROBE;
 	}
+	s->timeouts++;
 	dp_snd_undo_mark(s);
 	dp_cwnd_loss(s, true);
 	dp_snd_unsack(s);
@@ -1759,6 +1761,8 @@ void dp_snd_info(struct dp_snd *s, struct dp_snd_info *si)
 	si->rto_ms = dp_rtt_timeout(&s->rtt, dp_rto_max_us()) / 1000;
 	si->backoff = s->rtt.backoff;
 	si->heard_ms = jiffies_to_msecs(jiffies - s->last_heard);
+	si->timeouts = s->timeouts;
+	si->undone = s->undone;
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 

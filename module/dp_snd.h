@@ -177,6 +177,9 @@ struct dp_snd_ep {
  * @undo_seq: that message (snd_una when the timeout struck).
  * @undo_cwnd: @cwnd before that timeout.
  * @undo_ssthresh: @ssthresh before it.  All four under @lock.
+ * @timeouts: retransmission timeouts with DATA in flight (each a
+ *	go-back) over the edge's life, every session; under @lock.
+ * @undone: of those, undone as spurious (dp_snd_undo()); under @lock.
  * @probe: a writer waits for credit: the timer probes the window.
  * @want: space of the message a writer last found no credit for (0 once
  *	one is sent): the probing goes on until it fits.
@@ -243,6 +246,8 @@ struct dp_snd {
 	u32 undo_seq;
 	u32 undo_cwnd;
 	u32 undo_ssthresh;
+	u32 timeouts;
+	u32 undone;
 	u32 waiters;
 	bool returned;
 	bool in_msg;
@@ -284,6 +289,9 @@ struct dp_snd {
  * @rto_ms: the retransmission timeout in force (backoff included).
  * @backoff: consecutive timeouts.
  * @heard_ms: since the peer was last heard (since the HELLO while HELLO).
+ * @timeouts: retransmission timeouts with DATA in flight, the edge's life.
+ * @undone: of those, undone: the receiver reported the first resend a
+ *	duplicate.
  */
 struct dp_snd_info {
 	u8 state;
@@ -296,6 +304,8 @@ struct dp_snd_info {
 	u32 rto_ms;
 	u32 backoff;
 	u32 heard_ms;
+	u32 timeouts;
+	u32 undone;
 };
 
 /* The endpoint's side: at open; its wait queue; its counters. */

@@ -575,6 +575,8 @@ static void test_snd_spurious_undo(void)
 	retrans = w_stats(A).tx_retrans;
 	CHECK_EQ(retrans, DP_CWND_MIN * DP_CWND_SMALL);	/* the floor's worth */
 	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN * w_mss());
+	CHECK_EQ(w_info(ab).timeouts, 1);
+	CHECK_EQ(w_info(ab).undone, 0);
 	n1 = w.n_frames;
 	w.drop = NULL;
 	/* a report of another message's duplicate */
@@ -585,6 +587,7 @@ static void test_snd_spurious_undo(void)
 	w_dispatch(&ack.h, ack.data);
 	w_pump();
 	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN * w_mss());
+	CHECK_EQ(w_info(ab).undone, 0);
 	replay(n0, n1);
 	w_run(5);
 	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
@@ -592,6 +595,8 @@ static void test_snd_spurious_undo(void)
 	      w_count(DP_WT_ACK, DP_WF_DUP));
 	CHECK(w_info(ab).cwnd >= cwnd, "window %u, %u before the timeout",
 	      w_info(ab).cwnd, cwnd);
+	CHECK_EQ(w_info(ab).timeouts, 1);	/* dpctl ep's count */
+	CHECK_EQ(w_info(ab).undone, 1);
 	CHECK_EQ(w_stats(A).tx_retrans, retrans);
 	CHECK_EQ(w_stats(B).rx_dup, retrans);
 	CHECK_EQ(w_read(B, 64, seq), 32);
@@ -649,6 +654,8 @@ static void test_snd_goback_refill(void)
 	for (i = 0; i < DP_CWND_INIT; i++)
 		CHECK_EQ(seq[i], i + 1);
 	CHECK_EQ(w_stats(B).rx_dup, 0);
+	CHECK_EQ(w_info(ab).timeouts, 1);
+	CHECK_EQ(w_info(ab).undone, 0);	/* a real loss */
 	w_teardown();
 }
 

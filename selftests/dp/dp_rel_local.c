@@ -719,9 +719,12 @@ static void state_cut(int a, int b, int n_ok)
 		sent(va.edge) == n_ok + 3,
 		"3 written to a receiver cut off: edge unacked %lld, ioctl tx_unacked %llu, sent %lld",
 		num(va.edge, "unacked"), (unsigned long long)sa.tx_unacked, sent(va.edge));
-	ktap_ok(num(va.edge, "backoff") >= 1 && num(va.stats, "tx_retrans") >= 1,
-		"retransmitted with backoff %lld (tx_retrans %lld)", num(va.edge, "backoff"),
-		num(va.stats, "tx_retrans"));
+	/* a real loss: timed out, and no report of a duplicate undid it */
+	ktap_ok(num(va.edge, "backoff") >= 1 && num(va.stats, "tx_retrans") >= 1 &&
+		num(va.edge, "timeouts") >= 1 && num(va.edge, "undone") == 0,
+		"retransmitted with backoff %lld (tx_retrans %lld), timeouts %lld, undone %lld",
+		num(va.edge, "backoff"), num(va.stats, "tx_retrans"), num(va.edge, "timeouts"),
+		num(va.edge, "undone"));
 }
 
 /* Phase 3: the receiver restarts: the sender's edge fails. */

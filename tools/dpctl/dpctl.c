@@ -941,6 +941,11 @@ static void edge_session(struct rec *r, const struct nlattr **tb)
 		rec_u64(r, "heard_ms", get_u32(tb[DP_A_EDGE_HEARD_MS]));
 	else
 		rec_str(r, "heard_ms", NULL, "-");
+	/* not from a module older than the counts */
+	if (tb[DP_A_EDGE_TIMEOUTS])
+		rec_u64(r, "timeouts", get_u32(tb[DP_A_EDGE_TIMEOUTS]));
+	if (tb[DP_A_EDGE_UNDONE])
+		rec_u64(r, "undone", get_u32(tb[DP_A_EDGE_UNDONE]));
 }
 
 /*

@@ -669,6 +669,17 @@ enum dp_attr {
 	 * frame, while the NIC still held an earlier frame of the endpoint
 	 */
 	DP_A_EP_TX_CORKED,
+	/*
+	 * Appended for spurious timeouts (docs/reliability.md 5.4), in an
+	 * edge's nest.  u32: the edge's retransmission timeouts with DATA in
+	 * flight, each a go-back, over its life (every session)
+	 */
+	DP_A_EDGE_TIMEOUTS,
+	/*
+	 * u32: of those, undone: the receiver reported the go-back's first
+	 * resend a duplicate (DP_WF_DUP), so the original had arrived
+	 */
+	DP_A_EDGE_UNDONE,
 	__DP_A_MAX
 };
 

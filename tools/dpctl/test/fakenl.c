@@ -187,6 +187,10 @@ static void edge(struct out *o, uint32_t nid, uint32_t state, uint32_t err, int3
 	u32(o, DP_A_EDGE_BACKOFF, nid % 3);
 	if (heard >= 0)
 		u32(o, DP_A_EDGE_HEARD_MS, (uint32_t)heard);
+	if (nid != 3) {		/* nid 3: as from a module older than the counts */
+		u32(o, DP_A_EDGE_TIMEOUTS, nid * 7);
+		u32(o, DP_A_EDGE_UNDONE, nid);
+	}
 	nest_end(o);
 }
 

@@ -160,6 +160,8 @@ def ep_expect(v):
             ("negative credit", e0["edges"][0]["credit_left"] == -64),
             ("failed session errno", e0["edges"][1]["err"] == "ETIMEDOUT"),
             ("idle: no heard_ms", e0["edges"][2]["heard_ms"] is None),
+            ("timeouts and undone", [(x.get("timeouts"), x.get("undone"))
+                                     for x in e0["edges"]] == [(14, 2), (None, None), (28, 4)]),
             ("raw mode and tx_seq", v[1]["mode"] == "raw" and v[1]["edges"] == [
                 {"nid": 2, "dpid": 201, "tx_seq": 42}]),
             ("pool bytes taken, messages open", e0["taken"] == 2 * 1088 and e0["open"] == 1),
