@@ -40,6 +40,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,6 +99,7 @@ struct opts {
 	unsigned int timeout_ms, connect_ms, idle_s;
 	const char *tag;
 	const char *ready;
+	const char *hold;	/* client: FILE made at the end; exit once it is gone */
 	int dp_raw;		/* dp: bind with DP_BIND_RAW (unreliable, v1) */
 	unsigned int batch;	/* dp, bw and rate: messages per send call */
 	int uring;		/* dp, bw and rate: send through io_uring */
@@ -1444,6 +1446,26 @@ static void dp_drain(const struct xp *x, const struct opts *o)
 		(unsigned long long)st.tx_unacked, o->timeout_ms);
 }
 
+/*
+ * --hold FILE: the tests are done and the endpoint is still open: make
+ * FILE and wait until someone removes it (at most a minute), so that a
+ * script can read what dpctl ep shows of the edges before they go.
+ */
+static void hold(const struct opts *o)
+{
+	struct stat st;
+	int i, fd;
+
+	if (!o->hold)
+		return;
+	fd = open(o->hold, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die("--hold %s: %s", o->hold, strerror(errno));
+	close(fd);
+	for (i = 0; i < 6000 && !stat(o->hold, &st); i++)
+		usleep(10000);
+}
+
 static int client(struct xp *x, const struct opts *o)
 {
 	struct ctrl bye = { .cmd = C_BYE };
@@ -1469,6 +1491,7 @@ static int client(struct xp *x, const struct opts *o)
 	if (x->proto != P_TCP)
 		send_ctrl(x, &bye);	/* a datagram may be lost; the server exits on the first */
 	dp_drain(x, o);
+	hold(o);
 	return failed ? 2 : 0;
 }
 
@@ -1511,6 +1534,8 @@ static void usage(FILE *f, int status)
 	      "  --idle S         server: exit after S seconds without a message (default 300)\n"
 	      "  --tag STR        client: first TSV field, e.g. mode=icount\n"
 	      "  --ready FILE     server: create FILE once it can receive\n"
+	      "  --hold FILE      client: after the tests, create FILE and keep the\n"
+	      "                   endpoint open until FILE is removed (at most 60 s)\n"
 	      "  --drop N         server: ignore every Nth data message (tests dpperf)\n"
 	      "  --dp-raw         dp: unreliable edges (DP_BIND_RAW; results say dp-raw)\n"
 	      "  --batch N        dp client, bw and rate: send data N messages per\n"
@@ -1607,6 +1632,7 @@ static const struct option longopts[] = {
 	{ "idle", required_argument, NULL, 'I' },
 	{ "tag", required_argument, NULL, 'g' },
 	{ "ready", required_argument, NULL, 'y' },
+	{ "hold", required_argument, NULL, 'H' },
 	{ "drop", required_argument, NULL, 'X' },
 	{ "dp-raw", no_argument, NULL, 'U' },
 	{ "batch", required_argument, NULL, 'B' },
@@ -1645,6 +1671,7 @@ static void parse_opt(struct opts *o, int c, const char *a)
 	case 'I': o->idle_s = parse_u32(a, "idle time", 1, 86400); break;
 	case 'g': o->tag = a; break;
 	case 'y': o->ready = a; break;
+	case 'H': o->hold = a; break;
 	case 'X': o->drop = parse_u32(a, "drop", 1, UINT32_MAX); break;
 	case 'U': o->dp_raw = 1; break;
 	case 'B': o->batch = parse_u32(a, "batch", 1, DP_SENDV_MAX); break;

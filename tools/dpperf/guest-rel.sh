@@ -95,6 +95,19 @@ window_summary() {
 		}'
 }
 
+# timeouts_summary LOSS: one comment line: the retransmission timeouts of
+# the client's edges (dpctl ep, read while dpperf --hold keeps them) and how
+# many of those the receiver's duplicate report undid as spurious.
+timeouts_summary() {
+	dpctl ep 2>/dev/null | tr ' ' '\n' | awk -v loss="$1" '
+		$0 == "timeouts" { getline; t += $0; n++ }
+		$0 == "undone" { getline; u += $0 }
+		END {
+			if (!n) { print "# loss=" loss " dp bw timeouts: no edge seen"; exit }
+			print "# loss=" loss " dp bw timeouts: " t ", undone as spurious " u
+		}'
+}
+
 # frames_now: the node's counters, "name value" lines (dpctl stats).
 frames_now() {
 	dpctl stats 2>/dev/null
@@ -132,15 +145,26 @@ run_client() {	# run_client PROTO STEP LOSS TEST
 		sampler=$!
 	fi
 	[ "$1" != tcp ] && frames_now >/tmp/dpperf-frames.0
+	held=/tmp/dpperf-hold
+	rm -f "$held"
 	# shellcheck disable=SC2046,SC2086 # word splitting wanted
 	dpperf client $(args "$1") --recv block --peer "$peer" $what \
-		--connect-timeout 60000 --tag "loss=$3" >>"$OUT" 2>>/tmp/dpperf-rel.err
-	st=$?
+		${sampler:+--hold "$held"} \
+		--connect-timeout 60000 --tag "loss=$3" >>"$OUT" 2>>/tmp/dpperf-rel.err &
+	pid=$!
+	# with --hold, dpperf keeps its endpoint once done, until $held goes
+	while [ -n "$sampler" ] && [ ! -e "$held" ] && kill -0 "$pid" 2>/dev/null; do
+		sleep 0.05 2>/dev/null || sleep 1
+	done
 	if [ -n "$sampler" ]; then
 		kill "$sampler" 2>/dev/null
 		wait "$sampler" 2>/dev/null
 		window_summary "$3" /tmp/dpperf-window >>"$OUT"
+		timeouts_summary "$3" >>"$OUT"
+		rm -f "$held"
 	fi
+	wait "$pid"
+	st=$?
 	if [ "$1" != tcp ] && [ "$4" = bw ]; then
 		frames_now >/tmp/dpperf-frames.1
 		frames_summary client "$1" "$3" /tmp/dpperf-frames.0 /tmp/dpperf-frames.1 \
