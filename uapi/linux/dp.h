@@ -594,7 +594,8 @@ enum dp_attr {
 	DP_A_EP_EDGES,		/* nested: DP_A_EDGE each */
 	/*
 	 * nested: DP_A_NID, DP_A_DPID, DP_A_EDGE_TX_SEQ; on a reliable
-	 * endpoint also the session, DP_A_EDGE_STATE to DP_A_EDGE_HEARD_MS
+	 * endpoint also the session, DP_A_EDGE_STATE to DP_A_EDGE_HEARD_MS,
+	 * DP_A_EDGE_TIMEOUTS and DP_A_EDGE_UNDONE
 	 */
 	DP_A_EDGE,
 	DP_A_EDGE_TX_SEQ,	/* u32 */
