@@ -400,11 +400,11 @@ static void c_stream(struct c_cfg *cfg)
 	if (unit_failed)
 		c_dump("at the end");
 	printf("#   seed %llu: %u messages in %lu ms; link passed %lu, dropped %lu, "
-	       "duplicated %lu, reordered %lu, %lu hiccups; resent %lu going back, "
-	       "%lu for holes; rx_drop_seq %llu\n",
+	       "duplicated %lu, reordered %lu, %lu hiccups; %u timeouts, %u undone; "
+	       "resent %lu going back, %lu for holes; rx_drop_seq %llu\n",
 	       (unsigned long long)cfg->seed, c.got, jiffies - 1000000, c.passed,
-	       c.dropped, c.duplicated, c.reordered, c.hiccups, kmock_resent[0],
-	       kmock_resent[1],
+	       c.dropped, c.duplicated, c.reordered, c.hiccups, w_info(ab).timeouts,
+	       w_info(ab).undone, kmock_resent[0], kmock_resent[1],
 	       (unsigned long long)w.nodes[1].ctr[DP_CTR_RX_DROP_SEQ]);
 	w_teardown();
 	while (c.nq)
