@@ -39,7 +39,7 @@ expect() { # "LINE" "WANT..." (LINE's last word is completed; "" for a new word)
 }
 
 echo "TAP version 13"
-echo "1..19"
+echo "1..20"
 expect "dpctl " "discover ep help monitor myri nart node stats"
 expect "dpctl n" "nart node"
 expect "dpctl -" "--help --json -h -j"
@@ -53,7 +53,8 @@ expect "dpctl node set dev " "IFACES"
 expect "dpctl node set backend " "myri netdev tulip"
 expect "dpctl nart load " "FILES"
 expect "dpctl stats r" "reset"
-expect "dpctl ep " ""
+expect "dpctl ep " "watch"
+expect "dpctl ep watch " ""
 expect "dpctl myri " "map"
 expect "dpctl myri map " "ports show wait"
 expect "dpctl myri map ports " ""

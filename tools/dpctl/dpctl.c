@@ -13,6 +13,8 @@
  *   dpctl nart check FILE|-                  only validate a NART file
  *   dpctl ep                                 endpoints, their counters, edges (with
  *                                            their sessions) and rx peers
+ *   dpctl ep watch MS [COUNT]                the same every MS ms, COUNT times or
+ *                                            until killed
  *   dpctl stats [NAME]                       node counters, "name value" per line
  *   dpctl stats reset
  *   dpctl monitor                            one line per event (sessions, peer
@@ -40,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <linux/netlink.h>
@@ -79,7 +82,8 @@ static void usage(FILE *f, int status)
 	fputs("usage: dpctl [-j] node [set [nid N] [dev IFNAME] [backend netdev] | detach]\n"
 	      "       dpctl nart [show | load FILE | add NID MAC [ROUTE] | del NID | flush |\n"
 	      "                   check FILE]      (ROUTE: Myrinet route bytes, e.g. 87:80)\n"
-	      "       dpctl ep      (endpoints: counters, edges and sessions, rx peers)\n"
+	      "       dpctl ep [watch MS [COUNT]]  (endpoints: counters, edges and\n"
+	      "                     sessions, rx peers; watch: every MS ms)\n"
 	      "       dpctl stats [NAME | reset]\n"
 	      "       dpctl discover [on [INTERVAL_MS] | off]   (neighbour discovery)\n"
 	      "       dpctl monitor (events: sessions, peer restarts, NICs, NART,\n"
@@ -1122,6 +1126,59 @@ static void cmd_ep(struct nl *nl)
 	json_close("]");
 }
 
+static unsigned long parse_num(const char *s, const char *what, unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || !v || v > max || *s == '-')
+		die("bad %s \"%s\" (want 1..%lu)", what, s, max);
+	return v;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/*
+ * dpctl ep watch MS [COUNT]: the endpoints every MS ms, COUNT times or
+ * until killed, from one process: a script sampling an edge through a run
+ * costs the run one netlink dump per sample, not a fork and exec.  Text
+ * leads each dump with "# t_ms N" (since the first); JSON prints each as
+ * one array on its own line.  Flushed after each dump, so a reader (or a
+ * file, the process killed) has every dump whole.
+ */
+static void cmd_ep_watch(struct nl *nl, int argc, char **argv)
+{
+	unsigned long ms, count = 0, i;
+	struct timespec gap;
+	uint64_t t0;
+
+	if (argc < 1 || argc > 2)
+		usage(stderr, 1);
+	ms = parse_num(argv[0], "interval in ms", 60000);
+	if (argc == 2)
+		count = parse_num(argv[1], "count", 1000000);
+	gap.tv_sec = (time_t)(ms / 1000);
+	gap.tv_nsec = (long)(ms % 1000) * 1000000;
+	t0 = now_ms();
+	for (i = 0; !count || i < count; i++) {
+		if (i)
+			nanosleep(&gap, NULL);
+		if (!json)
+			printf("# t_ms %" PRIu64 "\n", now_ms() - t0);
+		cmd_ep(nl);
+		if (fflush(stdout) != 0)
+			die("stdout: %s", strerror(errno));
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* stats                                                               */
 /* ------------------------------------------------------------------ */
@@ -1423,18 +1480,6 @@ static void map_load(struct nl *nl, const struct map *m)
 	}
 }
 
-static unsigned long parse_num(const char *s, const char *what, unsigned long max)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || !v || v > max || *s == '-')
-		die("bad %s \"%s\" (want 1..%lu)", what, s, max);
-	return v;
-}
-
 static void cmd_myri_map(struct nl *nl, int argc, char **argv)
 {
 	struct scout_ctx c = { .nl = nl, .ms = 200 };
@@ -1604,6 +1649,8 @@ int main(int argc, char **argv)
 		cmd_nart(&nl, argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "ep") && argc == 2)
 		cmd_ep(&nl);
+	else if (!strcmp(argv[1], "ep") && !strcmp(argv[2], "watch"))
+		cmd_ep_watch(&nl, argc - 3, argv + 3);
 	else if (!strcmp(argv[1], "stats"))
 		cmd_stats(&nl, argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "monitor") && argc == 2)

@@ -223,9 +223,38 @@ with tempfile.TemporaryDirectory() as tmp:
           all(o[0] == 0 and o[1] and not o[2] for o in outs) and logs[0] == logs[1] and
           len(sets) == 1 and logs[0].count("cmd %d " % 11) >= 3, "%r %r" % (outs, logs))
 
+
+
+# ep watch MS COUNT: COUNT dumps, each what "ep" prints: text leads each with
+# "# t_ms N" (N rising from 0), JSON prints each as one array on its own line.
+def watch_check():
+    rc, one, err = run(["ep"])
+    rcj, onej, errj = run(["-j", "ep"])
+    rc, out, err = run(["ep", "watch", "20", "3"])
+    parts = re.split(r"^# t_ms (\d+)\n", out, flags=re.M)
+    t = [int(x) for x in parts[1::2]]
+    check("dpctl ep watch 20 3: 3 dumps, each as dpctl ep's, t_ms from 0 rising",
+          rc == 0 and not err and parts[0] == "" and parts[2::2] == [one] * 3
+          and len(t) == 3 and t[0] < 20 and t[1] >= 20 and t[2] >= t[1] + 20,
+          "%r" % ((rc, out, err),))
+    rc, out, err = run(["-j", "ep", "watch", "10", "2"])
+    lines = out.splitlines()
+    ok = rc == 0 and not err and len(lines) == 2 and onej.count("\n") == 1
+    try:
+        ok = ok and [json.loads(x) for x in lines] == [json.loads(onej)] * 2
+    except ValueError:
+        ok = False
+    check("dpctl -j ep watch 10 2: 2 lines, each dpctl -j ep's array", ok,
+          "%r" % ((rc, out, err),))
+
+
+watch_check()
+
 # Refused before anything is sent: an interval out of range, a bad word.
 for args in (["discover", "on", "99"], ["discover", "on", "60001"], ["discover", "on", "x"],
-             ["discover", "maybe"]):
+             ["discover", "maybe"], ["ep", "watch"], ["ep", "watch", "0"],
+             ["ep", "watch", "60001"], ["ep", "watch", "10", "0"], ["ep", "watch", "10", "1", "2"],
+             ["ep", "show"]):
     rc, out, err = run(args)
     check("dpctl %s: refused" % " ".join(args), rc != 0 and not out, "%r" % ((rc, out, err),))
 
