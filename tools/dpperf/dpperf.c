@@ -40,7 +40,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,7 +98,7 @@ struct opts {
 	unsigned int timeout_ms, connect_ms, idle_s;
 	const char *tag;
 	const char *ready;
-	const char *hold;	/* client: FILE made at the end; exit once it is gone */
+	unsigned int linger_ms;	/* client: keep the endpoint this long after */
 	int dp_raw;		/* dp: bind with DP_BIND_RAW (unreliable, v1) */
 	unsigned int batch;	/* dp, bw and rate: messages per send call */
 	int uring;		/* dp, bw and rate: send through io_uring */
@@ -1447,23 +1446,19 @@ static void dp_drain(const struct xp *x, const struct opts *o)
 }
 
 /*
- * --hold FILE: the tests are done and the endpoint is still open: make
- * FILE and wait until someone removes it (at most a minute), so that a
- * script can read what dpctl ep shows of the edges before they go.
+ * --linger MS: the tests are done and the endpoint stays open MS ms more,
+ * so that a script sampling the edges (dpctl ep watch) sees their final
+ * counts before they go, without polling for a sign from us.
  */
-static void hold(const struct opts *o)
+static void linger(const struct opts *o)
 {
-	struct stat st;
-	int i, fd;
+	struct timespec t = {
+		.tv_sec = (time_t)(o->linger_ms / 1000),
+		.tv_nsec = (long)(o->linger_ms % 1000) * 1000000,
+	};
 
-	if (!o->hold)
-		return;
-	fd = open(o->hold, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		die("--hold %s: %s", o->hold, strerror(errno));
-	close(fd);
-	for (i = 0; i < 6000 && !stat(o->hold, &st); i++)
-		usleep(10000);
+	while (o->linger_ms && nanosleep(&t, &t) && errno == EINTR)
+		;
 }
 
 static int client(struct xp *x, const struct opts *o)
@@ -1491,7 +1486,7 @@ static int client(struct xp *x, const struct opts *o)
 	if (x->proto != P_TCP)
 		send_ctrl(x, &bye);	/* a datagram may be lost; the server exits on the first */
 	dp_drain(x, o);
-	hold(o);
+	linger(o);
 	return failed ? 2 : 0;
 }
 
@@ -1534,8 +1529,8 @@ static void usage(FILE *f, int status)
 	      "  --idle S         server: exit after S seconds without a message (default 300)\n"
 	      "  --tag STR        client: first TSV field, e.g. mode=icount\n"
 	      "  --ready FILE     server: create FILE once it can receive\n"
-	      "  --hold FILE      client: after the tests, create FILE and keep the\n"
-	      "                   endpoint open until FILE is removed (at most 60 s)\n"
+	      "  --linger MS      client: keep the endpoint open MS ms after the tests\n"
+	      "                   (up to 60000; for dpctl ep watch to see the end)\n"
 	      "  --drop N         server: ignore every Nth data message (tests dpperf)\n"
 	      "  --dp-raw         dp: unreliable edges (DP_BIND_RAW; results say dp-raw)\n"
 	      "  --batch N        dp client, bw and rate: send data N messages per\n"
@@ -1632,7 +1627,7 @@ static const struct option longopts[] = {
 	{ "idle", required_argument, NULL, 'I' },
 	{ "tag", required_argument, NULL, 'g' },
 	{ "ready", required_argument, NULL, 'y' },
-	{ "hold", required_argument, NULL, 'H' },
+	{ "linger", required_argument, NULL, 'H' },
 	{ "drop", required_argument, NULL, 'X' },
 	{ "dp-raw", no_argument, NULL, 'U' },
 	{ "batch", required_argument, NULL, 'B' },
@@ -1671,7 +1666,7 @@ static void parse_opt(struct opts *o, int c, const char *a)
 	case 'I': o->idle_s = parse_u32(a, "idle time", 1, 86400); break;
 	case 'g': o->tag = a; break;
 	case 'y': o->ready = a; break;
-	case 'H': o->hold = a; break;
+	case 'H': o->linger_ms = parse_u32(a, "linger", 0, 60000); break;
 	case 'X': o->drop = parse_u32(a, "drop", 1, UINT32_MAX); break;
 	case 'U': o->dp_raw = 1; break;
 	case 'B': o->batch = parse_u32(a, "batch", 1, DP_SENDV_MAX); break;

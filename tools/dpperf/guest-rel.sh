@@ -8,8 +8,10 @@
 # (0 1 5 percent, every frame on the link, both ways, TCP's included) and
 # each of dp (reliable edges, the default), dp-raw (DP_BIND_RAW) and TCP:
 # ping-pong of 1 byte and bandwidth at $REL_BW_SIZE bytes; while dp's
-# bandwidth runs, its edge's congestion window is sampled (a "# loss=N dp bw
-# window" line in the results), and the client node's frame counters over
+# bandwidth runs, its edge's congestion window is sampled by one
+# `dpctl ep watch` (a "# loss=N dp bw window" line in the results; no
+# process is started per sample, which under TCG took some 40% of the
+# goodput it sampled), and the client node's frame counters over
 # each dp bandwidth run follow it ("# loss=N dp bw frames, client": the ACKs
 # it heard per message it sent, and what it resent); the server prints the
 # receiver's drops over the same run to its own log.
@@ -71,15 +73,22 @@ run_server() {	# run_server PROTO STEP LOSS TEST
 	return $st
 }
 
-# sample_window FILE: the client's reliable edge, every 200 ms until killed:
-# its congestion window in bytes and RTO ("CWND RTO_MS" lines).
-sample_window() {
-	while :; do
-		dpctl ep 2>/dev/null | tr ' ' '\n' |
-			awk '$0 == "cwnd" { getline; c = $0 } $0 == "rto_ms" { getline; r = $0 }
-			     END { if (c != "") print c, r }'
-		sleep 0.2 2>/dev/null || sleep 1
-	done >"$1"
+# The client's endpoints every WATCH_MS through dp's bandwidth run, by one
+# dpctl (ep watch), into WATCH; dpperf lingers LINGER_MS after its tests so
+# that a dump after the run has the edge's final counts.
+WATCH_MS=100
+LINGER_MS=250
+WATCH=/tmp/dpperf-watch
+
+# watch_windows FILE: from the dumps in FILE, the reliable edge's congestion
+# window in bytes and RTO, one "CWND RTO_MS" line per dump that has an edge.
+watch_windows() {
+	awk 'function out() { if (c != "") print c, r; c = r = "" }
+	     /^# t_ms / { out(); next }
+	     { for (i = 1; i < NF; i++) {
+		if ($i == "cwnd") c = $(i + 1)
+		if ($i == "rto_ms") r = $(i + 1) } }
+	     END { out() }' "$1"
 }
 
 # window_summary LOSS FILE: one comment line for the results: what the
@@ -95,17 +104,22 @@ window_summary() {
 		}'
 }
 
-# timeouts_summary LOSS: one comment line: the retransmission timeouts of
-# the client's edges (dpctl ep, read while dpperf --hold keeps them) and how
-# many of those the receiver's duplicate report undid as spurious.
+# timeouts_summary LOSS FILE: one comment line: the retransmission timeouts
+# of the client's edges in FILE's last dump that has them (taken while
+# dpperf lingers) and how many of those the receiver's duplicate report
+# undid as spurious.
 timeouts_summary() {
-	dpctl ep 2>/dev/null | tr ' ' '\n' | awk -v loss="$1" '
-		$0 == "timeouts" { getline; t += $0; n++ }
-		$0 == "undone" { getline; u += $0 }
+	awk -v loss="$1" '
+		function keep() { if (n) { T = t; U = u; N = n } t = u = n = 0 }
+		/^# t_ms / { keep(); next }
+		{ for (i = 1; i < NF; i++) {
+			if ($i == "timeouts") { t += $(i + 1); n++ }
+			if ($i == "undone") u += $(i + 1) } }
 		END {
-			if (!n) { print "# loss=" loss " dp bw timeouts: no edge seen"; exit }
-			print "# loss=" loss " dp bw timeouts: " t ", undone as spurious " u
-		}'
+			keep()
+			if (!N) { print "# loss=" loss " dp bw timeouts: no edge seen"; exit }
+			print "# loss=" loss " dp bw timeouts: " T ", undone as spurious " U
+		}' "$2"
 }
 
 # frames_now: the node's counters, "name value" lines (dpctl stats).
@@ -139,32 +153,24 @@ run_client() {	# run_client PROTO STEP LOSS TEST
 	what="--test pingpong --sizes 1 --iters $ITERS"
 	[ "$4" = bw ] && what="--test bw --sizes $BW_SIZE --bytes $BYTES"
 	barrier "rel-$2-ready"
-	sampler=""
-	if [ "$1" = dp ] && [ "$4" = bw ]; then
-		sample_window /tmp/dpperf-window &
-		sampler=$!
-	fi
 	[ "$1" != tcp ] && frames_now >/tmp/dpperf-frames.0
-	held=/tmp/dpperf-hold
-	rm -f "$held"
+	watcher=""
+	if [ "$1" = dp ] && [ "$4" = bw ]; then
+		dpctl ep watch "$WATCH_MS" >"$WATCH" 2>/dev/null &
+		watcher=$!
+	fi
 	# shellcheck disable=SC2046,SC2086 # word splitting wanted
 	dpperf client $(args "$1") --recv block --peer "$peer" $what \
-		${sampler:+--hold "$held"} \
-		--connect-timeout 60000 --tag "loss=$3" >>"$OUT" 2>>/tmp/dpperf-rel.err &
-	pid=$!
-	# with --hold, dpperf keeps its endpoint once done, until $held goes
-	while [ -n "$sampler" ] && [ ! -e "$held" ] && kill -0 "$pid" 2>/dev/null; do
-		sleep 0.05 2>/dev/null || sleep 1
-	done
-	if [ -n "$sampler" ]; then
-		kill "$sampler" 2>/dev/null
-		wait "$sampler" 2>/dev/null
-		window_summary "$3" /tmp/dpperf-window >>"$OUT"
-		timeouts_summary "$3" >>"$OUT"
-		rm -f "$held"
-	fi
-	wait "$pid"
+		${watcher:+--linger "$LINGER_MS"} \
+		--connect-timeout 60000 --tag "loss=$3" >>"$OUT" 2>>/tmp/dpperf-rel.err
 	st=$?
+	if [ -n "$watcher" ]; then
+		kill "$watcher" 2>/dev/null
+		wait "$watcher" 2>/dev/null
+		watch_windows "$WATCH" >/tmp/dpperf-window
+		window_summary "$3" /tmp/dpperf-window >>"$OUT"
+		timeouts_summary "$3" "$WATCH" >>"$OUT"
+	fi
 	if [ "$1" != tcp ] && [ "$4" = bw ]; then
 		frames_now >/tmp/dpperf-frames.1
 		frames_summary client "$1" "$3" /tmp/dpperf-frames.0 /tmp/dpperf-frames.1 \

@@ -56,6 +56,8 @@ t "--test twice the same" fails "$bin" client --test bw,bw --peer 1
 t "size 0 refused" fails "$bin" client --sizes 0 --peer 1
 t "client needs --peer" fails "$bin" client --proto udp
 t "raw needs --ifname" fails "$bin" server --proto raw
+t "--linger past a minute refused" fails "$bin" client --linger 60001 --peer 1
+t "--linger not a number refused" fails "$bin" client --linger x --peer 1
 for proto in udp tcp; do
 	for recv in spin block; do
 		t "$proto $recv pingpong+bw on loopback" run $proto $recv 12 \
@@ -70,6 +72,8 @@ for proto in udp tcp; do
 			--test rate --sizes 1,64 --messages 5000
 	done
 done
+t "tcp pingpong with --linger 200 on loopback" run tcp block 3 \
+	--test pingpong --sizes 1 --iters 50 --linger 200
 # bwsize: the default sizes, 1 byte to 1 MiB (11, all over TCP; UDP to
 # 16 KiB, the 3 larger nan, so exit 2), then the n1/2 line of each curve
 WANT_RC=0
