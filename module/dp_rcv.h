@@ -21,7 +21,7 @@ struct dp_ep_stats;
 
 #define DP_MAX_RX_PEERS		1024u	/* senders an endpoint keeps state for */
 #define DP_RESETS_PENDING	8u	/* RESETs queued per endpoint, more dropped */
-#define DP_OOO_MAX		128u	/* held messages per sender */
+#define DP_OOO_MAX		512u	/* held messages per sender */
 #define DP_OOO_SPAN		1024u	/* only this far past the gap */
 #define DP_GAP_AGAIN_MS		5u	/* a gap still open, reported again */
 #define DP_EVICT_SCAN		64u	/* silent senders a HELLO looks at */

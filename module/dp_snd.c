@@ -122,7 +122,7 @@ static u32 dp_cwnd_mss(const struct dp_snd *s)
  */
 static u32 dp_cwnd_weight(const struct dp_snd *s, u32 len)
 {
-	return max(len + DP_WIRE_HDR_LEN, dp_cwnd_mss(s) / DP_CWND_SMALL);
+	return max(len + DP_WIRE_HDR_LEN, dp_cwnd_least(dp_cwnd_mss(s)));
 }
 
 /* @bytes (their weights) were acknowledged.  Caller holds s->lock. */

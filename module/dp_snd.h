@@ -24,16 +24,28 @@ struct dp_ep_stats;
 /*
  * Congestion window bounds, in full frames of the node's link (the window
  * counts bytes, dp_cwnd_mss()); DP_CWND_MAX also caps the frames in flight.
- * A frame weighs its bytes, but at least 1/DP_CWND_SMALL of a full one, so
- * a window of small messages lets at most DP_CWND_SMALL times as many
- * frames fly as one of full frames: at DP_CWND_INIT, 64, a tulip's RX
- * ring (docs/reliability.md, 6.1; 4 wasted a quarter of a saturated
- * link on resends in the host model).
  */
 #define DP_CWND_MIN	4u
 #define DP_CWND_INIT	32u
 #define DP_CWND_MAX	4096u
-#define DP_CWND_SMALL	2u
+
+/*
+ * What a frame weighs in the window at least, on a link whose full frame
+ * is @mss bytes: half a full frame where that is under DP_CWND_LEAST, as
+ * on a 1500-byte link, else a quarter.  So a window at its floor lets at
+ * most twice as many small frames fly as full ones on a 1500-byte link
+ * (64, a tulip's RX ring) and four times as many on a jumbo one (128, in
+ * a 256-entry virtio-net or e1000 ring): never the thousands of tiny
+ * frames a pure byte count would let loose at a ring, and never more than
+ * a receiver holds past a hole (DP_OOO_MAX).  docs/reliability.md, 6.1.
+ */
+#define DP_CWND_LEAST	2048u
+
+static inline u32 dp_cwnd_least(u32 mss)
+{
+	BUILD_BUG_ON(4 * DP_CWND_INIT > DP_OOO_MAX);
+	return max(mss / 4, min(mss / 2, DP_CWND_LEAST));
+}
 
 /*
  * Copy slots: a message whose copy fits DP_SND_SLOT bytes (any message of

@@ -139,7 +139,7 @@ static inline u32 w_mss(void)
 /* What a message of @len bytes weighs in node A's congestion window. */
 static inline u32 w_wt(u32 len)
 {
-	u32 least = w_mss() / DP_CWND_SMALL;
+	u32 least = dp_cwnd_least(w_mss());
 
 	return len + DP_WIRE_HDR_LEN > least ? len + DP_WIRE_HDR_LEN : least;
 }

@@ -476,23 +476,69 @@ static unsigned int window_of(u32 len)
 	return n;
 }
 
+/* Small frames a full one's weight lets fly on the world's 1400-byte link. */
+#define SMALL_PER_FULL	(w_mss() / dp_cwnd_least(w_mss()))
+
 /*
  * The window counts bytes (docs/reliability.md 6.1): a message weighs its
  * frame, so messages of half a frame fly twice as many as full ones, and
- * a small one weighs 1/DP_CWND_SMALL of a full frame at least, so tiny
- * ones fly DP_CWND_SMALL times as many, not thousands.
+ * a small one weighs half a full frame at least on a 1500-byte link, so
+ * tiny ones fly twice as many, not thousands.
  */
 static void test_snd_cwnd_bytes(void)
 {
 	u32 half = (w.nodes[0].max_msg - DP_WIRE_HDR_LEN) / 2;
 	u32 win = DP_CWND_INIT * (w.nodes[0].max_msg + DP_WIRE_HDR_LEN);
 
+	CHECK_EQ(SMALL_PER_FULL, 2);
 	CHECK_EQ(window_of(w.nodes[0].max_msg), DP_CWND_INIT);
 	CHECK_EQ(window_of(half), (win + w_wt(half) - 1) / w_wt(half));
 	CHECK(window_of(half) >= 2 * DP_CWND_INIT - 1, "%u halves",
 	      window_of(half));
-	CHECK_EQ(window_of(1), DP_CWND_SMALL * DP_CWND_INIT);
-	CHECK_EQ(window_of(100), DP_CWND_SMALL * DP_CWND_INIT);
+	CHECK_EQ(window_of(1), 2 * DP_CWND_INIT);
+	CHECK_EQ(window_of(100), 2 * DP_CWND_INIT);
+}
+
+/* How many messages of @len an empty window lets go on a link of @frame. */
+static unsigned int window_on(u32 frame, u32 len)
+{
+	unsigned int n = 0;
+
+	two(1u << 20);
+	w.nodes[0].max_msg = frame;
+	w.nodes[1].max_msg = frame;
+	CHECK_EQ(w_send(ab, 1), -EAGAIN);	/* the HELLO */
+	w_pump();
+	CHECK_EQ(w_info(ab).cwnd, DP_CWND_INIT * (frame + DP_WIRE_HDR_LEN));
+	while (w_send(ab, len) == 0)
+		n++;
+	w_run(1);
+	CHECK_EQ(w_queued(B), n);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	w_teardown();
+	return n;
+}
+
+/*
+ * On a jumbo link a small frame weighs a quarter of a full one: 1024-byte
+ * messages on 9000-byte frames (the reliability report's) fly four times
+ * as many as full frames at the window's floor, 128, where half a frame
+ * gave 64; tiny ones no more; and that floor's worth past a hole is no
+ * more than the receiver holds (DP_OOO_MAX).
+ */
+static void test_snd_cwnd_jumbo(void)
+{
+	u32 wt = (8948 + DP_WIRE_HDR_LEN) / 4;
+
+	CHECK_EQ(dp_cwnd_least(1452), 726);
+	CHECK_EQ(dp_cwnd_least(9000), 2250);
+	CHECK_EQ(dp_cwnd_least(65536), 16384);
+	CHECK_EQ(window_on(8948, 1024), (32 * 9000 + wt - 1) / wt);
+	CHECK_EQ(window_on(8948, 1024), 4 * DP_CWND_INIT);
+	CHECK_EQ(window_on(8948, 1), 4 * DP_CWND_INIT);
+	CHECK_EQ(window_on(8948, 4000), (32 * 9000 + 4051) / 4052);
+	CHECK(4 * DP_CWND_INIT <= DP_OOO_MAX, "floor %u, held %u",
+	      4 * DP_CWND_INIT, DP_OOO_MAX);
 }
 
 /*
@@ -573,7 +619,7 @@ static void test_snd_spurious_undo(void)
 		w_run(1);
 	w_run(1);
 	retrans = w_stats(A).tx_retrans;
-	CHECK_EQ(retrans, DP_CWND_MIN * DP_CWND_SMALL);	/* the floor's worth */
+	CHECK_EQ(retrans, DP_CWND_MIN * SMALL_PER_FULL);	/* the floor's worth */
 	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN * w_mss());
 	CHECK_EQ(w_info(ab).timeouts, 1);
 	CHECK_EQ(w_info(ab).undone, 0);
@@ -726,7 +772,7 @@ static void test_snd_gap_cut(void)
 	while (w_send(ab, 1) == 0)
 		;			/* the first window */
 	w_run(1);
-	w_read(B, DP_CWND_SMALL * DP_CWND_INIT, NULL);
+	w_read(B, SMALL_PER_FULL * DP_CWND_INIT, NULL);
 	CHECK_EQ(w_info(ab).cwnd, 2 * DP_CWND_INIT * w_mss());
 	CHECK_EQ(hole_cut(), (2 * DP_CWND_INIT - DP_CWND_INIT / 2) * w_mss());
 	CHECK_EQ(hole_cut(), 36u * w_mss());
@@ -1610,6 +1656,8 @@ const struct unit_test snd_tests[] = {
 	  test_snd_crc_at_copy },
 	{ "snd: the window counts bytes, a small message half a frame at least",
 	  test_snd_cwnd_bytes },
+	{ "snd: on a jumbo link a small message weighs a quarter frame, 128 at the floor",
+	  test_snd_cwnd_jumbo },
 	{ "snd: timeout: go back, cwnd to its floor, backoff", test_snd_goback },
 	{ "snd: a timeout whose first resend is reported a duplicate is undone "
 	  "(DP_WF_DUP): the window back",

@@ -43,6 +43,7 @@ typedef unsigned int gfp_t;
 #define min(a, b) ({ typeof(a) _a = (a); typeof(b) _b = (b); _a < _b ? _a : _b; })
 #define max(a, b) ({ typeof(a) _a = (a); typeof(b) _b = (b); _a > _b ? _a : _b; })
 #define max_t(t, a, b) max((t)(a), (t)(b))
+#define BUILD_BUG_ON(c) _Static_assert(!(c), #c)
 #define U32_MAX ((u32)~0u)
 
 #define ERESTARTSYS 512
