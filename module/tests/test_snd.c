@@ -523,8 +523,8 @@ static unsigned int window_on(u32 frame, u32 len)
  * On a jumbo link a small frame weighs a quarter of a full one: 1024-byte
  * messages on 9000-byte frames (the reliability report's) fly four times
  * as many as full frames at the window's floor, 128, where half a frame
- * gave 64; tiny ones no more; and that floor's worth past a hole is no
- * more than the receiver holds (DP_OOO_MAX).
+ * gave 64; tiny ones no more (that the floor's worth past a hole is no
+ * more than the receiver holds, DP_OOO_MAX, the build asserts).
  */
 static void test_snd_cwnd_jumbo(void)
 {
@@ -537,8 +537,6 @@ static void test_snd_cwnd_jumbo(void)
 	CHECK_EQ(window_on(8948, 1024), 4 * DP_CWND_INIT);
 	CHECK_EQ(window_on(8948, 1), 4 * DP_CWND_INIT);
 	CHECK_EQ(window_on(8948, 4000), (32 * 9000 + 4051) / 4052);
-	CHECK(4 * DP_CWND_INIT <= DP_OOO_MAX, "floor %u, held %u",
-	      4 * DP_CWND_INIT, DP_OOO_MAX);
 }
 
 /*
