@@ -7,6 +7,10 @@
  *  bundle   a batch of 64 small messages arrives whole and in order in
  *           fewer link frames than messages: node B's NIC received at most
  *           one for four of them (docs/wire.md, "Bundles").
+ *  fill     63 messages of a size that fits k to a bundle (a link frame, up
+ *           to 8192 bytes) arrive in at most 63/k link frames and three to
+ *           spare: seven 1000-byte messages to a frame of the veth pair's
+ *           9000 bytes, two of 698 bytes on a 1500-byte link.
  *  mixed    one batch to three edges (two on the other node, one local):
  *           each receiver gets its own messages in order; a message to an
  *           edge not connected ends the batch with ENOTCONN at its index,
@@ -212,6 +216,49 @@ static void t_bundle(int a, int b, uint32_t tag, const char *what)
 	ok = f0 >= 0 && f1 > f0 && f1 - f0 <= 16;
 	ktap_ok(ok, "%s: %ld link frames received for 64 messages (%s)", what, f1 - f0, dpt.ifb);
 	/* the window the batch had: each edge's cwnd, timeouts and undos */
+	if (!ok)
+		dpt_show_sessions();
+}
+
+/*
+ * Bundles fill a link frame, up to 8192 bytes of it (DP_TX_BUNDLE_MAX):
+ * on the veth pair's 9000-byte link 63 messages of 1000 bytes (1052 with
+ * their headers) leave seven to a frame, nine frames, where a bundle of
+ * 4096 bytes took 21; on a 1500-byte link (the tulips) messages of 698
+ * bytes leave two to a frame.  A flush at the window's or the NIC's edge
+ * may split a bundle: three frames to spare.
+ */
+static void t_fill(int a, int b)
+{
+	const char *sysb = getenv("DPT_SYSB");
+	static struct dp_send s[63];
+	uint32_t frame, len, per, want;
+	struct dp_info info;
+	long f0, f1;
+	int i, ok, r;
+
+	if (dpt_info(a, &info))
+		ktap_bail("fill: DP_IOC_INFO");
+	frame = info.max_msg + DP_WIRE_HDR_LEN;
+	if (frame > 8192)
+		frame = 8192;
+	len = frame / 2 - DP_WIRE_HDR_LEN;
+	if (len > MAXLEN)
+		len = MAXLEN;
+	per = frame / (DP_WIRE_HDR_LEN + len);
+	want = (63 + per - 1) / per;
+	f0 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
+	for (i = 0; i < 63; i++)
+		mk(&s[i], i, dpt.nidb, 200, 3, (uint32_t)i, len);
+	r = dp_sendv(a, s, 63);
+	ktap_ok(r == 63, "fill: 63 messages of %u bytes accepted (%d)", len, r);
+	for (i = 0, ok = 1; i < 63 && ok; i++)
+		ok = recv_is(b, 3, (uint32_t)i, len);
+	ktap_ok(ok, "fill: all 63 arrive in order, intact");
+	f1 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
+	ok = f0 >= 0 && f1 > f0 && f1 - f0 <= want + 3;
+	ktap_ok(ok, "fill: %ld link frames for 63 messages of %u bytes, %u to a %u-byte bundle: %u (%s)",
+		f1 - f0, len, per, frame, want, dpt.ifb);
 	if (!ok)
 		dpt_show_sessions();
 }
@@ -626,6 +673,7 @@ int main(void)
 	t_args(a);
 	t_basic(a, b);
 	t_bundle(a, b, 2, "bundle");
+	t_fill(a, b);
 	t_mixed(a, b, b2, l);
 	t_efault(a, b);
 	t_raw(ra, b);
