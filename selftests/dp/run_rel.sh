@@ -37,8 +37,10 @@
 #   rel_restart    partition, the receiver's module removed and inserted
 #                  again, a new receiver, heal: the sender gets ECONNRESET
 #                  (or ETIMEDOUT), the new receiver sees only the new stream
-#   rel_rmmod      partition with retransmissions pending: the sender is
-#                  killed, rmmod is clean; then both unload
+#   rel_rmmod      partition with retransmissions pending (seen: a cut
+#                  with nothing in flight is healed and made again): the
+#                  sender is killed, what it had in flight is counted
+#                  undelivered, rmmod is clean; then both unload
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
 [ -f /etc/dp/env ] && . /etc/dp/env
@@ -68,11 +70,12 @@ ctr() { # NAME: this node's counter
 }
 param() { echo "$2" >"/sys/module/dp/parameters/$1"; }
 cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }	# uptime in 1/100 s
-# grown NAME N: wait (up to 120 s) until this node's counter NAME grew by N
-# from its value in $base (the stream is under way before the link is cut).
+# grown NAME N [TENTHS]: wait (up to TENTHS/10 s, 120 s by default) until
+# this node's counter NAME grew by N from its value in $base (the stream
+# is under way before the link is cut).
 grown() {
 	i=0
-	while [ $(( $(ctr "$1") - base )) -lt "$2" ] && [ $i -lt 1200 ]; do
+	while [ $(( $(ctr "$1") - base )) -lt "$2" ] && [ $i -lt "${3:-1200}" ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -430,7 +433,7 @@ fi
 
 # 7. rmmod with retransmissions pending
 if [ "$me" -eq 1 ]; then
-	$P recv 706 17 0 0 60 >"$T/old.log" 2>&1 &
+	$P recv 706 17 0 0 300 >"$T/old.log" 2>&1 &
 	pid=$!
 	ready "$T/old.log"
 	bar rmmod-go
@@ -442,20 +445,41 @@ if [ "$me" -eq 1 ]; then
 	res $? "rel_rmmod: the receiver's node unloads"
 else
 	bar rmmod-go
+	t0=$(cs)
 	base=$(ctr tx_msgs)
 	$P send-until "$peer_nid" 706 17 >"$T/send.log" 2>&1 &
 	pid=$!
-	grown tx_msgs 100
-	link partition
-	base=$(ctr tx_retrans)
-	grown tx_retrans 1	# retransmissions pending: seen, not assumed
+	# Retransmissions pending: seen, not assumed.  A cut that finds
+	# nothing in flight (the sender waits for the receiver's credit, every
+	# message acknowledged) sees none within 5 s (rto_max_ms is 1 s): heal,
+	# let the stream go on, cut again; unreach_ms (10 s) is not reached.
+	for cut in 1 2 3 4 5; do
+		grown tx_msgs 100
+		echo "cut $cut: tx_msgs +$(( $(ctr tx_msgs) - base )) after $(( $(cs) - t0 ))0 ms" >>"$T/step.log"
+		link partition
+		t0=$(cs)
+		base=$(ctr tx_retrans)
+		grown tx_retrans 1 50
+		rt=$(( $(ctr tx_retrans) - base ))
+		echo "tx_retrans +$rt after $(( $(cs) - t0 ))0 ms" >>"$T/step.log"
+		[ "$rt" -gt 0 ] && break
+		dpctl ep >>"$T/step.log" 2>&1
+		link heal
+		t0=$(cs)
+		base=$(ctr tx_msgs)
+	done
+	dpctl ep >>"$T/step.log" 2>&1
 	und0=$(ctr tx_undelivered)
+	st=0
+	[ "$rt" -gt 0 ] || { echo "none of 5 cuts found a message in flight" >>"$T/step.log"; st=1; }
+	kill -0 $pid 2>/dev/null || { echo "the sender ended before the kill" >>"$T/step.log"; st=1; }
 	kill -9 $pid
 	wait $pid
-	st=0
 	und=$(( $(ctr tx_undelivered) - und0 ))
 	echo "closed with retransmissions pending: tx_undelivered +$und" >>"$T/step.log"
+	cat "$T/send.log" >>"$T/step.log"
 	[ "$und" -gt 0 ] || st=1
+	[ "$st" -eq 0 ] || sessions
 	mod_unload >>"$T/step.log" 2>&1 || st=1
 	link heal
 	res $st "rel_rmmod: sender killed with retransmissions pending, rmmod is clean"
