@@ -189,9 +189,12 @@ soak:
 # /proc/kallsyms.
 # PROFILE_NIC=virtio-net-pci: the same over the netdev backend on two
 # virtio-net NICs (MTU 9000) instead of dp's tulip driver.
+# PROFILE_MTU=1500: the netdev NICs' MTU (the guests' dpg.mtu) instead of
+# 9000, a cluster's usual Ethernet.
 PROFILE_RUN ?= 1
 PROFILE_EXACT ?= 0
 PROFILE_NIC ?= tulip
+PROFILE_MTU ?= 9000
 ifeq ($(PROFILE_NIC),tulip)
 PROFILE_NIC_ARGS = --nic tulip --nic-driver tulip
 else
@@ -200,10 +203,10 @@ endif
 PROFILE_IMG = build/$(KVER)/initramfs-profile.cpio
 PROFILE_INSNS = $(abspath $(RESULTS))/profile/insns.txt
 ifeq ($(PROFILE_EXACT),1)
-PROFILE_ARGS = --append "dpg.profile=$(PROFILE_RUN) dpg.exact=1" \
+PROFILE_ARGS = --append "dpg.profile=$(PROFILE_RUN) dpg.exact=1 dpg.mtu=$(PROFILE_MTU)" \
 	--plugin $(CURDIR)/tools/qemu/insn-count.so,out=$(PROFILE_INSNS)
 else
-PROFILE_ARGS = --append dpg.profile=$(PROFILE_RUN)
+PROFILE_ARGS = --append "dpg.profile=$(PROFILE_RUN) dpg.mtu=$(PROFILE_MTU)"
 endif
 profile:
 	tools/deps.sh

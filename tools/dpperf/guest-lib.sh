@@ -24,13 +24,16 @@ wait_ready() {	# wait_ready READY_FILE SERVER_PID
 
 # The icount guests (guest-icount.sh, guest-mpi.sh's mode mpiicount): each
 # NIC in a namespace of its own, a dp node there.
-# Put IF into namespace NS with address ADDR, MTU 9000 if the NIC allows it.
+# Put IF into namespace NS with address ADDR, MTU 9000 (or the kernel
+# command line's dpg.mtu: make profile's PROFILE_MTU) if the NIC allows it.
 netns_if() {	# netns_if NS IF ADDR
+	mtu=$(sed -n 's/.*dpg\.mtu=\([0-9]*\).*/\1/p' /proc/cmdline)
+	mtu=${mtu:-9000}
 	ip netns add "$1" || return 1
 	ip link set "$2" netns "$1" || return 1
 	ip -n "$1" link set lo up
-	ip -n "$1" link set "$2" mtu 9000 2>/dev/null ||
-		log "$2: MTU 9000 refused, keeping $(ip -n "$1" -o link show "$2" | sed 's/.* mtu \([0-9]*\).*/\1/')"
+	ip -n "$1" link set "$2" mtu "$mtu" 2>/dev/null ||
+		log "$2: MTU $mtu refused, keeping $(ip -n "$1" -o link show "$2" | sed 's/.* mtu \([0-9]*\).*/\1/')"
 	ip -n "$1" addr add "$3/24" dev "$2" &&
 		ip -n "$1" link set "$2" up
 }
