@@ -272,11 +272,12 @@ struct dp_node {
 	 */
 	u32 max_msg;
 	/*
-	 * @nic counts its frames' completions (dp_backend's @frame_send):
-	 * autocorking may hold small writes (dp_cork.c).  Written with
+	 * The largest bundle autocorking fills (dp_cork.c): @nic's MTU up to
+	 * DP_TX_BUNDLE_MAX if @nic counts its frames' completions
+	 * (dp_backend's @frame_send), else 0, no write held.  Written with
 	 * @max_msg.
 	 */
-	bool cork;
+	u32 cork_max;
 	struct dp_nart_tbl __rcu *nart;
 	struct xarray cat;
 	struct dp_ctrs __percpu *ctr;

@@ -89,16 +89,19 @@ void dp_cork_stop(struct dp_endpoint *ep)
 
 /*
  * Whether a single write of @len bytes on @ep takes the plug (let go with
- * dp_cork_end()): a message a bundle could hold, on a NIC that counts its
- * frames, unless another task's batch has the plug.  Its frame is held
- * only if there is something to wait for (dp_tx_plug_room()); the bundle
- * it opens then is sized for a link frame.
+ * dp_cork_end()): a message that shares a bundle of the node's link frame
+ * (node->cork_max: its MTU up to DP_TX_BUNDLE_MAX) with another, on a NIC
+ * that counts its frames, unless another task's batch has the plug.  Its
+ * frame is held only if there is something to wait for
+ * (dp_tx_plug_room(), which checks it against the NIC it goes out on);
+ * the bundle it opens then is sized for a link frame.
  */
 bool dp_cork_start(struct dp_endpoint *ep, size_t len)
 {
-	if (!READ_ONCE(ep->node->cork) || !READ_ONCE(dp_autocork) ||
-	    2 * (DP_WIRE_HDR_LEN + len) > DP_TX_BUNDLE_MAX ||
-	    !dp_tx_plug_start(ep))
+	u32 max = READ_ONCE(ep->node->cork_max);
+
+	if (!max || !READ_ONCE(dp_autocork) ||
+	    2 * (DP_WIRE_HDR_LEN + len) > max || !dp_tx_plug_start(ep))
 		return false;
 	ep->plug.cork = true;
 	ep->plug.left = U32_MAX;

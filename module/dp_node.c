@@ -84,14 +84,15 @@ struct dp_nart_tbl *dp_node_nart_rcu(struct dp_node *node)
  * The largest message the node's NIC carries, kept in node->max_msg so
  * that dp_max_msg() takes no NIC reference: set whenever node->nic
  * changes, and when the NIC's MTU does.  A frame is still checked against
- * the NIC it goes out on (dp_tx_frame()).  With it, whether the NIC counts
- * its frames' completions (node->cork).
+ * the NIC it goes out on (dp_tx_frame()).  With it, the largest bundle a
+ * corked write fills (node->cork_max, 0 if the NIC counts no completions).
  */
 static void dp_node_set_max_msg(struct dp_node *node, struct dp_nic *nic)
 {
 	lockdep_assert_held(&node->cfg_lock);
 	WRITE_ONCE(node->max_msg, nic ? dp_nic_max_msg(nic) : DP_MAX_MSG);
-	WRITE_ONCE(node->cork, nic && nic->ops->frame_get);
+	WRITE_ONCE(node->cork_max, nic && nic->ops->frame_get ?
+		   min_t(u32, nic->ops->mtu(nic), DP_TX_BUNDLE_MAX) : 0);
 }
 
 /* The node's NIC if it is device @hw, else NULL.  Caller holds cfg_lock. */
