@@ -400,6 +400,21 @@ struct dp_edge {
  */
 #define DP_TX_BUNDLE_MAX	8192
 
+/* The bundle a link frame of @nic holds: its MTU, up to DP_TX_BUNDLE_MAX. */
+static inline u32 dp_nic_bundle_max(const struct dp_nic *nic)
+{
+	return min_t(u32, nic->ops->mtu(nic), DP_TX_BUNDLE_MAX);
+}
+
+/*
+ * Whether a message of @len bytes joins a bundle of @size: two such frames
+ * fit, so a frame near the MTU goes alone and is not copied again.
+ */
+static inline bool dp_tx_bundles(size_t len, u32 size)
+{
+	return 2 * (DP_WIRE_HDR_LEN + len) <= size;
+}
+
 /**
  * struct dp_tx_plug - an endpoint's batch (DP_IOC_SENDV) holding its small
  *	DATA frames, to send them in as few link frames as hold them

@@ -101,7 +101,7 @@ bool dp_cork_start(struct dp_endpoint *ep, size_t len)
 	u32 max = READ_ONCE(ep->node->cork_max);
 
 	if (!max || !READ_ONCE(dp_autocork) ||
-	    2 * (DP_WIRE_HDR_LEN + len) > max || !dp_tx_plug_start(ep))
+	    !dp_tx_bundles(len, max) || !dp_tx_plug_start(ep))
 		return false;
 	ep->plug.cork = true;
 	ep->plug.left = U32_MAX;

@@ -92,7 +92,7 @@ static void dp_node_set_max_msg(struct dp_node *node, struct dp_nic *nic)
 	lockdep_assert_held(&node->cfg_lock);
 	WRITE_ONCE(node->max_msg, nic ? dp_nic_max_msg(nic) : DP_MAX_MSG);
 	WRITE_ONCE(node->cork_max, nic && nic->ops->frame_get ?
-		   min_t(u32, nic->ops->mtu(nic), DP_TX_BUNDLE_MAX) : 0);
+		   dp_nic_bundle_max(nic) : 0);
 }
 
 /* The node's NIC if it is device @hw, else NULL.  Caller holds cfg_lock. */

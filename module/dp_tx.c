@@ -133,8 +133,8 @@ static u32 dp_tx_plug_room(struct dp_tx_plug *plug, const struct dp_nic *nic,
 
 	if (plug->cork && !plug->n && !atomic_read(&plug->txc->inflight))
 		return 0;
-	size = min_t(u32, nic->ops->mtu(nic), DP_TX_BUNDLE_MAX);
-	if (h->type != DP_WT_DATA || 2 * (DP_WIRE_HDR_LEN + h->len) > size)
+	size = dp_nic_bundle_max(nic);
+	if (h->type != DP_WT_DATA || !dp_tx_bundles(h->len, size))
 		return 0;
 	return plug->buf || dp_tx_plug_alloc(plug) ? size : 0;
 }
