@@ -138,28 +138,15 @@ static uint64_t as_other_user(int rxb, const struct dpt_pool *pool)
 /*
  * The traced frames A dropped for no endpoint that are not what
  * as_other_user() allows, B's answers to the gone child: an ACK from B's
- * endpoint to alice's.  Each other one is printed.
+ * endpoint to alice's.  Each other one is printed; how many.
  */
 static unsigned int not_late_answers(void)
 {
-	char want[96], line[512];
-	unsigned int bad = 0;
-	FILE *f;
+	char like[96];
 
-	snprintf(want, sizeof(want), " dst=%u/%d src=%u/%d type=2 ", dpt.nida, DPID_ALICE,
+	snprintf(like, sizeof(like), " dst=%u/%d src=%u/%d type=2 ", dpt.nida, DPID_ALICE,
 		 dpt.nidb, DPID_B);
-	f = fopen(DPT_TRACEFS "/trace", "re");
-	if (!f)
-		return 1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, " dp_rx_no_ep: ") || strstr(line, want))
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		ktap_diag("not an answer to the gone child: %s", line);
-		bad++;
-	}
-	fclose(f);
-	return bad;
+	return dpt_trace_unlike("dp_rx_no_ep", like, "not an answer to the gone child: ");
 }
 
 /*

@@ -622,6 +622,11 @@ int dpt_trace(const char *ev, int on)
 
 unsigned int dpt_trace_diag(const char *ev, const char *prefix)
 {
+	return dpt_trace_unlike(ev, NULL, prefix);
+}
+
+unsigned int dpt_trace_unlike(const char *ev, const char *like, const char *prefix)
+{
 	char tag[64], line[512];
 	unsigned int n = 0;
 	FILE *f;
@@ -629,11 +634,11 @@ unsigned int dpt_trace_diag(const char *ev, const char *prefix)
 	snprintf(tag, sizeof(tag), " %s: ", ev);
 	f = fopen(DPT_TRACEFS "/trace", "re");
 	if (!f)
-		return 0;
+		return like ? 1 : 0;
 	while (fgets(line, sizeof(line), f)) {
 		char *at = strstr(line, tag);
 
-		if (!at)
+		if (!at || (like && strstr(at, like)))
 			continue;
 		line[strcspn(line, "\n")] = 0;
 		ktap_diag("%s%s", prefix, at + 1);

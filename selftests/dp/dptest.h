@@ -157,5 +157,10 @@ int dpt_tracefs_start(void);
 int dpt_trace(const char *ev, int on);
 /* Print the recorded events @ev as KTAP diagnostics after @prefix; how many. */
 unsigned int dpt_trace_diag(const char *ev, const char *prefix);
+/*
+ * The same for those of @ev whose line does not hold @like (NULL: all);
+ * how many (1 if the trace cannot be read and @like is given).
+ */
+unsigned int dpt_trace_unlike(const char *ev, const char *like, const char *prefix);
 
 #endif /* _DPTEST_H */
