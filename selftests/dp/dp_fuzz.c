@@ -921,6 +921,13 @@ static void op_misc(struct thr *t)
  * mprotected or replaced later, and whatever landed there meanwhile (a
  * thread's stack, a libc arena) with it: the fuzzer itself then died of
  * SIGSEGV with no word of where.
+ *
+ * An entry is whole pages, as the kernel maps them.  It once kept the
+ * length asked of mmap, not a page multiple: 3758 bytes left after a
+ * partial munmap, one more page unmapped from the front made it -338, its
+ * range wrapped past the overlap test below, and the next munmap, mprotect
+ * or madvise of it reached the fuzzer's own memory.  map_check() holds the
+ * table to whole pages after every change.
  */
 static void map_forget(int i)
 {
@@ -956,6 +963,8 @@ static int map_own_overlap(const uint8_t *addr, size_t len)
 	uintptr_t lo = (uintptr_t)addr, hi = lo + len;
 	int i;
 
+	if (hi <= lo)		/* empty or wrapping: never to be touched */
+		return 1;
 	for (i = 0; i < P.nown; i++)
 		if (P.own[i].lo < hi && lo < P.own[i].hi)
 			return 1;
@@ -996,8 +1005,15 @@ static void map_drop_range(const uint8_t *addr, size_t len)
 	}
 }
 
+/* The pages a mapping of len bytes takes. */
+static size_t page_up(size_t len)
+{
+	return (len + PAGE - 1) & ~(size_t)(PAGE - 1);
+}
+
 static void map_add(uint8_t *addr, size_t len, int dp)
 {
+	len = page_up(len);
 	map_drop_range(addr, len);
 	if (map_own_overlap(addr, len)) {	/* cannot be: never track it */
 		__atomic_fetch_add(&sh->map_stale, 1, __ATOMIC_RELAXED);
@@ -1008,6 +1024,30 @@ static void map_add(uint8_t *addr, size_t len, int dp)
 		return;
 	}
 	P.map[P.nmap++] = (struct ment){ addr, len, dp };
+}
+
+/*
+ * The table's invariants, after each change under map_lock: every entry
+ * whole pages, not empty, not wrapping.  A broken one is the fuzzer's own
+ * bug, not dp's, but it fails the run (it would have worked on memory the
+ * fuzzer does not own); the entry is dropped untouched.
+ */
+static void map_check(const char *after)
+{
+	int i = 0;
+
+	while (i < P.nmap) {
+		const struct ment *m = &P.map[i];
+		uintptr_t a = (uintptr_t)m->addr;
+
+		if (a % PAGE || !m->len || m->len % PAGE || a + m->len <= a) {
+			violation("dp_fuzz's own map table broke after %s: %p, %#zx bytes (the fuzzer's bug)",
+				  after, (void *)m->addr, m->len);
+			map_forget(i);
+		} else {
+			i++;
+		}
+	}
 }
 
 /* A bound endpoint's mapping size, or a guess if INFO fails. */
@@ -1130,6 +1170,7 @@ static void op_mmap(struct thr *t)
 		map_drop_range(hint, len);	/* replaced, or a hole if that failed */
 	if (a != MAP_FAILED)
 		map_add(a, len, check_new_map(a, len, prot, flags, off));
+	map_check("mmap");
 	pthread_mutex_unlock(&P.map_lock);
 }
 
@@ -1197,6 +1238,7 @@ static void op_remap(struct thr *t)
 		break;
 	}
 	count(OP_REMAP, a != MAP_FAILED);
+	map_check("mremap");
 out:
 	pthread_mutex_unlock(&P.map_lock);
 }
@@ -1295,6 +1337,7 @@ static void op_munmap(struct thr *t)
 		}
 		if (ok)
 			map_drop_range(gone, len);
+		map_check("munmap");
 	}
 out:
 	count(OP_MUNMAP, ok);
