@@ -45,6 +45,11 @@
 # them) are printed between DPSYMS-BEGIN and DPSYMS-END, the kernel's text
 # symbols gzipped and base64-encoded between KSYMS-BEGIN and KSYMS-END, to
 # name them.
+#
+# dpg.sendcost=TAG (make demo, a second pass on e1000s with QEMU's interrupt
+# moderation on): only the sender-alone runs by kernel entry (run_sendcost),
+# their lines led by mode=TAG.  Each sendcost run also logs the interrupts,
+# NET_RX softirqs and context switches the one vCPU took meanwhile.
 set -u
 # shellcheck source=/dev/null
 . /etc/dp/env
@@ -72,6 +77,10 @@ bw:[0-9]*) PROFILE_BW=${PROFILE_ARG#bw:} BYTES=${DPPERF_PROFILE_BYTES:-16777216}
 send:[0-9]*) PROFILE_SEND=${PROFILE_ARG#send:} ;;
 esac
 SEND_MSGS=${DPPERF_PROFILE_MESSAGES:-20000}
+# dpg.sendcost=TAG (make demo's second e1000 pass): only run_sendcost, its
+# lines led by mode=TAG (the NICs differ: QEMU's interrupt moderation on).
+SENDCOST_TAG=$(sed -n 's/.*dpg\.sendcost=\([^ ]*\).*/\1/p' /proc/cmdline)
+[ -n "$SENDCOST_TAG" ] && MODE=$SENDCOST_TAG PROTOS=dp
 EXACT=0
 grep -q 'dpg\.exact=1' /proc/cmdline && EXACT=1
 MARK=/usr/lib/dp/perf/insn-mark
@@ -205,10 +214,50 @@ run_one() {
 # 9, whose MAC no NIC on the hub has, so no receiver runs on the one vCPU.
 # On the e1000s only: what a batch saves is above the NIC.
 SINK_NID=9 SINK_MAC=02:00:00:00:00:09
+# What else the one vCPU did meanwhile, from /proc/stat and /proc/softirqs:
+# interrupts, NET_RX softirqs (where e1000's NAPI poll reclaims sent frames),
+# context switches.  Without interrupt moderation (make demo's e1000s,
+# mitigation=off) every frame's completion interrupts the sender.
+sysnap() {
+	awk '$1 == "intr" { i = $2 } $1 == "ctxt" { c = $2 } END { printf "%s %s ", i, c }' /proc/stat
+	awk '$1 == "NET_RX:" { printf "%s\n", $2 }' /proc/softirqs
+}
+
+# The sink in a's NART, once eth0 has its carrier: the e1000s' links come
+# up about 2 s after boot, and until then a send spins on ENOBUFS (a
+# sendcost run straight after boot took 3035 ns a write() for 2020).
+sink() {
+	w=0
+	while [ "$(ip netns exec a cat /sys/class/net/eth0/carrier 2>/dev/null)" != 1 ] &&
+		[ $w -lt 100 ]; do
+		sleep 0.1
+		w=$((w + 1))
+	done
+	[ $w -gt 0 ] && log "eth0's carrier came after $w waits of 0.1 s"
+	ip netns exec a dpctl nart add $SINK_NID $SINK_MAC
+}
+
 sendcost() {	# sendcost MESSAGES [DPPERF-ARGS...]: 64-byte messages to the sink
 	m=$1
 	shift
+	s0=$(sysnap)
 	client dp sendcost 64 --dp-raw --dpid 102 --peer $SINK_NID --messages "$m" "$@"
+	st=$?
+	echo "$s0 $(sysnap)" | awk -v m="$m" -v e="${*:-one write() each}" '{
+		printf "# %s: sendcost %s, %d messages: %d interrupts, %d NET_RX softirqs, %d context switches\n",
+			"'"$GUEST_TAG"'", e, m, $4 - $1, $6 - $3, $5 - $2 }'
+	return $st
+}
+
+# The sender alone by kernel entry: one write() each, dp_sendv() batches
+# of 8, 32 and 128, io_uring one and 32 per submit.
+run_sendcost() {
+	sink || return 1
+	for e in "" "--batch 8" "--batch 32" "--batch 128" "--uring --batch 1" \
+		"--uring --batch 32"; do
+		# shellcheck disable=SC2086 # e: dpperf's --batch/--uring words
+		sendcost 20000 $e || return 1
+	done
 }
 
 run_entry() {
@@ -218,12 +267,7 @@ run_entry() {
 		[ $? -eq 1 ] && { ENTRY=""; return 1; }
 	done
 	ENTRY=""
-	ip netns exec a dpctl nart add $SINK_NID $SINK_MAC || return 1
-	for e in "" "--batch 8" "--batch 32" "--batch 128" "--uring --batch 1" \
-		"--uring --batch 32"; do
-		# shellcheck disable=SC2086 # e: dpperf's --batch/--uring words
-		sendcost 20000 $e || return 1
-	done
+	run_sendcost
 }
 
 # make profile PROFILE_RUN=send:N: run_entry's sendcost alone, one write()
@@ -231,7 +275,7 @@ run_entry() {
 run_send_profile() {
 	batch=""
 	[ "$PROFILE_SEND" -gt 1 ] && batch="--batch $PROFILE_SEND"
-	ip netns exec a dpctl nart add $SINK_NID $SINK_MAC || return 1
+	sink || return 1
 	# shellcheck disable=SC2086 # batch: dpperf's --batch words
 	sendcost "$SEND_MSGS" $batch
 }
@@ -240,6 +284,10 @@ run_send_profile() {
 # ping-pong only); dp on the e1000s also by kernel entry (run_entry); 0
 # unless a whole session failed.
 run() {
+	if [ -n "$SENDCOST_TAG" ]; then
+		run_sendcost
+		return
+	fi
 	if [ -n "$PROFILE_SEND" ]; then
 		run_send_profile
 		return
