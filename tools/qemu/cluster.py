@@ -332,6 +332,24 @@ class Fabric(Relay):
 LINK_TAG = re.compile(r"^[A-Za-z0-9]{1,16}$")
 FREEZE = re.compile(r"^freeze (\d+)( heal)?$")
 FREEZE_DELAY = 0.5  # s between the answer and the stop: the guest reads it
+# The modes whose guests all meet at the "boot" barrier once in user space
+# (guest/init, when there are two or more).
+BOOT_BARRIER_MODES = ("check", "cluster", "demo", "faults", "mpi", "mpidemo", "myri",
+                      "ping", "run", "kselftest")
+BOOT_GRACE = 300  # s a guest may still not be in user space after the others ended
+
+
+def stuck_at_boot(mode, alive, seen, n):
+    """The guests of @alive (those still running, of @n) to give up on: every
+    other guest has ended and none of these ever reached user space (never
+    came to a barrier, @seen), so nothing is left for them to meet or do.
+    A debug kernel's guest once hung at boot for the run's whole hour.
+    [] if any of them got to user space, or none of the others ended."""
+    if mode not in BOOT_BARRIER_MODES or n < 2 or not alive or len(alive) == n:
+        return []
+    if any(g in seen for g in alive):
+        return []
+    return list(alive)
 
 
 class Barriers:
@@ -347,6 +365,7 @@ class Barriers:
         self.waiting = {}  # barrier name -> set of guests
         self.paths = []
         self.pids = {}     # guest -> its QEMU's pid (set once they start)
+        self.seen = set()  # guests that said anything (dp-barrier): in user space
         self.freezes = []  # [when, what, guest, heal]: SIGSTOP/SIGCONT due
         for g in range(n):
             path = os.path.join(sockdir, f"b{g}.sock")
@@ -469,6 +488,8 @@ class Barriers:
                 self.handle(g, line.decode(errors="replace").strip("\r\0 "))
 
     def handle(self, g, line):
+        if line.startswith(("B ", "L ")):  # QEMU connects at its start, these come from user space
+            self.seen.add(g)
         if line.startswith("L "):
             self.link(g, line[2:])
             return
@@ -875,11 +896,24 @@ def run(a):
                     cmd, stdin=subprocess.DEVNULL,
                     stdout=open(prefix + ".qemu.log", "w"), stderr=subprocess.STDOUT))
             bar.pids[g] = procs[-1].pid
+        stuck_since = None
         while any(p.poll() is None for p in procs):
             if a.mode != "shell" and time.monotonic() - start > a.timeout:
                 timed_out = True
                 break
             bar.poll(0.2)
+            stuck = stuck_at_boot(a.mode, [g for g, p in enumerate(procs) if p.poll() is None],
+                                  bar.seen, len(procs))
+            if not stuck:
+                stuck_since = None
+            elif stuck_since is None:
+                stuck_since = time.monotonic()
+            elif time.monotonic() - stuck_since > BOOT_GRACE:
+                what = f"guest(s) {stuck} never reached user space, {BOOT_GRACE} s after " \
+                    "the others ended: stopped"
+                bar.log(what)
+                print(f"cluster: {what}")
+                break
     finally:
         if "bar" in locals():
             bar.thaw_all()

@@ -387,6 +387,28 @@ def test_tcg_accel():
     check("tcg: an explicit choice wins", accel(cpus, 2, thread="multi") == "tcg,thread=multi")
 
 
+def test_stuck_at_boot():
+    """A guest that never reached user space once the others ended."""
+    import cluster
+    stuck = cluster.stuck_at_boot
+    check("boot: a guest not in user space after the other ended is given up",
+          stuck("check", [0], set(), 2) == [0])
+    check("boot: not while another guest runs", stuck("check", [0, 1], {1}, 2) == [])
+    check("boot: not one that reached user space (mode check's guest 0 alone)",
+          stuck("check", [0], {0, 1}, 2) == [])
+    check("boot: not a lone guest", stuck("run", [0], set(), 1) == [])
+    check("boot: not a mode without the boot barrier", stuck("icount", [0], set(), 2) == [])
+    check("boot: two left, one in user space: both wait", stuck("cluster", [0, 2], {2}, 3) == [])
+    check("boot: nothing left running", stuck("check", [], set(), 2) == [])
+    with tempfile.TemporaryDirectory(prefix="dpq-t") as d, open(os.devnull, "w") as null:
+        bar = cluster.Barriers(d, 1, null)
+        bar.handle(0, "")
+        bar.handle(0, "junk")
+        check("boot: a stray line is not user space", not bar.seen)
+        bar.handle(0, "B boot")
+        check("boot: a barrier line is", bar.seen == {0})
+
+
 def test_myri_cards():
     """Mode myricore: one guest, two LANai cards (hosts h0 and h1 of 'one'),
     each card's node with the route to the other."""
@@ -633,6 +655,7 @@ def main():
     test_kernel_bad()
     test_crash_report()
     test_tcg_accel()
+    test_stuck_at_boot()
     test_myri_cards()
     test_switch(sys.argv[1])
     test_relay(sys.argv[1])
