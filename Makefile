@@ -279,7 +279,7 @@ ICOUNT_NIC ?= e1000,mitigation=off
 # Without moderation every frame's completion interrupts the sender, an
 # interrupt and a NAPI poll per single write() that a batch shares: the
 # sender-alone send costs run again on e1000s with QEMU's default
-# moderation (about 1 minute), as a NIC under Linux's default
+# moderation (about 20 s), as a NIC under Linux's default
 # InterruptThrottleRate runs, and the report shows both.
 ICOUNT_NIC_MODERATED ?= e1000
 
