@@ -77,8 +77,7 @@ bw:[0-9]*) PROFILE_BW=${PROFILE_ARG#bw:} BYTES=${DPPERF_PROFILE_BYTES:-16777216}
 send:[0-9]*) PROFILE_SEND=${PROFILE_ARG#send:} ;;
 esac
 SEND_MSGS=${DPPERF_PROFILE_MESSAGES:-20000}
-# dpg.sendcost=TAG (make demo's second e1000 pass): only run_sendcost, its
-# lines led by mode=TAG (the NICs differ: QEMU's interrupt moderation on).
+# dpg.sendcost=TAG: see the head of this file.
 SENDCOST_TAG=$(sed -n 's/.*dpg\.sendcost=\([^ ]*\).*/\1/p' /proc/cmdline)
 [ -n "$SENDCOST_TAG" ] && MODE=$SENDCOST_TAG PROTOS=dp
 EXACT=0
