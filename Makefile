@@ -180,8 +180,9 @@ soak:
 
 # The profile run's image carries perf (not the other guests'); KVER picks
 # the kernel (default: the first of KVERS).  PROFILE_RUN: 1, the 1-byte
-# ping-pong (per leg), or bw:SIZE, dp's bandwidth in SIZE-byte messages
-# (per KiB delivered; SIZE up to 1 MiB), or send:N, what the sender alone
+# ping-pong (per leg), or rt:SIZE, the ping-pong in SIZE-byte messages, or
+# bw:SIZE, dp's bandwidth in SIZE-byte messages (per KiB delivered; SIZE up
+# to 1 MiB), or send:N, what the sender alone
 # spends per 64-byte message, one write() each (1) or dp_sendv() batches
 # of N (per message; dpperf --test sendcost; best with PROFILE_NIC=e1000).
 # PROFILE_EXACT=1: instead of perf's samples, every instruction of the run

@@ -39,6 +39,8 @@
 # (dpperf --test sendcost, run_entry's): DPPERF_PROFILE_MESSAGES (20000)
 # 64-byte messages on an unreliable edge to a node nobody answers for, one
 # write() each (N=1) or dp_sendv() batches of N.
+# dpg.profile=rt:SIZE profiles the ping-pong in SIZE-byte messages instead
+# of 1-byte ones.
 # dpg.exact=1 (make profile PROFILE_EXACT=1): no perf; the phase runs
 # between two insn-marks, and QEMU's insn-count plugin counts every
 # instruction in between by address; the modules' symbols (dp.ko's among
@@ -70,11 +72,12 @@ if [ "$(basename "$(readlink /sys/class/net/eth0/device/driver 2>/dev/null)")" =
 	PP_SIZES=1,16,32,64,128,256,512,768,1024,1280,1448
 	BW_SIZES=64,256,512,1024,1448
 fi
-PROFILE=0 PROFILE_BW="" PROFILE_SEND=""
+PROFILE=0 PROFILE_BW="" PROFILE_SEND="" PROFILE_RT=""
 PROFILE_ARG=$(sed -n 's/.*dpg\.profile=\([^ ]*\).*/\1/p' /proc/cmdline)
 case $PROFILE_ARG in
 bw:[0-9]*) PROFILE_BW=${PROFILE_ARG#bw:} BYTES=${DPPERF_PROFILE_BYTES:-16777216} ;;
 send:[0-9]*) PROFILE_SEND=${PROFILE_ARG#send:} ;;
+rt:[0-9]*) PROFILE_RT=${PROFILE_ARG#rt:} ;;
 esac
 SEND_MSGS=${DPPERF_PROFILE_MESSAGES:-20000}
 # dpg.sendcost=TAG: see the head of this file.
@@ -83,8 +86,9 @@ SENDCOST_TAG=$(sed -n 's/.*dpg\.sendcost=\([^ ]*\).*/\1/p' /proc/cmdline)
 EXACT=0
 grep -q 'dpg\.exact=1' /proc/cmdline && EXACT=1
 MARK=/usr/lib/dp/perf/insn-mark
-if [ "$PROFILE_ARG" = 1 ] || [ -n "$PROFILE_BW" ] || [ -n "$PROFILE_SEND" ]; then
-	PROFILE=1 PROTOS=dp PP_SIZES=1 BW_SIZES=""
+if [ "$PROFILE_ARG" = 1 ] || [ -n "$PROFILE_BW" ] || [ -n "$PROFILE_SEND" ] ||
+	[ -n "$PROFILE_RT" ]; then
+	PROFILE=1 PROTOS=dp PP_SIZES=${PROFILE_RT:-1} BW_SIZES=""
 	ITERS=${DPPERF_PROFILE_ITERS:-20000}
 	PERIOD=${DPPERF_PROFILE_PERIOD:-50000}
 	[ $EXACT -eq 1 ] && PERIOD=1	# counts, not samples
@@ -152,7 +156,7 @@ profile_print() {
 	elif [ -n "$PROFILE_SEND" ]; then
 		echo "send 64 batch $PROFILE_SEND messages $SEND_MSGS period $PERIOD"
 	else
-		echo "iters $ITERS period $PERIOD"
+		echo "iters $ITERS period $PERIOD${PROFILE_RT:+ size $PROFILE_RT}"
 	fi
 	if [ $EXACT -eq 1 ]; then
 		echo PROFILE-END
@@ -362,7 +366,7 @@ if [ $PROFILE -eq 1 ]; then
 			/tmp/profile.txt)" -ge 100 ]
 	fi
 	pst=$?
-	what="the dp ping-pong ($ITERS round trips, period $PERIOD)"
+	what="the dp ping-pong (${PROFILE_RT:-1}-byte, $ITERS round trips, period $PERIOD)"
 	[ -n "$PROFILE_BW" ] && what="dp's bandwidth ($BYTES bytes in $PROFILE_BW-byte messages, period $PERIOD)"
 	kind=perf
 	[ $EXACT -eq 1 ] && kind=exact what="${what%, period*}, every instruction counted)"

@@ -14,7 +14,7 @@ tab=$(printf '\t')
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
 echo "TAP version 13"
-echo "1..24"
+echo "1..25"
 
 mkdir "$d/run"
 {
@@ -49,6 +49,19 @@ sed 's/mode=icount-tulip/mode=icount/' "$d/run/icount.tsv" >"$d/virtio/icount.ts
 "$pr" "$d/virtio" >/dev/null 2>"$d/err" &&
 	grep -q "dp over the netdev backend on virtio-net" "$d/virtio/profile.md"
 t $? "a run over virtio-net (PROFILE_NIC) names the netdev backend on it"
+
+# dpg.profile=rt:SIZE: the ping-pong in SIZE-byte messages, its own round trip
+mkdir "$d/rt"
+sed 's/^iters 1000 period 10000$/iters 1000 period 10000 size 1448/' \
+	"$d/run/icount-g0.out.log" >"$d/rt/icount-g0.out.log"
+{
+	cat "$d/run/icount.tsv"
+	printf 'mode=icount-tulip%sdp%spingpong%s1448%s30.00%sus\n' "$tab" "$tab" "$tab" "$tab" "$tab"
+} >"$d/rt/icount.tsv"
+"$pr" "$d/rt" >"$d/rt.md" 2>"$d/err" &&
+	grep -q "where a 1448-byte dp round trip's instructions go" "$d/rt.md" &&
+	grep -q "dpperf measured 30.00 us per round trip, 15000 instructions per leg" "$d/rt.md"
+t $? "a ping-pong in 1448-byte messages is named, with its own round trip (not 1 byte's)"
 
 # dpg.profile=bw:SIZE: instructions per KiB delivered
 mkdir "$d/bw"
