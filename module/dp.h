@@ -513,9 +513,11 @@ bool dp_tx_plug_start(struct dp_endpoint *ep);
 void dp_tx_plug_end(struct dp_endpoint *ep);
 void dp_tx_plug_free(struct dp_tx_plug *plug);
 void *dp_tx_plug_slot(struct dp_tx_plug *plug, const struct dp_msg_hdr *h);
-void dp_tx_plug_commit(struct dp_tx_plug *plug, const struct dp_msg_hdr *h);
+void dp_tx_plug_commit(struct dp_tx_plug *plug, const struct dp_msg_hdr *h,
+		       u32 msg_crc);
+/* dp_tx_frame() into @plug, of a message whose CRC state @msg_crc is run */
 int dp_tx_frame_plug(struct dp_node *node, struct dp_tx_plug *plug,
-		     const struct dp_msg_hdr *h, const void *msg);
+		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc);
 
 /**
  * struct dp_endpoint - one open /dev/dp file.

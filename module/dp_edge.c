@@ -160,6 +160,7 @@ static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
 	struct dp_tx_plug *plug = dp_tx_plugged(ep);
 	u8 small[DP_RAW_STACK] __uninitialized;
 	struct dp_msg_hdr h __uninitialized;
+	u32 crc = ~0u;
 	void *msg;
 	int err;
 
@@ -168,10 +169,10 @@ static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
 	h.len = len;
 	msg = plug ? dp_tx_plug_slot(plug, &h) : NULL;
 	if (msg) {
-		if (copy_from_user(msg, buf, len))
+		if (dp_crc32c_copy_from_user(&crc, msg, buf, len))
 			return -EFAULT;
 		dp_tx_raw_seq(e, &h);
-		dp_tx_plug_commit(plug, &h);
+		dp_tx_plug_commit(plug, &h, crc);
 		return 0;
 	}
 	msg = small;
@@ -179,11 +180,15 @@ static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
 		msg = kvmalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!msg)
 		return -ENOMEM;
-	err = -EFAULT;
-	if (copy_from_user(msg, buf, len))
+	/* the checksum's pass fused with the copy; none to our own node */
+	if (h.dst_nid == h.src_nid)
+		err = copy_from_user(msg, buf, len) ? -EFAULT : 0;
+	else
+		err = dp_crc32c_copy_from_user(&crc, msg, buf, len);
+	if (err)
 		goto out;
 	dp_tx_raw_seq(e, &h);
-	err = dp_tx_frame_plug(ep->node, plug, &h, msg);
+	err = dp_tx_frame_plug(ep->node, plug, &h, msg, crc);
 out:
 	if (msg != small)
 		kvfree(msg);

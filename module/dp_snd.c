@@ -1183,9 +1183,11 @@ static int dp_snd_first(struct dp_snd *s, struct dp_txmsg *m, u32 peer_inc)
 static struct dp_txmsg *dp_snd_copy(struct dp_snd *s, const void __user *buf,
 				    u32 len, u32 frame, u32 i)
 {
+	const u8 __user *from;
 	struct dp_txmsg *m;
 	struct dp_frag f;
 	u8 *p;
+	int err;
 
 	if (dp_frag_get(len, frame, i, &f))
 		return ERR_PTR(-EMSGSIZE);	/* no frame to cut it for */
@@ -1197,14 +1199,19 @@ static struct dp_txmsg *dp_snd_copy(struct dp_snd *s, const void __user *buf,
 		dp_frag_put_total(p, len);
 		p += DP_FRAG_TOTAL_LEN;
 	}
-	if (copy_from_user(p, (const u8 __user *)buf + f.off, f.len)) {
-		dp_snd_put(s, m);
-		return ERR_PTR(-EFAULT);
-	}
+	from = (const u8 __user *)buf + f.off;
 	/* The checksum's pass over the message, fused with the copy. */
 	m->crc_ok = !dp_tx_local(s->se->node, s->to.nid);
-	if (m->crc_ok)
-		m->crc = dp_wire_msg_crc(m->data, f.wire_len);
+	if (m->crc_ok) {
+		m->crc = dp_wire_msg_crc(m->data, p - m->data);
+		err = dp_crc32c_copy_from_user(&m->crc, p, from, f.len);
+	} else {
+		err = copy_from_user(p, from, f.len) ? -EFAULT : 0;
+	}
+	if (err) {
+		dp_snd_put(s, m);
+		return ERR_PTR(err);
+	}
 	m->len = f.wire_len;
 	m->flags = f.flags;
 	m->space = i ? 0 : dp_frag_credit(len, frame);

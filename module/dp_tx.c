@@ -241,13 +241,18 @@ void *dp_tx_plug_slot(struct dp_tx_plug *plug, const struct dp_msg_hdr *h)
 	return plug->at + plug->len + DP_WIRE_HDR_LEN;
 }
 
-/* Hold frame @h, whose message is at dp_tx_plug_slot()'s address. */
-void dp_tx_plug_commit(struct dp_tx_plug *plug, const struct dp_msg_hdr *h)
+/*
+ * Hold frame @h, whose message is at dp_tx_plug_slot()'s address, and whose
+ * CRC state @msg_crc was run as it was copied there
+ * (dp_crc32c_copy_from_user() from ~0).
+ */
+void dp_tx_plug_commit(struct dp_tx_plug *plug, const struct dp_msg_hdr *h,
+		       u32 msg_crc)
 {
 	struct dp_wire_hdr *w = (struct dp_wire_hdr *)(plug->at + plug->len);
 
 	dp_wire_encode(w, h);
-	dp_wire_seal_crc(w, dp_wire_msg_crc(w + 1, h->len));
+	dp_wire_seal_crc(w, msg_crc);
 	plug->len += DP_WIRE_HDR_LEN + h->len;
 	plug->n++;
 }
@@ -334,17 +339,17 @@ int dp_tx_frame_tmpl(struct dp_node *node, struct dp_tx_plug *plug,
 int dp_tx_frame(struct dp_node *node, const struct dp_msg_hdr *h,
 		const void *msg)
 {
-	return dp_tx_frame_plug(node, NULL, h, msg);
-}
-
-int dp_tx_frame_plug(struct dp_node *node, struct dp_tx_plug *plug,
-		     const struct dp_msg_hdr *h, const void *msg)
-{
 	u32 crc = 0;
 
 	if (h->dst_nid != h->src_nid)
 		crc = dp_wire_msg_crc(msg, h->len);
-	return dp_tx_frame_tmpl(node, plug, NULL, h, msg, crc, NULL);
+	return dp_tx_frame_plug(node, NULL, h, msg, crc);
+}
+
+int dp_tx_frame_plug(struct dp_node *node, struct dp_tx_plug *plug,
+		     const struct dp_msg_hdr *h, const void *msg, u32 msg_crc)
+{
+	return dp_tx_frame_tmpl(node, plug, NULL, h, msg, msg_crc, NULL);
 }
 
 int dp_tx_announce(struct dp_node *node, u32 hold_ms, u8 *lladdr)

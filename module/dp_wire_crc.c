@@ -12,8 +12,10 @@
  * two such guests had the CRC at 12% of each side's samples.
  */
 #include <linux/crc32.h>
+#include <linux/instrumented.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #ifdef CONFIG_X86_64
 #include <asm/cpufeature.h>
 #endif
@@ -82,3 +84,92 @@ void dp_crc32c_select(void)
 {
 }
 #endif
+
+#ifdef CONFIG_X86_64
+/* A store to a destination that may be unaligned (as put_unaligned()). */
+struct dp_crc_u64 {
+	u64 v;
+} __packed;
+
+/* Eight bytes from the user: into the CRC @c, and stored at @d. */
+#define DP_CRC_COPY_STEP(c, d, s, i, fault)				\
+	do {								\
+		const unsigned int i_ = (i);				\
+		u64 v_;							\
+									\
+		unsafe_get_user(v_, (const u64 __user *)(s) + i_, fault); \
+		__asm__("crc32q %1, %0" : "+r" (c) : "r" (v_));		\
+		((struct dp_crc_u64 *)(d))[i_].v = v_;			\
+	} while (0)
+
+/*
+ * The copy and the CRC in one pass, by the crc32 instruction: each 8 bytes
+ * loaded from the user once, run through the CRC and stored.  Nothing is
+ * called while user access is open (objtool checks that).  False if the
+ * user's range faulted; what was stored by then is garbage.
+ */
+static bool dp_crc_copy_insn(u32 *crc, u8 *d, const u8 __user *s, size_t len)
+{
+	u64 c = *crc;
+	u32 c32;
+	u8 b;
+
+	if (!user_access_begin(s, len))
+		return false;
+	for (; len >= 64; len -= 64, s += 64, d += 64) {
+		DP_CRC_COPY_STEP(c, d, s, 0, fault);
+		DP_CRC_COPY_STEP(c, d, s, 1, fault);
+		DP_CRC_COPY_STEP(c, d, s, 2, fault);
+		DP_CRC_COPY_STEP(c, d, s, 3, fault);
+		DP_CRC_COPY_STEP(c, d, s, 4, fault);
+		DP_CRC_COPY_STEP(c, d, s, 5, fault);
+		DP_CRC_COPY_STEP(c, d, s, 6, fault);
+		DP_CRC_COPY_STEP(c, d, s, 7, fault);
+	}
+	for (; len >= 8; len -= 8, s += 8, d += 8)
+		DP_CRC_COPY_STEP(c, d, s, 0, fault);
+	c32 = (u32)c;
+	for (; len; len--, s++, d++) {
+		unsafe_get_user(b, s, fault);
+		__asm__("crc32b %1, %0" : "+r" (c32) : "r" (b));
+		*d = b;
+	}
+	user_access_end();
+	*crc = c32;
+	return true;
+fault:
+	user_access_end();
+	return false;
+}
+#endif
+
+/*
+ * Copy @len bytes from user @src to @dst and continue CRC32C *@crc over
+ * them (dp_crc32c()), fused into one pass where the crc32 instruction is
+ * in use: the sender's copy of a message and its checksum's pass
+ * (docs/reliability.md section 7).  Else copy_from_user(), then the CRC
+ * over the copy.  The same checks as copy_from_user() (the destination
+ * object's size, the sanitizers' hooks).  0 or -EFAULT (then *@crc and
+ * @dst are garbage).
+ */
+int dp_crc32c_copy_from_user(u32 *crc, void *dst, const void __user *src,
+			     size_t len)
+{
+	might_fault();
+	if (!check_copy_size(dst, len, false))
+		return -EFAULT;
+#ifdef CONFIG_X86_64
+	if (dp_crc_insn) {
+		bool ok;
+
+		instrument_copy_from_user_before(dst, src, len);
+		ok = dp_crc_copy_insn(crc, dst, src, len);
+		instrument_copy_from_user_after(dst, src, len, ok ? 0 : len);
+		return ok ? 0 : -EFAULT;
+	}
+#endif
+	if (copy_from_user(dst, src, len))
+		return -EFAULT;
+	*crc = dp_crc32c(*crc, dst, len);
+	return 0;
+}

@@ -107,6 +107,14 @@ unsigned long copy_from_user(void *to, const void __user *from, unsigned long n)
 	return 0;
 }
 
+int dp_crc32c_copy_from_user(u32 *crc, void *dst, const void __user *src, size_t len)
+{
+	if (copy_from_user(dst, src, len))
+		return -EFAULT;
+	*crc = dp_crc32c(*crc, dst, len);
+	return 0;
+}
+
 u64 ktime_get_ns(void)
 {
 	return (u64)jiffies * 1000000u + kmock_ns_extra;

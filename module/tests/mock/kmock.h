@@ -97,6 +97,8 @@ extern int kmock_uaccess_fail;	/* fail the next n copies */
 extern void (*kmock_uaccess_hook)(void);	/* before each copy, if set */
 extern long kmock_mod_timers;	/* mod_timer() calls so far */
 unsigned long copy_from_user(void *to, const void __user *from, unsigned long n);
+/* the kernel's fuses the two: here copy_from_user(), then the CRC */
+int dp_crc32c_copy_from_user(u32 *crc, void *dst, const void __user *src, size_t len);
 
 /*
  * A full barrier: what another CPU may do between a store and a load that
