@@ -75,6 +75,7 @@ fi
 PROFILE=0 PROFILE_BW="" PROFILE_SEND="" PROFILE_RT=""
 PROFILE_ARG=$(sed -n 's/.*dpg\.profile=\([^ ]*\).*/\1/p' /proc/cmdline)
 case $PROFILE_ARG in
+1) PROFILE_RT=1 ;;	# the 1-byte ping-pong: rt:1
 bw:[0-9]*) PROFILE_BW=${PROFILE_ARG#bw:} BYTES=${DPPERF_PROFILE_BYTES:-16777216} ;;
 send:[0-9]*) PROFILE_SEND=${PROFILE_ARG#send:} ;;
 rt:[0-9]*) PROFILE_RT=${PROFILE_ARG#rt:} ;;
@@ -86,8 +87,7 @@ SENDCOST_TAG=$(sed -n 's/.*dpg\.sendcost=\([^ ]*\).*/\1/p' /proc/cmdline)
 EXACT=0
 grep -q 'dpg\.exact=1' /proc/cmdline && EXACT=1
 MARK=/usr/lib/dp/perf/insn-mark
-if [ "$PROFILE_ARG" = 1 ] || [ -n "$PROFILE_BW" ] || [ -n "$PROFILE_SEND" ] ||
-	[ -n "$PROFILE_RT" ]; then
+if [ -n "$PROFILE_BW$PROFILE_SEND$PROFILE_RT" ]; then
 	PROFILE=1 PROTOS=dp PP_SIZES=${PROFILE_RT:-1} BW_SIZES=""
 	ITERS=${DPPERF_PROFILE_ITERS:-20000}
 	PERIOD=${DPPERF_PROFILE_PERIOD:-50000}
@@ -156,7 +156,7 @@ profile_print() {
 	elif [ -n "$PROFILE_SEND" ]; then
 		echo "send 64 batch $PROFILE_SEND messages $SEND_MSGS period $PERIOD"
 	else
-		echo "iters $ITERS period $PERIOD${PROFILE_RT:+ size $PROFILE_RT}"
+		echo "iters $ITERS period $PERIOD size $PROFILE_RT"
 	fi
 	if [ $EXACT -eq 1 ]; then
 		echo PROFILE-END
@@ -366,7 +366,7 @@ if [ $PROFILE -eq 1 ]; then
 			/tmp/profile.txt)" -ge 100 ]
 	fi
 	pst=$?
-	what="the dp ping-pong (${PROFILE_RT:-1}-byte, $ITERS round trips, period $PERIOD)"
+	what="the dp ping-pong ($PROFILE_RT-byte, $ITERS round trips, period $PERIOD)"
 	[ -n "$PROFILE_BW" ] && what="dp's bandwidth ($BYTES bytes in $PROFILE_BW-byte messages, period $PERIOD)"
 	kind=perf
 	[ $EXACT -eq 1 ] && kind=exact what="${what%, period*}, every instruction counted)"
