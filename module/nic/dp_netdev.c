@@ -177,17 +177,105 @@ static void dp_netdev_zc_attach(struct sk_buff *skb, struct dp_netdev_zc *zc,
 }
 
 /*
- * An skb of @size bytes of room whose head is a page fragment of the
- * stack's per-CPU cache, and whose sk_buff comes from the per-CPU cache
+ * dp's own pages for the heads of the skbs it sends: a ring of them per
+ * CPU, cut into fragments in turn.  The stack's per-CPU fragment cache
+ * (napi_alloc_frag()) reuses its page only once every fragment cut from
+ * it was freed, and takes a fresh one, cleared under init_on_alloc, when
+ * it was not.  A moderated NIC frees a batch's frames long after they
+ * were queued, so each page of a batch of small messages was a fresh,
+ * cleared one (clear_page_erms, 175 of 1249 instructions a message in a
+ * batch of 32, docs/perf/profile-exact-send32-e1000-ring.md).  A ring
+ * page is reused when the ring comes round to it and holds its only
+ * reference; otherwise the ring lets go of it (the frames still holding
+ * it free it) and takes a new one.  Bound: DP_NETDEV_PAGES pages a CPU
+ * that sent (256 KiB with 4 KiB pages), kept until unload.
+ *
+ * Only this CPU, with bottom halves disabled, touches its ring: a sender
+ * in process context and one in softirq (an ACK, a retransmission) do
+ * not interleave.  A page is handed out only from its ring, so a count of
+ * one cannot go up behind the ring's back; a speculative reference
+ * (compaction, a GUP-fast walk) only makes it look busy for a while.
+ */
+#define DP_NETDEV_PAGES	64
+
+struct dp_netdev_pages {
+	struct page *page[DP_NETDEV_PAGES];
+	unsigned int slot;	/* the page being cut */
+	unsigned int off;	/* how much of it was handed out */
+};
+
+static struct dp_netdev_pages __percpu *dp_netdev_pages;
+
+/* The ring's next page, empty; false without memory. */
+static bool dp_netdev_next_page(struct dp_netdev_pages *r)
+{
+	struct page *page;
+
+	r->slot = (r->slot + 1) % DP_NETDEV_PAGES;
+	page = r->page[r->slot];
+	if (!page || page_ref_count(page) != 1 || page_is_pfmemalloc(page)) {
+		if (page)
+			put_page(page);
+		/* Never from the reserves: the ring would keep such a page. */
+		page = alloc_page(GFP_ATOMIC | __GFP_NOWARN | __GFP_NOMEMALLOC);
+		r->page[r->slot] = page;
+		if (!page)
+			return false;
+	}
+	r->off = 0;
+	return true;
+}
+
+/* @size bytes (a multiple of a cache line, at most a page) of a ring page. */
+static __always_inline void *dp_netdev_frag(unsigned int size)
+{
+	struct dp_netdev_pages *r;
+	struct page *page;
+	void *data;
+
+	lockdep_assert_in_softirq();	/* bottom halves disabled */
+	r = this_cpu_ptr(dp_netdev_pages);
+	if ((!r->page[r->slot] || r->off + size > PAGE_SIZE) &&
+	    !dp_netdev_next_page(r))
+		return NULL;
+	page = r->page[r->slot];
+	get_page(page);		/* the skb's; skb_free_frag() lets go of it */
+	data = page_address(page) + r->off;
+	r->off += size;
+	return data;
+}
+
+/* Once nothing sends any more: every ring lets go of its pages. */
+static void dp_netdev_pages_free(void)
+{
+	int cpu, i;
+
+	if (!dp_netdev_pages)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct dp_netdev_pages *r = per_cpu_ptr(dp_netdev_pages, cpu);
+
+		for (i = 0; i < DP_NETDEV_PAGES; i++)
+			if (r->page[i])
+				put_page(r->page[i]);
+	}
+	free_percpu(dp_netdev_pages);
+	dp_netdev_pages = NULL;
+}
+
+/*
+ * An skb of @size bytes of room whose head is a fragment of a ring page
+ * (dp_netdev_frag()), and whose sk_buff comes from the per-CPU cache
  * NAPI's completions refill, as a driver builds the skb of a received
- * frame (napi_alloc_skb()): alloc_skb() takes both from the slab, and with
+ * frame (napi_build_skb()): alloc_skb() takes both from the slab, and with
  * Debian's init_on_alloc each is cleared first, the head's whole object
- * (512 bytes for a 1-byte message) before the frame overwrites it.  A
- * fragment's page is cleared once, when the cache takes it; then it comes
- * round again once its frames are freed.  No byte of the head is sent
- * that the frame did not write (skb->len is the frame's).  Sleeps
- * nowhere: the caches are per CPU, under local_bh_disable().  Not
- * netdev_alloc_skb(): it, and napi_alloc_skb(), take a slab head for
+ * (512 bytes for a 1-byte message) before the frame overwrites it.  A ring
+ * page is cleared once, when it is allocated; reused, it is not, as the
+ * stack's fragment cache does not clear the page it recycles.  No byte of
+ * the head is sent that the frame did not write (skb->len is the
+ * frame's).  Sleeps
+ * nowhere: the ring and the cache are per CPU, under local_bh_disable().
+ * Not netdev_alloc_skb(): it, and napi_alloc_skb(), take a slab head for
  * anything under about 700 bytes, which is every small message's frame.
  */
 static __always_inline struct sk_buff *dp_netdev_alloc_skb(unsigned int size)
@@ -200,7 +288,7 @@ static __always_inline struct sk_buff *dp_netdev_alloc_skb(unsigned int size)
 	if (frag > PAGE_SIZE)
 		return alloc_skb(size, GFP_KERNEL);
 	local_bh_disable();
-	data = napi_alloc_frag(frag);
+	data = dp_netdev_frag(frag);
 	if (data) {
 		skb = napi_build_skb(data, frag);
 		if (!skb)
@@ -556,15 +644,26 @@ static const struct dp_backend dp_netdev_backend = {
 	.busy_poll = dp_netdev_busy_poll,
 };
 
+/* The ring is let go of by dp_netdev_drain(), once nothing sends. */
 int dp_netdev_init(void)
 {
-	int err = register_netdevice_notifier(&dp_netdev_nb);
+	int err;
 
+	dp_netdev_pages = alloc_percpu(struct dp_netdev_pages);
+	if (!dp_netdev_pages)
+		return -ENOMEM;
+	err = register_netdevice_notifier(&dp_netdev_nb);
 	if (err)
-		return err;
+		goto err_pages;
 	err = dp_backend_register(&dp_netdev_backend);
 	if (err)
-		unregister_netdevice_notifier(&dp_netdev_nb);
+		goto err_nb;
+	return 0;
+
+err_nb:
+	unregister_netdevice_notifier(&dp_netdev_nb);
+err_pages:
+	dp_netdev_pages_free();
 	return err;
 }
 
@@ -581,7 +680,9 @@ void dp_netdev_exit(void)
 /*
  * Once no node sends any more: wait until devices freed every frame sent
  * from a session's copy, and until their completions returned.  A device
- * frees what it holds when it transmits it, or when it is stopped.
+ * frees what it holds when it transmits it, or when it is stopped.  Then
+ * the rings let go of their pages (frames still held keep theirs).  Also
+ * the last step of a failed load, where it finds nothing to wait for.
  */
 void dp_netdev_drain(void)
 {
@@ -593,4 +694,5 @@ void dp_netdev_drain(void)
 		pr_warn("dp: waiting for %d frames a device holds\n",
 			atomic_read(&dp_netdev_cb_live));
 	synchronize_rcu();
+	dp_netdev_pages_free();
 }
