@@ -100,7 +100,7 @@ static inline u32 dp_crc32c_sse42(u32 crc, const u8 *p, size_t len)
 #ifdef __KERNEL__
 u32 dp_crc32c(u32 crc, const u8 *p, size_t len);	/* dp_wire_crc.c */
 void dp_crc32c_select(void);	/* at load: the faster of the two */
-/* copy_from_user() and dp_crc32c() over the copy, in one pass: 0, -EFAULT */
+/* copy_from_user() and dp_crc32c() (NULL @crc: none) in one pass: 0, -EFAULT */
 int dp_crc32c_copy_from_user(u32 *crc, void *dst, const void __user *src,
 			     size_t len);
 #else

@@ -181,10 +181,8 @@ static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
 	if (!msg)
 		return -ENOMEM;
 	/* the checksum's pass fused with the copy; none to our own node */
-	if (h.dst_nid == h.src_nid)
-		err = copy_from_user(msg, buf, len) ? -EFAULT : 0;
-	else
-		err = dp_crc32c_copy_from_user(&crc, msg, buf, len);
+	err = dp_crc32c_copy_from_user(h.dst_nid == h.src_nid ? NULL : &crc,
+				       msg, buf, len);
 	if (err)
 		goto out;
 	dp_tx_raw_seq(e, &h);

@@ -1202,12 +1202,10 @@ static struct dp_txmsg *dp_snd_copy(struct dp_snd *s, const void __user *buf,
 	from = (const u8 __user *)buf + f.off;
 	/* The checksum's pass over the message, fused with the copy. */
 	m->crc_ok = !dp_tx_local(s->se->node, s->to.nid);
-	if (m->crc_ok) {
+	if (m->crc_ok)
 		m->crc = dp_wire_msg_crc(m->data, p - m->data);
-		err = dp_crc32c_copy_from_user(&m->crc, p, from, f.len);
-	} else {
-		err = copy_from_user(p, from, f.len) ? -EFAULT : 0;
-	}
+	err = dp_crc32c_copy_from_user(m->crc_ok ? &m->crc : NULL, p, from,
+				       f.len);
 	if (err) {
 		dp_snd_put(s, m);
 		return ERR_PTR(err);

@@ -148,13 +148,16 @@ fault:
  * them (dp_crc32c()), fused into one pass where the crc32 instruction is
  * in use: the sender's copy of a message and its checksum's pass
  * (docs/reliability.md section 7).  Else copy_from_user(), then the CRC
- * over the copy.  The same checks as copy_from_user() (the destination
- * object's size, the sanitizers' hooks).  0 or -EFAULT (then *@crc and
- * @dst are garbage).
+ * over the copy.  A NULL @crc copies alone: a message to our own node
+ * carries no checksum.  The same checks as copy_from_user() (the
+ * destination object's size, the sanitizers' hooks).  0 or -EFAULT (then
+ * *@crc and @dst are garbage).
  */
 int dp_crc32c_copy_from_user(u32 *crc, void *dst, const void __user *src,
 			     size_t len)
 {
+	if (!crc)
+		return copy_from_user(dst, src, len) ? -EFAULT : 0;
 	might_fault();
 	if (!check_copy_size(dst, len, false))
 		return -EFAULT;
