@@ -272,11 +272,11 @@ static void dp_netdev_pages_free(void)
  * (512 bytes for a 1-byte message) before the frame overwrites it.  A ring
  * page is cleared once, when it is allocated; reused, it is not, as the
  * stack's fragment cache does not clear the page it recycles.  No byte of
- * the head is sent that the frame did not write (skb->len is the
- * frame's).  Sleeps
- * nowhere: the ring and the cache are per CPU, under local_bh_disable().
- * Not netdev_alloc_skb(): it, and napi_alloc_skb(), take a slab head for
- * anything under about 700 bytes, which is every small message's frame.
+ * the head is sent that the frame did not write (skb->len is the frame's).
+ * Sleeps nowhere: the ring and the cache are per CPU, under
+ * local_bh_disable().  Not netdev_alloc_skb(): it, and napi_alloc_skb(),
+ * take a slab head for anything under about 700 bytes, which is every
+ * small message's frame.
  */
 static __always_inline struct sk_buff *dp_netdev_alloc_skb(unsigned int size)
 {
