@@ -133,11 +133,9 @@ err_genl:
 	dp_genl_exit();
 err_backends:
 	dp_backends_exit();
-	dp_pernet_exit();
-	dp_backends_drain();	/* what the backends still hold */
-	goto err_wq;
 err_pernet:
 	dp_pernet_exit();
+	dp_backends_drain();	/* what the backends still hold, as dp_exit() */
 err_wq:
 	destroy_workqueue(dp_wq);
 	return err;

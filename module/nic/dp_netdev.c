@@ -213,10 +213,10 @@ static bool dp_netdev_next_page(struct dp_netdev_pages *r)
 
 	r->slot = (r->slot + 1) % DP_NETDEV_PAGES;
 	page = r->page[r->slot];
-	if (!page || page_ref_count(page) != 1 || page_is_pfmemalloc(page)) {
+	if (!page || page_ref_count(page) != 1) {
 		if (page)
 			put_page(page);
-		/* Never from the reserves: the ring would keep such a page. */
+		/* Never from the reserves: the ring keeps its pages. */
 		page = alloc_page(GFP_ATOMIC | __GFP_NOWARN | __GFP_NOMEMALLOC);
 		r->page[r->slot] = page;
 		if (!page)

@@ -124,7 +124,6 @@ int dp_backends_init(void)
 err_undo:
 	while (i--)
 		dp_builtin[i].exit();
-	dp_backends_drain();	/* no node was attached: only lets go */
 	debugfs_remove(dp_debugfs);
 	dp_debugfs = NULL;
 	return err;
