@@ -188,7 +188,9 @@ static void dp_netdev_zc_attach(struct sk_buff *skb, struct dp_netdev_zc *zc,
  * page is reused when the ring comes round to it and holds its only
  * reference; otherwise the ring lets go of it (the frames still holding
  * it free it) and takes a new one.  Bound: DP_NETDEV_PAGES pages a CPU
- * that sent (256 KiB with 4 KiB pages), kept until unload.
+ * that sent (256 KiB with 4 KiB pages), and DP_NETDEV_BIG big ones below
+ * (256 KiB) a CPU that sent frames larger than a page, kept until
+ * dp_netdev_drain().
  *
  * Only this CPU, with bottom halves disabled, touches its ring: a sender
  * in process context and one in softirq (an ACK, a retransmission) do
@@ -198,26 +200,49 @@ static void dp_netdev_zc_attach(struct sk_buff *skb, struct dp_netdev_zc *zc,
  */
 #define DP_NETDEV_PAGES	64
 
-struct dp_netdev_pages {
+/*
+ * A frame larger than a page (a jumbo frame's, on a device that takes no
+ * fragments, such as virtio-net on QEMU's socket link) was a linear skb
+ * from alloc_skb(): a large kmalloc, whose four pages init_on_alloc cleared
+ * for each 9000-byte frame (about 1750 of 9525 instructions per KiB sent
+ * over virtio-net, docs/perf/profile-exact-bw64k-virtio-kmalloc.md).
+ * Such a head is cut from a second ring of DP_NETDEV_BIG compound pages
+ * of DP_NETDEV_BIG_ORDER (three 9000-byte frames a page), kept and reused
+ * as the small ring's are.  Without such a page (memory too fragmented),
+ * the frame's head comes from alloc_skb() as before.
+ */
+#define DP_NETDEV_BIG		8
+#define DP_NETDEV_BIG_ORDER	3
+
+struct dp_netdev_ring {
 	struct page *page[DP_NETDEV_PAGES];
 	unsigned int slot;	/* the page being cut */
 	unsigned int off;	/* how much of it was handed out */
 };
 
+struct dp_netdev_pages {
+	struct dp_netdev_ring small;	/* order 0, DP_NETDEV_PAGES pages */
+	struct dp_netdev_ring big;	/* DP_NETDEV_BIG_ORDER, DP_NETDEV_BIG */
+};
+
 static struct dp_netdev_pages __percpu *dp_netdev_pages;
 
-/* The ring's next page, empty; false without memory. */
-static bool dp_netdev_next_page(struct dp_netdev_pages *r)
+/* @r's next page of @order (one of @n), empty; false without memory. */
+static bool dp_netdev_next_page(struct dp_netdev_ring *r, unsigned int n,
+				unsigned int order)
 {
+	gfp_t gfp = GFP_ATOMIC | __GFP_NOWARN | __GFP_NOMEMALLOC;
 	struct page *page;
 
-	r->slot = (r->slot + 1) % DP_NETDEV_PAGES;
+	r->slot = (r->slot + 1) % n;
 	page = r->page[r->slot];
 	if (!page || page_ref_count(page) != 1) {
 		if (page)
 			put_page(page);
 		/* Never from the reserves: the ring keeps its pages. */
-		page = alloc_page(GFP_ATOMIC | __GFP_NOWARN | __GFP_NOMEMALLOC);
+		if (order)
+			gfp |= __GFP_COMP | __GFP_NORETRY;
+		page = alloc_pages(gfp, order);
 		r->page[r->slot] = page;
 		if (!page)
 			return false;
@@ -226,17 +251,29 @@ static bool dp_netdev_next_page(struct dp_netdev_pages *r)
 	return true;
 }
 
-/* @size bytes (a multiple of a cache line, at most a page) of a ring page. */
+/*
+ * @size bytes (a multiple of a cache line) of a ring page: of the small
+ * ring's up to a page, else of the big ring's; NULL past that, or without
+ * memory.
+ */
 static __always_inline void *dp_netdev_frag(unsigned int size)
 {
-	struct dp_netdev_pages *r;
+	unsigned int n = DP_NETDEV_PAGES, order = 0;
+	struct dp_netdev_ring *r;
 	struct page *page;
 	void *data;
 
 	lockdep_assert_in_softirq();	/* bottom halves disabled */
-	r = this_cpu_ptr(dp_netdev_pages);
-	if ((!r->page[r->slot] || r->off + size > PAGE_SIZE) &&
-	    !dp_netdev_next_page(r))
+	r = &this_cpu_ptr(dp_netdev_pages)->small;
+	if (unlikely(size > PAGE_SIZE)) {
+		if (size > PAGE_SIZE << DP_NETDEV_BIG_ORDER)
+			return NULL;
+		r = &this_cpu_ptr(dp_netdev_pages)->big;
+		n = DP_NETDEV_BIG;
+		order = DP_NETDEV_BIG_ORDER;
+	}
+	if ((!r->page[r->slot] || r->off + size > PAGE_SIZE << order) &&
+	    !dp_netdev_next_page(r, n, order))
 		return NULL;
 	page = r->page[r->slot];
 	get_page(page);		/* the skb's; skb_free_frag() lets go of it */
@@ -245,19 +282,27 @@ static __always_inline void *dp_netdev_frag(unsigned int size)
 	return data;
 }
 
+static void dp_netdev_ring_free(struct dp_netdev_ring *r)
+{
+	int i;
+
+	for (i = 0; i < DP_NETDEV_PAGES; i++)
+		if (r->page[i])
+			put_page(r->page[i]);
+}
+
 /* Once nothing sends any more: every ring lets go of its pages. */
 static void dp_netdev_pages_free(void)
 {
-	int cpu, i;
+	int cpu;
 
 	if (!dp_netdev_pages)
 		return;
 	for_each_possible_cpu(cpu) {
 		struct dp_netdev_pages *r = per_cpu_ptr(dp_netdev_pages, cpu);
 
-		for (i = 0; i < DP_NETDEV_PAGES; i++)
-			if (r->page[i])
-				put_page(r->page[i]);
+		dp_netdev_ring_free(&r->small);
+		dp_netdev_ring_free(&r->big);
 	}
 	free_percpu(dp_netdev_pages);
 	dp_netdev_pages = NULL;
@@ -285,8 +330,6 @@ static __always_inline struct sk_buff *dp_netdev_alloc_skb(unsigned int size)
 	struct sk_buff *skb = NULL;
 	void *data;
 
-	if (frag > PAGE_SIZE)
-		return alloc_skb(size, GFP_KERNEL);
 	local_bh_disable();
 	data = dp_netdev_frag(frag);
 	if (data) {
@@ -295,6 +338,8 @@ static __always_inline struct sk_buff *dp_netdev_alloc_skb(unsigned int size)
 			skb_free_frag(data);
 	}
 	local_bh_enable();
+	if (unlikely(!data && frag > PAGE_SIZE))
+		return alloc_skb(size, GFP_KERNEL);	/* no big ring page */
 	return skb;
 }
 
@@ -384,9 +429,9 @@ static int dp_netdev_xmit(struct dp_nic *nic, const u8 *dst,
 
 /*
  * A batch's bundle is written straight into an skb's head (struct
- * dp_backend's @frame_get): only one whose head is a page fragment, which
- * costs no clearing of its own (dp_netdev_alloc_skb()); a larger one is
- * not worth it against the copy.
+ * dp_backend's @frame_get): only one whose head is a ring page's fragment,
+ * which costs no clearing of its own (dp_netdev_alloc_skb()); a larger one
+ * is not worth it against the copy.
  */
 static void *dp_netdev_frame_get(struct dp_nic *nic, unsigned int size,
 				 void **handle)
@@ -396,7 +441,8 @@ static void *dp_netdev_frame_get(struct dp_nic *nic, unsigned int size,
 	struct sk_buff *skb;
 
 	if (SKB_DATA_ALIGN(all) +
-	    SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) > PAGE_SIZE)
+	    SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) >
+	    PAGE_SIZE << DP_NETDEV_BIG_ORDER)
 		return NULL;
 	skb = dp_netdev_alloc_skb(all);
 	if (!skb)
