@@ -429,9 +429,10 @@ static int dp_netdev_xmit(struct dp_nic *nic, const u8 *dst,
 
 /*
  * A batch's bundle is written straight into an skb's head (struct
- * dp_backend's @frame_get): only one whose head is a ring page's fragment,
- * which costs no clearing of its own (dp_netdev_alloc_skb()); a larger one
- * is not worth it against the copy.
+ * dp_backend's @frame_get): only one whose head a ring page can hold, which
+ * then costs no clearing of its own (dp_netdev_alloc_skb(); without a big
+ * ring page, a slab head as before); a larger one is not worth it against
+ * the copy.
  */
 static void *dp_netdev_frame_get(struct dp_nic *nic, unsigned int size,
 				 void **handle)
