@@ -47,7 +47,10 @@
 #     instructions QEMU counts by address; the round trips in it are the
 #     frames node b's eth1 received meanwhile (each round trip sends one
 #     to b).  Printed for tools/dpperf/profile-report: "mpi PROTO iters N
-#     period 1" between PROFILE-BEGIN/END, the guest's symbols after.
+#     period 1" between PROFILE-BEGIN/END, the guest's symbols after,
+#     and between USERMAPS-BEGIN/END the two ranks' executable mappings
+#     ("pid N COMM", then their lines of /proc/N/maps; mpirun's too), by which the report
+#     names user-space instructions by library and symbol.
 # Every step is under a timeout (an mpi_test run 120 s, a NetPIPE run 300 s).  KTAP on stdout; exit 1 on a failure.
 # shellcheck disable=SC2086 # LAUNCH, OVER_DP, OVER_TCP: lists of words
 set -u
@@ -314,6 +317,19 @@ netpipe_tcp() {
 }
 # mpi_profile dp|tcp (make profile-mpi): see the head of this file
 b_frames() { ip netns exec b cat /sys/class/net/eth1/statistics/rx_packets; }
+# the ranks' executable mappings, for naming user-space addresses
+user_maps() {
+	echo USERMAPS-BEGIN
+	for d in /proc/[0-9]*; do
+		case "$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)" in
+		*NPmpi*)
+			echo "pid ${d#/proc/} $(cat "$d/comm")"
+			grep ' r-xp ' "$d/maps"
+			;;
+		esac
+	done
+	echo USERMAPS-END
+}
 mpi_profile() {
 	over=$OVER_DP
 	[ "$1" = tcp ] && over=$OVER_TCP
@@ -339,6 +355,7 @@ mpi_profile() {
 		f2=$(b_frames)
 		st=0
 	fi
+	user_maps >"$T/maps.txt"
 	kill $np 2>/dev/null
 	wait $np
 	[ $st -eq 0 ] || { sed 's/^/# np-prof: /' "$T/np-prof.log" | tail -n 20; return 1; }
@@ -352,6 +369,7 @@ mpi_profile() {
 		echo "mpi $1 iters $((f2 - f1)) period 1"
 		echo PROFILE-END
 		print_syms
+		cat "$T/maps.txt"
 	} >"$T/profile.txt"
 	cat "$T/profile.txt"
 }
