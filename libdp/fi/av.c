@@ -84,14 +84,14 @@ static int av_insert(struct fid_av *fid, const void *addr, size_t count,
 
 	(void)flags;
 	(void)context;
-	pthread_mutex_lock(&av->dom->lock);
+	dpfi_lock(av->dom);
 	for (i = 0; i < count; i++) {
 		fa = av_insert_one(av, &a[i]);
 		n += fa != FI_ADDR_NOTAVAIL;
 		if (fi_addr)
 			fi_addr[i] = fa;
 	}
-	pthread_mutex_unlock(&av->dom->lock);
+	dpfi_unlock(av->dom);
 	return n;
 }
 
@@ -101,11 +101,11 @@ static int av_remove(struct fid_av *fid, fi_addr_t *fi_addr, size_t count, uint6
 	size_t i;
 
 	(void)flags;
-	pthread_mutex_lock(&av->dom->lock);
+	dpfi_lock(av->dom);
 	for (i = 0; av->type == FI_AV_TABLE && i < count; i++)
 		if (fi_addr[i] < av->n)
 			memset(&av->tab[fi_addr[i]], 0, sizeof(av->tab[0]));
-	pthread_mutex_unlock(&av->dom->lock);
+	dpfi_unlock(av->dom);
 	return 0;
 }
 
@@ -115,9 +115,9 @@ static int av_lookup(struct fid_av *fid, fi_addr_t fa, void *addr, size_t *addrl
 	struct dpfi_addr a;
 	int err;
 
-	pthread_mutex_lock(&av->dom->lock);
+	dpfi_lock(av->dom);
 	err = dpfi_av_addr(av, fa, &a);
-	pthread_mutex_unlock(&av->dom->lock);
+	dpfi_unlock(av->dom);
 	if (err)
 		return err;
 	memcpy(addr, &a, *addrlen < sizeof(a) ? *addrlen : sizeof(a));

@@ -132,9 +132,9 @@ static ssize_t cq_readfrom(struct fid_cq *fid, void *buf, size_t count, fi_addr_
 	struct dpfi_cq *cq = cq_of(fid);
 	ssize_t r;
 
-	pthread_mutex_lock(&cq->dom->lock);
+	dpfi_lock(cq->dom);
 	r = cq_read_locked(cq, buf, count, src);
-	pthread_mutex_unlock(&cq->dom->lock);
+	dpfi_unlock(cq->dom);
 	return r;
 }
 
@@ -149,9 +149,9 @@ static ssize_t cq_readerr(struct fid_cq *fid, struct fi_cq_err_entry *buf, uint6
 	struct dpfi_cqerr *x;
 
 	(void)flags;
-	pthread_mutex_lock(&cq->dom->lock);
+	dpfi_lock(cq->dom);
 	x = (struct dpfi_cqerr *)dpfi_list_pop(&cq->errs);
-	pthread_mutex_unlock(&cq->dom->lock);
+	dpfi_unlock(cq->dom);
 	if (!x)
 		return -FI_EAGAIN;
 	*buf = x->e;

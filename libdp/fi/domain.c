@@ -14,7 +14,6 @@ static int domain_close(struct fid *fid)
 
 	if (dom->eps.head)
 		return -FI_EBUSY;
-	pthread_mutex_destroy(&dom->lock);
 	free(dom);
 	return 0;
 }
@@ -71,7 +70,6 @@ int dpfi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	dom = calloc(1, sizeof(*dom));
 	if (!dom)
 		return -FI_ENOMEM;
-	pthread_mutex_init(&dom->lock, NULL);
 	dom->tp = dpfi_tp_select();
 	dpfi_list_init(&dom->eps);
 	dom->av_type = info && info->domain_attr ? info->domain_attr->av_type : FI_AV_UNSPEC;

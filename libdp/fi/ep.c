@@ -40,7 +40,7 @@ static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	struct dpfi_ep *ep = ep_of(fid);
 	int err = 0;
 
-	pthread_mutex_lock(&ep->dom->lock);
+	dpfi_lock(ep->dom);
 	if (ep->tp)
 		err = -FI_EOPBADSTATE;
 	else if (bfid->fclass == FI_CLASS_AV)
@@ -51,7 +51,7 @@ static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 		err = 0;			/* no events on RDM: nothing to bind */
 	else
 		err = -FI_ENOSYS;
-	pthread_mutex_unlock(&ep->dom->lock);
+	dpfi_unlock(ep->dom);
 	return err;
 }
 
@@ -98,14 +98,14 @@ static int ep_control(struct fid *fid, int command, void *arg)
 	struct dpfi_ep *ep = ep_of(fid);
 	int err;
 
-	pthread_mutex_lock(&ep->dom->lock);
+	dpfi_lock(ep->dom);
 	if (command == FI_ENABLE)
 		err = ep_enable_locked(ep);
 	else if (command == FI_GETOPSFLAG || command == FI_SETOPSFLAG)
 		err = ep_opsflag(ep, command == FI_SETOPSFLAG, arg);
 	else
 		err = -FI_ENOSYS;
-	pthread_mutex_unlock(&ep->dom->lock);
+	dpfi_unlock(ep->dom);
 	return err;
 }
 
@@ -114,7 +114,7 @@ static int ep_close(struct fid *fid)
 	struct dpfi_ep *ep = ep_of(fid);
 	struct dpfi_domain *dom = ep->dom;
 
-	pthread_mutex_lock(&dom->lock);
+	dpfi_lock(dom);
 	if (ep->tx_cq)
 		dpfi_cq_del_ep(ep->tx_cq, ep);
 	if (ep->rx_cq)
@@ -124,7 +124,7 @@ static int ep_close(struct fid *fid)
 		dom->tp->close(ep->tp);
 	}
 	dpfi_rx_free_all(ep);
-	pthread_mutex_unlock(&dom->lock);
+	dpfi_unlock(dom);
 	free(ep->sbuf);
 	free(ep);
 	return 0;
@@ -136,10 +136,10 @@ static int ep_getname(fid_t fid, void *addr, size_t *addrlen)
 	struct dpfi_addr a;
 	size_t want = *addrlen;
 
-	pthread_mutex_lock(&ep->dom->lock);
+	dpfi_lock(ep->dom);
 	if (ep->tp)
 		ep->dom->tp->self(ep->tp, &a.nid, &a.dpid);
-	pthread_mutex_unlock(&ep->dom->lock);
+	dpfi_unlock(ep->dom);
 	if (!ep->tp)
 		return -FI_EOPBADSTATE;
 	*addrlen = sizeof(a);
@@ -154,9 +154,9 @@ static ssize_t ep_cancel(fid_t fid, void *context)
 	struct dpfi_ep *ep = ep_of(fid);
 	ssize_t r;
 
-	pthread_mutex_lock(&ep->dom->lock);
+	dpfi_lock(ep->dom);
 	r = dpfi_cancel_locked(ep, context);
-	pthread_mutex_unlock(&ep->dom->lock);
+	dpfi_unlock(ep->dom);
 	return r;
 }
 

@@ -28,9 +28,9 @@ static ssize_t ep_recv(struct fid_ep *fid, const struct iovec *iov, size_t niov,
 		return -FI_EINVAL;
 	for (i = 0; i < niov; i++)
 		rx.iov[i] = iov[i];
-	pthread_mutex_lock(&ep->dom->lock);
+	dpfi_lock(ep->dom);
 	r = dpfi_recv_locked(ep, &rx);
-	pthread_mutex_unlock(&ep->dom->lock);
+	dpfi_unlock(ep->dom);
 	return r;
 }
 
@@ -49,9 +49,9 @@ static ssize_t ep_send(struct fid_ep *fid, const struct iovec *iov, size_t niov,
 		return -FI_EINVAL;
 	if ((flags & FI_INJECT) && dpfi_iov_len(iov, niov) > DPFI_INJECT_SIZE)
 		return -FI_EMSGSIZE;
-	pthread_mutex_lock(&ep->dom->lock);
+	dpfi_lock(ep->dom);
 	r = dpfi_send_locked(ep, &tx);
-	pthread_mutex_unlock(&ep->dom->lock);
+	dpfi_unlock(ep->dom);
 	return r;
 }
 
