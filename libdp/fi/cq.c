@@ -78,33 +78,34 @@ int dpfi_cq_add_ep(struct dpfi_cq *cq, struct dpfi_ep *ep)
 {
 	size_t i;
 
-	for (i = 0; i < DPFI_CQ_EPS; i++)
+	for (i = 0; i < cq->neps; i++)
 		if (cq->eps[i] == ep)
 			return 0;
-	for (i = 0; i < DPFI_CQ_EPS; i++)
-		if (!cq->eps[i]) {
-			cq->eps[i] = ep;
-			return 0;
-		}
-	return -FI_ENOSPC;
+	if (cq->neps == DPFI_CQ_EPS)
+		return -FI_ENOSPC;
+	cq->eps[cq->neps++] = ep;
+	return 0;
 }
 
+/* The last one takes its place: a read walks only the endpoints there are. */
 void dpfi_cq_del_ep(struct dpfi_cq *cq, struct dpfi_ep *ep)
 {
 	size_t i;
 
-	for (i = 0; i < DPFI_CQ_EPS; i++)
-		if (cq->eps[i] == ep)
-			cq->eps[i] = NULL;
+	for (i = 0; i < cq->neps; i++)
+		if (cq->eps[i] == ep) {
+			cq->eps[i] = cq->eps[--cq->neps];
+			cq->eps[cq->neps] = NULL;
+			return;
+		}
 }
 
 static void cq_progress_locked(struct dpfi_cq *cq)
 {
 	size_t i;
 
-	for (i = 0; i < DPFI_CQ_EPS; i++)
-		if (cq->eps[i])
-			dpfi_progress_locked(cq->eps[i]);
+	for (i = 0; i < cq->neps; i++)
+		dpfi_progress_locked(cq->eps[i]);
 }
 
 /* Copy up to count completions out; the caller holds the domain lock. */
@@ -214,11 +215,9 @@ static int cq_close(struct fid *fid)
 {
 	struct dpfi_cq *cq = (struct dpfi_cq *)fid;
 	struct dpfi_node *n;
-	size_t i;
 
-	for (i = 0; i < DPFI_CQ_EPS; i++)
-		if (cq->eps[i])
-			return -FI_EBUSY;
+	if (cq->neps)
+		return -FI_EBUSY;
 	while ((n = dpfi_list_pop(&cq->errs)))
 		free(n);
 	free(cq->ring);

@@ -94,7 +94,8 @@ struct dpfi_cq {
 	struct dpfi_cqe *ring;
 	size_t cap, head, count;
 	struct dpfi_list errs;		/* struct dpfi_cqerr */
-	struct dpfi_ep *eps[DPFI_CQ_EPS]; /* progressed by reads */
+	struct dpfi_ep *eps[DPFI_CQ_EPS]; /* progressed by reads: the first neps */
+	size_t neps;
 	int signaled;
 };
 
