@@ -40,6 +40,7 @@
 #define DPFI_SEG_DEFAULT	(1u << 20)	/* payload bytes per dp message */
 #define DPFI_SEG_MIN		1024u
 #define DPFI_CQ_EPS		8		/* endpoints bound to one CQ */
+#define DPFI_RX_CACHE		64		/* posted receives kept for reuse */
 
 /* An address: the endpoint {NID, DPID}; what fi_getname returns. */
 struct dpfi_addr {
@@ -117,6 +118,8 @@ struct dpfi_ep {
 	unsigned char *sbuf;		/* header + segment being sent */
 	uint64_t rx_dropped;		/* segments that made no sense */
 	unsigned int idle_polls;	/* progress calls in a row that took nothing */
+	struct dpfi_node *rx_cache;	/* spent struct dpfi_rx, for the next post */
+	unsigned int rx_ncache;		/* at most DPFI_RX_CACHE */
 };
 
 /* info.c */

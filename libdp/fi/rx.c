@@ -75,6 +75,34 @@ static void rx_success(struct dpfi_ep *ep, const struct dpfi_rx *rx,
 		dpfi_cq_push(ep->rx_cq, &c);
 }
 
+/*
+ * A posted receive's memory: from the endpoint's cache of spent ones, so
+ * that a receive posted for each message costs no malloc() and free().
+ */
+static struct dpfi_rx *rx_get(struct dpfi_ep *ep)
+{
+	struct dpfi_node *n = ep->rx_cache;
+
+	if (!n)
+		return malloc(sizeof(struct dpfi_rx));
+	ep->rx_cache = n->next;
+	ep->rx_ncache--;
+	return (struct dpfi_rx *)n;
+}
+
+static void rx_put(struct dpfi_ep *ep, struct dpfi_rx *rx)
+{
+	if (!rx)
+		return;
+	if (ep->rx_ncache >= DPFI_RX_CACHE) {
+		free(rx);
+		return;
+	}
+	rx->node.next = ep->rx_cache;
+	ep->rx_cache = &rx->node;
+	ep->rx_ncache++;
+}
+
 /* Complete rx with message in, whose bytes are all in place: ok or FI_ETRUNC. */
 static void rx_complete(struct dpfi_ep *ep, struct dpfi_rx *rx, const struct dpfi_in *in)
 {
@@ -84,7 +112,7 @@ static void rx_complete(struct dpfi_ep *ep, struct dpfi_rx *rx, const struct dpf
 		rx_error(ep, rx, FI_ETRUNC, in, cap);
 	else
 		rx_success(ep, rx, in, (size_t)in->total, 0);
-	free(rx);
+	rx_put(ep, rx);
 }
 
 static void in_free(struct dpfi_in *in)
@@ -163,7 +191,7 @@ static void partial_abort(struct dpfi_ep *ep, const struct dpfi_src *src)
 	}
 	if (in->rx) {
 		rx_error(ep, in->rx, FI_EIO, in, 0);
-		free(in->rx);
+		rx_put(ep, in->rx);
 	} else if (!in->discard) {
 		dpfi_list_remove(&ep->unexp, &in->node);
 	}
@@ -336,11 +364,11 @@ static ssize_t rx_claim(struct dpfi_ep *ep, struct dpfi_rx *rx)
 	if (in->aborted) {
 		rx_error(ep, rx, FI_EIO, in, 0);
 		in_free(in);
-		free(rx);
+		rx_put(ep, rx);
 	} else if (rx->flags & FI_DISCARD) {
 		rx_success(ep, rx, in, 0, 0);
 		in_drop(in);
-		free(rx);
+		rx_put(ep, rx);
 	} else {
 		in_bind(ep, in, rx);
 	}
@@ -354,7 +382,7 @@ ssize_t dpfi_recv_locked(struct dpfi_ep *ep, struct dpfi_rx *tmpl)
 
 	if (tmpl->flags & FI_PEEK)
 		return rx_peek(ep, tmpl);
-	rx = malloc(sizeof(*rx));
+	rx = rx_get(ep);
 	if (!rx)
 		return -FI_ENOMEM;
 	*rx = *tmpl;
@@ -375,7 +403,7 @@ ssize_t dpfi_cancel_locked(struct dpfi_ep *ep, void *ctx)
 	if (!rx)
 		return -FI_ENOENT;
 	rx_error(ep, rx, FI_ECANCELED, NULL, 0);
-	free(rx);
+	rx_put(ep, rx);
 	return 0;
 }
 
@@ -387,7 +415,7 @@ void dpfi_rx_free_all(struct dpfi_ep *ep)
 	while ((n = dpfi_list_pop(&ep->partial))) {
 		in = DPFI_CONTAINER(n, struct dpfi_in, part);
 		if (in->rx || in->discard) {
-			free(in->rx);
+			rx_put(ep, in->rx);
 			in_free(in);
 		}
 	}
@@ -395,4 +423,9 @@ void dpfi_rx_free_all(struct dpfi_ep *ep)
 		in_free((struct dpfi_in *)n);
 	while ((n = dpfi_list_pop(&ep->posted)))
 		free(n);
+	while ((n = ep->rx_cache)) {
+		ep->rx_cache = n->next;
+		free(n);
+	}
+	ep->rx_ncache = 0;
 }
