@@ -281,6 +281,111 @@ static void t_self(void)
 	tw_close(&w);
 }
 
+/* Endpoint *ep on cq (bound for both directions), in w's AV at *fa. */
+static int shared_ep(struct tw *w, struct fid_cq *cq, struct fid_ep **ep, fi_addr_t *fa)
+{
+	char addr[16];
+	size_t len = sizeof(addr);
+	int r;
+
+	CHECK(fi_endpoint(w->dom, w->info, ep, NULL) == 0);
+	CHECK(fi_ep_bind(*ep, &w->av->fid, 0) == 0);
+	r = fi_ep_bind(*ep, &cq->fid, FI_TRANSMIT | FI_RECV);
+	if (r)
+		return r;
+	CHECK(fi_enable(*ep) == 0);
+	CHECK(fi_getname(&(*ep)->fid, addr, &len) == 0);
+	CHECK(fi_av_insert(w->av, addr, 1, fa, 0, NULL) == 1);
+	return 0;
+}
+
+/*
+ * Up to DPFI_CQ_EPS endpoints share one CQ and each is progressed by its
+ * reads; one more is refused; closing the first moves the last into its
+ * place, still progressed, and makes room; a CQ with endpoints on it
+ * does not close.
+ */
+static void t_shared_cq(void)
+{
+	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_TAGGED };
+	struct fid_ep *ep[DPFI_CQ_EPS + 1], *extra;
+	fi_addr_t fa[DPFI_CQ_EPS + 1], xfa;
+	struct fi_context c[DPFI_CQ_EPS];
+	char b[DPFI_CQ_EPS][8];
+	struct fid_cq *cq;
+	struct tw w;
+	cqe_t e;
+	int i;
+
+	tw_open(&w, FI_AV_TABLE, FI_CQ_FORMAT_TAGGED, 0);
+	CHECK(fi_cq_open(w.dom, &ca, &cq, NULL) == 0);
+	for (i = 0; i < DPFI_CQ_EPS; i++)
+		CHECK(shared_ep(&w, cq, &ep[i], &fa[i]) == 0);
+	CHECK(shared_ep(&w, cq, &ep[DPFI_CQ_EPS], &fa[DPFI_CQ_EPS]) == -FI_ENOSPC);
+	CHECK(fi_close(&ep[DPFI_CQ_EPS]->fid) == 0);
+	for (i = 0; i < DPFI_CQ_EPS; i++) {
+		CHECK(fi_trecv(ep[i], b[i], sizeof(b[i]), NULL, FI_ADDR_UNSPEC, 40 + i, 0,
+			       &c[i]) == 0);
+		CHECK(fi_tsend(w.ep[A], "each", 4, NULL, fa[i], 40 + i, NULL) == 0);
+		want(&w, A, NULL, 0, 0);
+		CHECK(tw_read(cq, &e, NULL) == 1);
+		CHECK(e.op_context == &c[i] && e.tag == (uint64_t)(40 + i) && e.len == 4);
+	}
+	CHECK(fi_close(&cq->fid) == -FI_EBUSY);
+	CHECK(fi_close(&ep[0]->fid) == 0);
+	i = DPFI_CQ_EPS - 1;				/* now in the first slot */
+	CHECK(fi_trecv(ep[i], b[i], sizeof(b[i]), NULL, FI_ADDR_UNSPEC, 7, 0, &c[i]) == 0);
+	CHECK(fi_tsend(w.ep[A], "last", 4, NULL, fa[i], 7, NULL) == 0);
+	want(&w, A, NULL, 0, 0);
+	CHECK(tw_read(cq, &e, NULL) == 1);
+	CHECK(e.op_context == &c[i] && e.tag == 7 && !memcmp(b[i], "last", 4));
+	CHECK(shared_ep(&w, cq, &extra, &xfa) == 0);	/* the freed slot */
+	CHECK(fi_close(&extra->fid) == 0);
+	for (i = 1; i < DPFI_CQ_EPS; i++)
+		CHECK(fi_close(&ep[i]->fid) == 0);
+	CHECK(fi_close(&cq->fid) == 0);
+	tw_close(&w);
+}
+
+/*
+ * Many more receives than the endpoint keeps for reuse, completed,
+ * cancelled and truncated in turn: each completes once, with its own
+ * context and bytes.
+ */
+static void t_rx_reuse(void)
+{
+	struct fi_cq_err_entry err;
+	struct fi_context c[3];
+	char b[3][8], msg[16];
+	struct tw w;
+	int i, k;
+
+	tw_open(&w, FI_AV_TABLE, FI_CQ_FORMAT_TAGGED, 0);
+	for (i = 0; i < 3 * DPFI_RX_CACHE; i++) {
+		k = i % 3;
+		snprintf(msg, sizeof(msg), "m%05u", (unsigned int)i % 100000);
+		post(&w, B, b[k], k == 2 ? 2 : sizeof(b[k]), (uint64_t)i, &c[k]);
+		if (k == 1) {
+			CHECK(fi_cancel(&w.ep[B]->fid, &c[k]) == 0);
+			err = want_err(&w, B);
+			CHECK(err.err == FI_ECANCELED && err.op_context == &c[k]);
+			continue;
+		}
+		CHECK(fi_tsend(w.ep[A], msg, 6, NULL, w.fa[B], (uint64_t)i, NULL) == 0);
+		want(&w, A, NULL, 0, 0);
+		if (k == 2) {
+			err = want_err(&w, B);
+			CHECK(err.err == FI_ETRUNC && err.op_context == &c[k]);
+			CHECK(!memcmp(b[k], msg, 2));
+		} else {
+			want(&w, B, &c[k], 6, (uint64_t)i);
+			CHECK(!memcmp(b[k], msg, 6));
+		}
+	}
+	none(&w, B);
+	tw_close(&w);
+}
+
 static unsigned char *pattern(size_t n, unsigned seed)
 {
 	unsigned char *p = malloc(n);
@@ -711,6 +816,8 @@ const struct t_case msg_cases[] = {
 	{ "truncation: FI_ETRUNC through fi_cq_readerr", t_trunc },
 	{ "remote CQ data, inject", t_data },
 	{ "send to self", t_self },
+	{ "endpoints sharing a CQ: progressed, the ninth refused, unbinding", t_shared_cq },
+	{ "receives reused past the endpoint's cache: completed, cancelled, truncated", t_rx_reuse },
 	{ "1 MiB messages: segments, EMSGSIZE, full pools, self, iovecs", t_large },
 	{ "a message cut short fails with FI_EIO; bad segments dropped", t_abort },
 	{ "two threads send 1 MiB to each other at once", t_threads },
