@@ -14,7 +14,7 @@ tab=$(printf '\t')
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
 echo "TAP version 13"
-echo "1..25"
+echo "1..27"
 
 mkdir "$d/run"
 {
@@ -167,6 +167,35 @@ grep -q "^dp_snd_send${tab}kernel${tab}1000${tab}29.00${tab}5\$" "$d/mpi/profile
 	grep -q "round trip's instructions go, over dp" "$d/mpi.md" &&
 	grep -q "holding 100 round trips" "$d/mpi.md"
 t $? "an MPI window counted per leg, its transport named"
+# the ranks' mappings name user space: a small library built here, mapped
+# at 0x7f0000000000 in the log; an address in no mapping stays [user]
+mkdir "$d/umap"
+printf 'int hot(int x) { return x * 3 + 1; }\nint cold(int x) { return x - 7; }\n' >"$d/umap/t.c"
+cc -shared -fPIC -O1 -o "$d/umap/libt.so" "$d/umap/t.c" 2>"$d/err"
+seg=$(readelf -lW "$d/umap/libt.so" | awk '$1 == "LOAD" && / R E / { print $2, $3; exit }')
+hot=$(nm --defined-only "$d/umap/libt.so" | awk '$3 == "hot" { print $1 }')
+cold=$(nm --defined-only "$d/umap/libt.so" | awk '$3 == "cold" { print $1 }')
+# runtime address = start + (vaddr - the segment's vaddr), mapped at its offset
+segv=${seg#* }
+at() { printf '%x' $((0x7f0000000000 + 0x$1 - segv)); }
+{
+	sed '/^USERMAPS-BEGIN$/,$d' "$d/mpi/mpiicount-g0.out.log"
+	echo USERMAPS-BEGIN
+	echo "pid 7 NPmpi"
+	printf '7f0000000000-7f0000010000 r-xp %x 00:02 1 %s\n' "$((${seg% *}))" "$d/umap/libt.so"
+	echo USERMAPS-END
+} >"$d/umap/mpiicount-g0.out.log"
+printf 'total 7000\nffffffffc0001000 1000\n%s 3000\n%x 1000\n%s 600\n401000 1400\n' \
+	"$(at "$hot")" $((0x$(at "$hot") + 1)) "$(at "$cold")" >"$d/umap/insns.txt"
+"$pr" "$d/umap" >"$d/umap.md" 2>>"$d/err"
+t $? "a window with the ranks' mappings is reported"
+# per leg: 4000 / 200 = 20, 600 / 200 = 3, 1400 / 200 = 7
+grep -q "^libt.so:hot${tab}user${tab}4000${tab}.*${tab}20\$" "$d/umap/profile.tsv" &&
+	grep -q "^libt.so:cold${tab}user${tab}600${tab}.*${tab}3\$" "$d/umap/profile.tsv" &&
+	grep -q "^\[user\]${tab}user${tab}1400${tab}.*${tab}7\$" "$d/umap/profile.tsv" &&
+	grep -q "by file: \`libt.so\` 23, \`\[user\]\` 7\.\$" "$d/umap.md" &&
+	grep -q "(dp.ko): .* (5 instructions per leg)" "$d/umap.md"
+t $? "user space named FILE:SYMBOL from the mappings, the rest [user], split by file"
 sed -i 's/^mpi dp iters 100 period 1$/mpi dp iters 0 period 1/' "$d/mpi/mpiicount-g0.out.log"
 rc=0
 "$pr" "$d/mpi" >/dev/null 2>&1 && rc=1
