@@ -192,7 +192,11 @@ soak:
 # virtio-net NICs (MTU 9000) instead of dp's tulip driver.
 # PROFILE_MTU=1500: the netdev NICs' MTU (the guests' dpg.mtu) instead of
 # 9000, a cluster's usual Ethernet.
+# PROFILE_PROTO=tcp (or udp): the ping-pong or bandwidth run over that
+# protocol on the same link instead of dp's, to read beside dp's profile
+# (on the tulips over Linux's tulip driver; not with send:N).
 PROFILE_RUN ?= 1
+PROFILE_PROTO ?= dp
 PROFILE_EXACT ?= 0
 PROFILE_NIC ?= tulip
 PROFILE_MTU ?= 9000
@@ -204,10 +208,10 @@ endif
 PROFILE_IMG = build/$(KVER)/initramfs-profile.cpio
 PROFILE_INSNS = $(abspath $(RESULTS))/profile/insns.txt
 ifeq ($(PROFILE_EXACT),1)
-PROFILE_ARGS = --append "dpg.profile=$(PROFILE_RUN) dpg.exact=1 dpg.mtu=$(PROFILE_MTU)" \
+PROFILE_ARGS = --append "dpg.profile=$(PROFILE_RUN) dpg.profproto=$(PROFILE_PROTO) dpg.exact=1 dpg.mtu=$(PROFILE_MTU)" \
 	--plugin $(CURDIR)/tools/qemu/insn-count.so,out=$(PROFILE_INSNS)
 else
-PROFILE_ARGS = --append "dpg.profile=$(PROFILE_RUN) dpg.mtu=$(PROFILE_MTU)"
+PROFILE_ARGS = --append "dpg.profile=$(PROFILE_RUN) dpg.profproto=$(PROFILE_PROTO) dpg.mtu=$(PROFILE_MTU)"
 endif
 profile:
 	tools/deps.sh

@@ -14,7 +14,7 @@ tab=$(printf '\t')
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
 echo "TAP version 13"
-echo "1..27"
+echo "1..29"
 
 mkdir "$d/run"
 {
@@ -150,6 +150,25 @@ grep -q "^memcpy_erms${tab}kernel${tab}2048${tab}59.40${tab}2\$" "$d/exact/profi
 t $? "addresses summed by symbol (kernel, dp.ko, user space)"
 grep -q "every instruction counted by QEMU" "$d/exact.md" && ! grep -q "perf record" "$d/exact.md"
 t $? "the exact report says how it counted"
+# PROFILE_PROTO=tcp: the same exact run over TCP, on a netdev NIC, with no
+# dp.ko symbols loaded: TCP's own line of icount.tsv, Linux's driver named
+mkdir "$d/tcp"
+sed -e 's/^bw 65536 bytes 1048576 period 1$/bw 65536 bytes 1048576 period 1 proto tcp/' \
+	-e '/dp_snd_send\|dp_tulip_xmit/d' "$d/exact/icount-g0.out.log" >"$d/tcp/icount-g0.out.log"
+echo "[    0.0] Command line: console=ttyS0 dpg.modprobe=virtio_net" >>"$d/tcp/icount-g0.out.log"
+printf 'total 2148\nffffffff81002100 2048\n401000 100\n' >"$d/tcp/insns.txt"
+{
+	printf 'mode=icount%sdp%sbw%s65536%s100.00%sMB/s\n' "$tab" "$tab" "$tab" "$tab" "$tab"
+	printf 'mode=icount%stcp%sbw%s65536%s50.00%sMB/s\n' "$tab" "$tab" "$tab" "$tab" "$tab"
+} >"$d/tcp/icount.tsv"
+"$pr" "$d/tcp" >"$d/tcp.md" 2>"$d/err"
+t $? "a TCP run is reported without dp.ko's symbols"
+# 1.024e6 / 50 MB/s = 20480 instructions per KiB: TCP's figure, not dp's
+grep -q "where TCP's instructions go moving 65536-byte messages" "$d/tcp.md" &&
+	grep -q "TCP's bandwidth phase over Linux's virtio-net driver" "$d/tcp.md" &&
+	grep -q "dpperf measured 50.00 MB/s, 20480 instructions per KiB" "$d/tcp.md" &&
+	grep -q "^memcpy_erms${tab}kernel${tab}2048${tab}" "$d/tcp/profile.tsv"
+t $? "its title, link and measured bandwidth are TCP's"
 printf 'incomplete 1 markers\n' >"$d/exact/insns.txt"
 rc=0
 "$pr" "$d/exact" >/dev/null 2>&1 && rc=1
