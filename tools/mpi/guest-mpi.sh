@@ -49,8 +49,8 @@
 #     to b).  Printed for tools/dpperf/profile-report: "mpi PROTO iters N
 #     period 1" between PROFILE-BEGIN/END, the guest's symbols after,
 #     and between USERMAPS-BEGIN/END the two ranks' executable mappings
-#     ("pid N COMM", then their lines of /proc/N/maps; mpirun's too), by which the report
-#     names user-space instructions by library and symbol.
+#     ("pid N COMM", then their lines of /proc/N/maps; mpirun's too), by
+#     which the report names user-space instructions by file and symbol.
 # Every step is under a timeout (an mpi_test run 120 s, a NetPIPE run 300 s).  KTAP on stdout; exit 1 on a failure.
 # shellcheck disable=SC2086 # LAUNCH, OVER_DP, OVER_TCP: lists of words
 set -u
