@@ -95,7 +95,6 @@ void dpfi_cq_del_ep(struct dpfi_cq *cq, struct dpfi_ep *ep)
 	for (i = 0; i < cq->neps; i++)
 		if (cq->eps[i] == ep) {
 			cq->eps[i] = cq->eps[--cq->neps];
-			cq->eps[cq->neps] = NULL;
 			return;
 		}
 }

@@ -118,7 +118,7 @@ struct dpfi_ep {
 	unsigned char *sbuf;		/* header + segment being sent */
 	uint64_t rx_dropped;		/* segments that made no sense */
 	unsigned int idle_polls;	/* progress calls in a row that took nothing */
-	struct dpfi_node *rx_cache;	/* spent struct dpfi_rx, for the next post */
+	struct dpfi_list rx_cache;	/* spent struct dpfi_rx, for the next post */
 	unsigned int rx_ncache;		/* at most DPFI_RX_CACHE */
 };
 

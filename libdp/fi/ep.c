@@ -246,6 +246,7 @@ int dpfi_endpoint(struct fid_domain *domain, struct fi_info *info,
 	dpfi_list_init(&ep->posted);
 	dpfi_list_init(&ep->unexp);
 	dpfi_list_init(&ep->partial);
+	dpfi_list_init(&ep->rx_cache);
 	ep->seg_max = dpfi_env_size("FI_DP_SEG_SIZE", DPFI_SEG_DEFAULT);
 	if (ep->seg_max < DPFI_SEG_MIN)
 		ep->seg_max = DPFI_SEG_MIN;

@@ -81,11 +81,10 @@ static void rx_success(struct dpfi_ep *ep, const struct dpfi_rx *rx,
  */
 static struct dpfi_rx *rx_get(struct dpfi_ep *ep)
 {
-	struct dpfi_node *n = ep->rx_cache;
+	struct dpfi_node *n = dpfi_list_pop(&ep->rx_cache);
 
 	if (!n)
 		return malloc(sizeof(struct dpfi_rx));
-	ep->rx_cache = n->next;
 	ep->rx_ncache--;
 	return (struct dpfi_rx *)n;
 }
@@ -98,8 +97,7 @@ static void rx_put(struct dpfi_ep *ep, struct dpfi_rx *rx)
 		free(rx);
 		return;
 	}
-	rx->node.next = ep->rx_cache;
-	ep->rx_cache = &rx->node;
+	dpfi_list_push(&ep->rx_cache, &rx->node);
 	ep->rx_ncache++;
 }
 
@@ -423,9 +421,7 @@ void dpfi_rx_free_all(struct dpfi_ep *ep)
 		in_free((struct dpfi_in *)n);
 	while ((n = dpfi_list_pop(&ep->posted)))
 		free(n);
-	while ((n = ep->rx_cache)) {
-		ep->rx_cache = n->next;
+	while ((n = dpfi_list_pop(&ep->rx_cache)))
 		free(n);
-	}
 	ep->rx_ncache = 0;
 }
