@@ -7,6 +7,10 @@
 #   t_module.sh admin  node and NART changes need CAP_NET_ADMIN; a failed
 #                      re-attach leaves the node on its old device, and
 #                      its NID as it was
+#   t_module.sh held   rmmod while a device holds frames sent from a
+#                      session's copy (netem on A's veth, 5 s): the unload
+#                      waits for them, kicks the devices it used, and ends
+#                      clean (netdev backend only)
 cd "$(dirname "$0")" || exit 1
 . ./lib.sh
 
@@ -54,6 +58,35 @@ unhold() {
 	return 0
 }
 trap unhold EXIT
+
+# ./dp_hold ARGS... in namespace NS, in the background (its pid in $!),
+# until OUT shows WORD.
+bg_pids=
+in_bg() { # NS WORD OUT ARGS...
+	ns=$1 word=$2 out=$3
+	shift 3
+	rm -f "$out"
+	"$DPT_IP" netns exec "$ns" ./dp_hold "$@" >"$out" 2>&1 &
+	bg_pids="$bg_pids $!"
+	wait_word "$word" "$out" $!
+}
+wait_word() { # WORD OUT PID
+	i=0
+	while ! grep -q "$1" "$2" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 200 ] || ! kill -0 "$3" 2>/dev/null; then
+			cat "$2"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+bg_kill() {
+	for p in $bg_pids; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	bg_pids=
+	return 0
+}
+kicks() { dmesg | grep -c 'so that it gives back what it holds'; }
 
 ktap_buffer
 ns_clean
@@ -122,8 +155,25 @@ admin)
 	check "deleting an absent NID fails" not in_a dpctl nart del 99
 	check "teardown and rmmod" pair_down
 	;;
+held)
+	k0=$(kicks)
+	check "two nodes up (dpA, dpB)" pair_up
+	check "B holds endpoint 7" in_bg "$DPT_NSB" ready "$T/held-b.out" 7
+	check "A's endpoint 6 sends to B and is acknowledged" \
+		in_bg "$DPT_NSA" connected "$T/held-a.out" 6 send "$DPT_NIDB" 7 8 1000
+	apid=$!
+	check "netem on $DPT_IFA holds what A sends for 5 s" \
+		"$DPT_IP" netns exec "$DPT_NSA" tc qdisc add dev "$DPT_IFA" root netem delay 5s
+	check "A sends 8 messages of 1000 bytes (page fragments of its copy)" \
+		eval 'kill -USR1 $apid && wait_word ready "$T/held-a.out" $apid'
+	check "both endpoints closed" bg_kill
+	check "rmmod waits for the frames netem holds, and is clean" mod_unload
+	check "the unload kicked the devices it used while it waited" \
+		sh -c "dmesg | grep 'gives back what it holds' | tail -n 2; test $(kicks) -gt $k0"
+	check "teardown" ns_clean
+	;;
 *)
-	echo "usage: t_module.sh load|busy|admin" >&2
+	echo "usage: t_module.sh load|busy|admin|held" >&2
 	exit 2
 	;;
 esac
