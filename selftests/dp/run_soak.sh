@@ -121,6 +121,9 @@ else
 fi
 
 mod_unload >>"$T/step.log" 2>&1
-res $? "soak_unload: rmmod is clean after the stream"
+st=$?
+# Whether the unload had to kick a device for frames it held (dp_netdev_drain())
+dmesg | grep -e 'gives back what it holds' -e 'frames a device holds' >>"$T/step.log"
+res $st "soak_unload: rmmod is clean after the stream"
 bar done
 [ "$ktap_failed" -eq 0 ]
