@@ -619,17 +619,18 @@ static unsigned int dp_netdev_nseen;	/* ever; the slot is it modulo */
 
 static void dp_netdev_remember(const struct net_device *dev)
 {
-	const struct dp_netdev_seen me = {
-		.net = dev_net(dev)->net_cookie,
-		.ifindex = dev->ifindex,
-	};
+	u64 net = dev_net(dev)->net_cookie;
+	struct dp_netdev_seen *s;
 	unsigned int i;
 
 	ASSERT_RTNL();
 	for (i = 0; i < min_t(unsigned int, dp_netdev_nseen, DP_NETDEV_SEEN); i++)
-		if (!memcmp(&dp_netdev_seen[i], &me, sizeof(me)))
-			return;
-	dp_netdev_seen[dp_netdev_nseen++ % DP_NETDEV_SEEN] = me;
+		if (dp_netdev_seen[i].net == net &&
+		    dp_netdev_seen[i].ifindex == dev->ifindex)
+			return;	/* (not memcmp(): the struct has padding) */
+	s = &dp_netdev_seen[dp_netdev_nseen++ % DP_NETDEV_SEEN];
+	s->net = net;
+	s->ifindex = dev->ifindex;
 }
 
 /*
