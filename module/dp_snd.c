@@ -17,6 +17,7 @@
  * on the host against module/tests/mock/.
  */
 #include <linux/gfp.h>
+#include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <linux/uaccess.h>
@@ -273,7 +274,50 @@ static struct dp_txmsg *dp_snd_copy_alloc(size_t size)
 
 static void dp_snd_copy_free(struct dp_txmsg *m)
 {
-	free_pages_exact(m, m->size);
+	if (m->slot == DP_SND_SLOT)
+		put_page(virt_to_page(m));	/* the page's last slot frees it */
+	else
+		free_pages_exact(m, m->size);
+}
+
+/* Slot @i of the DP_SND_SLOT slots cut from the page at @base. */
+static struct dp_txmsg *dp_snd_slot_at(u8 *base, u32 i)
+{
+	struct dp_txmsg *m = (struct dp_txmsg *)(base + i * DP_SND_SLOT);
+
+	m->slot = DP_SND_SLOT;
+	m->size = DP_SND_SLOT;
+	refcount_set(&m->keep.ref, 0);
+	return m;
+}
+
+/*
+ * A new DP_SND_SLOT slot, the first of a fresh page's DP_SND_PER_PAGE;
+ * each holds a reference to the page.  The others become spares while the
+ * edge has room for them (dp_snd_slots_cap(), counting the first), and
+ * give their references back at once if not.
+ */
+static struct dp_txmsg *dp_snd_slot_new(struct dp_snd *s)
+{
+	struct page *page = alloc_page(GFP_KERNEL_ACCOUNT);
+	u8 *base;
+	u32 i;
+
+	BUILD_BUG_ON(PAGE_SIZE % DP_SND_SLOT);
+	if (!page)
+		return NULL;
+	base = page_address(page);
+	page_ref_add(page, DP_SND_PER_PAGE - 1);
+	spin_lock_irq(&s->lock);
+	for (i = 1; i < DP_SND_PER_PAGE &&
+	     s->n_spare + s->n_unacked + 1 < dp_snd_slots_cap(s); i++) {
+		list_add_tail(&dp_snd_slot_at(base, i)->node, &s->spare);
+		s->n_spare++;
+	}
+	spin_unlock_irq(&s->lock);
+	if (i < DP_SND_PER_PAGE)	/* the first still holds the page */
+		page_ref_sub(page, DP_SND_PER_PAGE - i);
+	return dp_snd_slot_at(base, 0);
 }
 
 /*
@@ -332,7 +376,10 @@ static struct dp_txmsg *dp_snd_get(struct dp_snd *s, size_t len, u32 frame)
 			return found;
 		}
 	}
-	m = dp_snd_copy_alloc(size ? size : need);
+	if (size == DP_SND_SLOT)
+		m = dp_snd_slot_new(s);
+	else
+		m = dp_snd_copy_alloc(size ? size : need);
 	if (!m)
 		return NULL;
 	m->slot = size;

@@ -55,11 +55,13 @@ static inline u32 dp_cwnd_least(u32 mss)
  * message, nor per fragment of a large one.  An edge keeps as many slots,
  * in flight and spare, as its congestion window (DP_SND_SPARES at least),
  * and no spare once its session has given its credit back (idle) or ended.
- * The copies are whole pages, never slab objects, so that a NIC may send
- * one as an skb's page fragment (the netdev backend): a 2048-byte slot
- * takes a page of its own.
+ * The copies are in pages, never slab objects, so that a NIC may send one
+ * as an skb's page fragments (the netdev backend): 2048-byte slots are cut
+ * from a page DP_SND_PER_PAGE at a time (two to a 4 KiB page), each
+ * holding a reference to it; a larger copy has pages of its own.
  */
 #define DP_SND_SLOT	2048u
+#define DP_SND_PER_PAGE	((u32)(PAGE_SIZE / DP_SND_SLOT))
 #define DP_SND_SPARES	32u
 
 /**

@@ -1196,13 +1196,16 @@ static void test_snd_copy_slots(void)
 	/*
 	 * Acknowledged copies are taken back by the next send after it has
 	 * its own: two in flight here, then one more, make the three slots
-	 * that the stream needs at most.
+	 * that the stream needs at most.  Slots are cut two to a page: the
+	 * three (and a spare) take two pages.
 	 */
 	CHECK_EQ(w_send(ab, 1000), 0);
 	CHECK_EQ(w_send(ab, 1000), 0);
+	CHECK_EQ(kmock_pages_live, 1);
 	w_run(1);
 	CHECK_EQ(w_send(ab, 1000), 0);
 	w_run(1);
+	CHECK_EQ(kmock_pages_live, 2);
 	allocs = kmock_kmalloc_snd;
 	for (i = 0; i < 100; i++) {
 		CHECK_EQ(w_send(ab, 1 + i % 1000), 0);
@@ -1215,7 +1218,9 @@ static void test_snd_copy_slots(void)
 	live = kmock_kmalloc_live;
 	w_run(150);
 	CHECK(w_count(DP_WT_ACK, DP_WF_RETURN) == 1, "the idle sender gave its credit back");
-	CHECK_EQ(kmock_kmalloc_live, live - 3);	/* and its spare slots */
+	/* and its spare slots: every page of them */
+	CHECK_EQ(kmock_kmalloc_live, live - 2);
+	CHECK_EQ(kmock_pages_live, 0);
 	w_teardown();
 }
 
@@ -1275,15 +1280,18 @@ static void test_snd_nic_holds_copy(void)
 	/*
 	 * The next send takes back the acknowledged copy after it has its
 	 * own: the one after that would reuse it, and takes a fresh one.
+	 * Slots come two to a page: 'b' is the other half of 'a's page (its
+	 * spare), 'c' the first of a new page; 'a's slot is neither.
 	 */
 	memset(w_payload, 'b', 1000);
 	CHECK_EQ(w_send(ab, 1000), 0);
+	CHECK_EQ(kmock_kmalloc_snd, allocs);	/* the spare half */
 	memset(w_payload, 'c', 1000);
 	CHECK_EQ(w_send(ab, 1000), 0);
-	CHECK_EQ(kmock_kmalloc_snd, allocs + 2);	/* not the held one */
+	CHECK_EQ(kmock_kmalloc_snd, allocs + 1);	/* not the held one */
 	CHECK_EQ(w.n_held, 3);
-	w_nic_release();	/* checks 'a' is still there; frees it */
-	CHECK_EQ(kmock_kmalloc_live, live + 1);
+	w_nic_release();	/* checks 'a' is still there; lets it go */
+	CHECK_EQ(kmock_kmalloc_live, live + 1);	/* 'b' keeps its page */
 	w_run(50);
 	CHECK_EQ(w_read(B, 3, NULL), 3);
 	/*

@@ -59,24 +59,123 @@ int kmock_mutex_lock_interruptible(struct mutex *m)
 	return 0;
 }
 
-void *kmock_kmalloc(size_t size, gfp_t gfp, const char *file)
+/* Whether an allocation asked for from @file may succeed; counts it. */
+static bool kmock_alloc_ok(const char *file)
 {
 	size_t n = strlen(file);
-	void *p;
 
-	(void)gfp;
 	if (n >= 8 && !strcmp(file + n - 8, "dp_snd.c"))
 		kmock_kmalloc_snd++;
 	if (kmock_kmalloc_fail > 0) {
 		kmock_kmalloc_fail--;
-		return NULL;
+		return false;
 	}
 	if (kmock_kmalloc_fail_at > 0 && !--kmock_kmalloc_fail_at)
+		return false;
+	return true;
+}
+
+void *kmock_kmalloc(size_t size, gfp_t gfp, const char *file)
+{
+	void *p;
+
+	(void)gfp;
+	if (!kmock_alloc_ok(file))
 		return NULL;
 	p = malloc(size);
 	if (p)
 		kmock_kmalloc_live++;
 	return p;
+}
+
+/* A live page: its address and reference count. */
+struct kmock_page {
+	void *addr;
+	int ref;
+	struct kmock_page *next;
+};
+
+static struct kmock_page *kmock_pages;
+long kmock_pages_live;
+
+struct page *kmock_alloc_page(gfp_t gfp, const char *file)
+{
+	struct kmock_page *pg;
+
+	(void)gfp;
+	if (!kmock_alloc_ok(file))
+		return NULL;
+	pg = malloc(sizeof(*pg));
+	if (!pg)
+		return NULL;
+	pg->addr = aligned_alloc(PAGE_SIZE, PAGE_SIZE);
+	if (!pg->addr) {
+		free(pg);
+		return NULL;
+	}
+	pg->ref = 1;
+	pg->next = kmock_pages;
+	kmock_pages = pg;
+	kmock_kmalloc_live++;
+	kmock_pages_live++;
+	return pg->addr;
+}
+
+/* The live page @page (its address), or abort. */
+static struct kmock_page **kmock_page_find(const struct page *page)
+{
+	struct kmock_page **pp;
+
+	for (pp = &kmock_pages; *pp; pp = &(*pp)->next)
+		if ((*pp)->addr == (const void *)page)
+			return pp;
+	fprintf(stderr, "kmock: %p is no live page\n", (const void *)page);
+	abort();
+}
+
+void *page_address(const struct page *page)
+{
+	return (*kmock_page_find(page))->addr;
+}
+
+struct page *virt_to_page(const void *addr)
+{
+	return (struct page *)((uintptr_t)addr & ~(PAGE_SIZE - 1));
+}
+
+int page_ref_count(const struct page *page)
+{
+	return (*kmock_page_find(page))->ref;
+}
+
+void page_ref_add(struct page *page, int n)
+{
+	(*kmock_page_find(page))->ref += n;
+}
+
+/* As the kernel's: never to zero (that is put_page()'s). */
+void page_ref_sub(struct page *page, int n)
+{
+	struct kmock_page *pg = *kmock_page_find(page);
+
+	if (pg->ref <= n) {
+		fprintf(stderr, "kmock: page %p: ref %d - %d\n", pg->addr, pg->ref, n);
+		abort();
+	}
+	pg->ref -= n;
+}
+
+void put_page(struct page *page)
+{
+	struct kmock_page **pp = kmock_page_find(page), *pg = *pp;
+
+	if (--pg->ref)
+		return;
+	*pp = pg->next;
+	free(pg->addr);
+	free(pg);
+	kmock_kmalloc_live--;
+	kmock_pages_live--;
 }
 
 void *kzalloc(size_t size, gfp_t gfp)

@@ -91,6 +91,22 @@ void kfree(const void *p);
 /* Page allocations count as kmalloc's do (dp_snd.c's copies are pages). */
 #define alloc_pages_exact(size, gfp) kmock_kmalloc(size, gfp, __FILE__)
 #define free_pages_exact(p, size) ((void)(size), kfree(p))
+/*
+ * Pages (dp_snd.c cuts copy slots from them), each with a reference
+ * count: counted as one allocation each, freed with their last
+ * reference; a reference taken or put on no live page aborts the test.
+ */
+#define PAGE_SIZE 4096ul
+struct page;
+struct page *kmock_alloc_page(gfp_t gfp, const char *file);
+#define alloc_page(gfp) kmock_alloc_page(gfp, __FILE__)
+void *page_address(const struct page *page);
+struct page *virt_to_page(const void *addr);
+void page_ref_add(struct page *page, int n);
+void page_ref_sub(struct page *page, int n);
+void put_page(struct page *page);
+int page_ref_count(const struct page *page);
+extern long kmock_pages_live;	/* pages not freed */
 #define struct_size(p, member, n) (sizeof(*(p)) + (size_t)(n) * sizeof((p)->member[0]))
 
 extern int kmock_uaccess_fail;	/* fail the next n copies */
