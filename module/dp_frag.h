@@ -97,6 +97,12 @@ struct dp_frag_in {
 	u32 msg_off;
 };
 
+/* Whether @h carries a first fragment, the one whose length @max limits. */
+static inline bool dp_frag_first(const struct dp_msg_hdr *h)
+{
+	return (h->flags & DP_WF_FRAG_MASK) == DP_WF_FRAG_FIRST;
+}
+
 /*
  * Check in-order reliable DATA @h with message @msg against the session's
  * open message @st, for a receiver that takes messages up to @max bytes.
@@ -106,7 +112,8 @@ struct dp_frag_in {
  * DP_CTR_RX_DROP_LEN for a first fragment too short to hold the length
  * and a byte or whose length would fit one frame, a fragment that runs
  * past the length, a middle one that completes it or a last one that does
- * not; DP_CTR_RX_DROP_TOO_BIG for a length beyond @max.
+ * not; DP_CTR_RX_DROP_TOO_BIG for a length beyond @max.  Only a first
+ * fragment's check reads @max (dp_frag_first()).
  */
 int dp_frag_parse(const struct dp_frag_rx *st, const struct dp_msg_hdr *h,
 		  const struct dp_payload *msg, u32 max, struct dp_frag_in *in);

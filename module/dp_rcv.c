@@ -1101,11 +1101,13 @@ static int dp_rcv_one(struct dp_rcv *r, struct dp_rx_peer *rp,
 {
 	u32 tok_seq = h->seq - rp->isn + 1 - rp->frag_extra;
 	struct dp_frag_in in;
-	u32 cost;
+	u32 cost, max;
 	int drop;
 
 	lockdep_assert_held(&r->lock);
-	drop = dp_frag_parse(&rp->frag, h, payload, dp_rcv_frag_max(r), &in);
+	/* the limit's arithmetic only for the first fragment it checks */
+	max = dp_frag_first(h) ? dp_rcv_frag_max(r) : 0;
+	drop = dp_frag_parse(&rp->frag, h, payload, max, &in);
 	if (drop)
 		return drop;
 	cost = dp_rcv_cost(&in);
