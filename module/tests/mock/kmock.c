@@ -143,11 +143,6 @@ struct page *virt_to_page(const void *addr)
 	return (struct page *)((uintptr_t)addr & ~(PAGE_SIZE - 1));
 }
 
-int page_ref_count(const struct page *page)
-{
-	return (*kmock_page_find(page))->ref;
-}
-
 void page_ref_add(struct page *page, int n)
 {
 	(*kmock_page_find(page))->ref += n;

@@ -105,7 +105,6 @@ struct page *virt_to_page(const void *addr);
 void page_ref_add(struct page *page, int n);
 void page_ref_sub(struct page *page, int n);
 void put_page(struct page *page);
-int page_ref_count(const struct page *page);
 extern long kmock_pages_live;	/* pages not freed */
 #define struct_size(p, member, n) (sizeof(*(p)) + (size_t)(n) * sizeof((p)->member[0]))
 
