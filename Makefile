@@ -19,6 +19,8 @@
 #                     PROFILE_RUN=bw:65536: dp's bandwidth instead, per KiB
 #                     PROFILE_RUN=send:32: a sender's cost per message instead
 #                     PROFILE_NIC=virtio-net-pci: over the netdev backend
+#   make profile-steady  PROFILE_RUN=bw:SIZE's steady state: two exact runs of
+#                     different lengths, per KiB without what a run pays once
 #   make profile-mpi  the same for a 1-byte MPI round trip: NetPIPE over Open MPI
 #                     on dp (MPI_PROFILE=tcp: on TCP) between two e1000s, every
 #                     instruction counted (build/results/profile-mpi/)
@@ -85,7 +87,7 @@ GUEST_TIMEOUT ?= 900
 
 .PHONY: all check check-debug soak profile reliability demo deps module userspace initramfs unit sparse dkms \
 	install deb \
-	guest-check guest-ping shell clean demo-run mpi-image guest-mpi profile-run profile-mpi
+	guest-check guest-ping shell clean demo-run mpi-image guest-mpi profile-run profile-mpi profile-steady
 
 all: module userspace initramfs
 
@@ -195,7 +197,11 @@ soak:
 # PROFILE_PROTO=tcp (or udp): the ping-pong or bandwidth run over that
 # protocol on the same link instead of dp's, to read beside dp's profile
 # (on the tulips over Linux's tulip driver; not with send:N).
+# PROFILE_BYTES=N: bw:SIZE moves N bytes instead of 16 MiB.  What a run pays
+# once (the processes, an edge's copy slots growing with its window) is in
+# its count; make profile-steady counts the steady state alone.
 PROFILE_RUN ?= 1
+PROFILE_BYTES ?=
 PROFILE_PROTO ?= dp
 PROFILE_EXACT ?= 0
 PROFILE_NIC ?= tulip
@@ -205,13 +211,14 @@ PROFILE_NIC_ARGS = --nic tulip --nic-driver tulip
 else
 PROFILE_NIC_ARGS = --nic $(PROFILE_NIC)
 endif
+PROFILE_BYTES_ARG = $(if $(PROFILE_BYTES),dpg.profbytes=$(PROFILE_BYTES))
 PROFILE_IMG = build/$(KVER)/initramfs-profile.cpio
 PROFILE_INSNS = $(abspath $(RESULTS))/profile/insns.txt
 ifeq ($(PROFILE_EXACT),1)
-PROFILE_ARGS = --append "dpg.profile=$(PROFILE_RUN) dpg.profproto=$(PROFILE_PROTO) dpg.exact=1 dpg.mtu=$(PROFILE_MTU)" \
+PROFILE_ARGS = --append "dpg.profile=$(PROFILE_RUN) dpg.profproto=$(PROFILE_PROTO) dpg.exact=1 dpg.mtu=$(PROFILE_MTU) $(PROFILE_BYTES_ARG)" \
 	--plugin $(CURDIR)/tools/qemu/insn-count.so,out=$(PROFILE_INSNS)
 else
-PROFILE_ARGS = --append "dpg.profile=$(PROFILE_RUN) dpg.profproto=$(PROFILE_PROTO) dpg.mtu=$(PROFILE_MTU)"
+PROFILE_ARGS = --append "dpg.profile=$(PROFILE_RUN) dpg.profproto=$(PROFILE_PROTO) dpg.mtu=$(PROFILE_MTU) $(PROFILE_BYTES_ARG)"
 endif
 profile:
 	tools/deps.sh
@@ -225,6 +232,20 @@ profile-run: all
 		$(PROFILE_NIC_ARGS) --initramfs $(PROFILE_IMG) \
 		$(PROFILE_ARGS) --timeout $(GUEST_TIMEOUT)
 	tools/dpperf/profile-report $(RESULTS)/profile
+
+# A bandwidth profile's steady state (PROFILE_RUN=bw:SIZE): two exact runs
+# of STEADY_BYTES1 and STEADY_BYTES2 bytes, and the difference of their
+# counts per symbol (tools/dpperf/profile-steady): build/results/profile/
+# profile-steady.md, the shorter run kept in build/results/profile-short.
+STEADY_BYTES1 ?= 16777216
+STEADY_BYTES2 ?= 50331648
+profile-steady:
+	tools/deps.sh
+	$(MAKE) profile-run PROFILE_EXACT=1 PROFILE_BYTES=$(STEADY_BYTES1)
+	rm -rf $(RESULTS)/profile-short
+	cp -r $(RESULTS)/profile $(RESULTS)/profile-short
+	$(MAKE) profile-run PROFILE_EXACT=1 PROFILE_BYTES=$(STEADY_BYTES2)
+	tools/dpperf/profile-steady $(RESULTS)/profile-short $(RESULTS)/profile
 
 # Where a 1-byte MPI round trip's instructions go (docs/mpi.md): NetPIPE
 # over dp (MPI_PROFILE=dp) or over TCP (tcp) in the -icount guest of the

@@ -34,7 +34,8 @@
 # instructions wherever it lands.  `perf report` by symbol is printed
 # between PROFILE-BEGIN and PROFILE-END (tools/dpperf/profile-report).
 # dpg.profile=bw:SIZE profiles dp's bandwidth phase instead: DPPERF_PROFILE_BYTES
-# (16 MiB) in SIZE-byte messages (the server's pool 4 MiB, so up to 1 MiB).
+# (16 MiB; dpg.profbytes=N, make profile's PROFILE_BYTES, instead) in
+# SIZE-byte messages (the server's pool 4 MiB, so up to 1 MiB).
 # dpg.profile=send:N profiles what the sender alone spends per message
 # (dpperf --test sendcost, run_entry's): DPPERF_PROFILE_MESSAGES (20000)
 # 64-byte messages on an unreliable edge to a node nobody answers for, one
@@ -80,7 +81,9 @@ PROFILE=0 PROFILE_BW="" PROFILE_SEND="" PROFILE_RT=""
 PROFILE_ARG=$(sed -n 's/.*dpg\.profile=\([^ ]*\).*/\1/p' /proc/cmdline)
 case $PROFILE_ARG in
 1) PROFILE_RT=1 ;;	# the 1-byte ping-pong: rt:1
-bw:[0-9]*) PROFILE_BW=${PROFILE_ARG#bw:} BYTES=${DPPERF_PROFILE_BYTES:-16777216} ;;
+bw:[0-9]*) PROFILE_BW=${PROFILE_ARG#bw:} BYTES=${DPPERF_PROFILE_BYTES:-16777216}
+	PROFILE_BYTES=$(sed -n 's/.*dpg\.profbytes=\([0-9]*\).*/\1/p' /proc/cmdline)
+	[ -n "$PROFILE_BYTES" ] && BYTES=$PROFILE_BYTES ;;
 send:[0-9]*) PROFILE_SEND=${PROFILE_ARG#send:} ;;
 rt:[0-9]*) PROFILE_RT=${PROFILE_ARG#rt:} ;;
 esac
