@@ -47,18 +47,16 @@ t $? "each run's own figure, the once-paid spread over its bytes"
 grep -q 'dp.ko.s symbols in the steady state: 100 per KiB' "$d/out.md"
 t $? "dp.ko's share"
 
+# fails NAME SHORT LONG: profile-steady refuses the pair with exit 1
+fails() {
+	"$ps" "$2" "$3" >/dev/null 2>&1
+	[ $? -eq 1 ]
+	t $? "$1"
+}
 run "$d/c" 3145728 307200 5000 "bw 1024 bytes 3145728 period 1"
-"$ps" "$d/a" "$d/c" >/dev/null 2>&1
-[ $? -eq 1 ]
-t $? "runs of different sizes fail"
-"$ps" "$d/b" "$d/a" >/dev/null 2>&1
-[ $? -eq 1 ]
-t $? "a second run moving fewer bytes fails"
+fails "runs of different sizes fail" "$d/a" "$d/c"
+fails "a second run moving fewer bytes fails" "$d/b" "$d/a"
 run "$d/s" 3145728 307200 5000 "bw 1448 bytes 3145728 period 50000"
-"$ps" "$d/a" "$d/s" >/dev/null 2>&1
-[ $? -eq 1 ]
-t $? "a sampled profile fails"
-"$ps" "$d/a" "$d/none" >/dev/null 2>&1
-[ $? -eq 1 ]
-t $? "a missing run fails"
+fails "a sampled profile fails" "$d/a" "$d/s"
+fails "a missing run fails" "$d/a" "$d/none"
 [ "$bad" -eq 0 ]
