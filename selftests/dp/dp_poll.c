@@ -6,8 +6,10 @@
  * unbound endpoint reports EPOLLERR.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -109,10 +111,13 @@ int main(void)
 	KTAP_SUCCESS(epoll_ctl(ep, EPOLL_CTL_ADD, b, &ev), "epoll_ctl ADD");
 	e = epoll_now(ep, 0);
 	ktap_ok(e == EPOLLOUT, "epoll on empty: EPOLLOUT only (%#x)", e);
-	send1(a);
+	if (send1(a))
+		ktap_diag("write: %s", strerror(errno));
 	for (r = 0, e = 0; r < 1000 && !(e & EPOLLIN); r++)
 		e = epoll_now(ep, 10);
 	ktap_ok((e & (EPOLLIN | EPOLLOUT)) == (EPOLLIN | EPOLLOUT), "epoll: EPOLLIN|EPOLLOUT after arrival (%#x)", e);
+	if (!(e & EPOLLIN))	/* did the edge stall: its RTO, backoff, what is unacknowledged */
+		dpt_show_sessions();
 	e = epoll_now(ep, 0);
 	ktap_ok(e & EPOLLIN, "level-triggered: still EPOLLIN (%#x)", e);
 	dpt_release(b, 1);
@@ -129,6 +134,8 @@ int main(void)
 	st = dpt_wait_child(pid, DPT_WAIT_MS);
 	ktap_ok((e & EPOLLIN) && st == 0, "a sleeping epoll_wait wakes on arrival (%#x, sender %d)",
 		e, st);
+	if (!(e & EPOLLIN) || st)
+		dpt_show_sessions();
 	e = epoll_now(ep, 0);
 	ktap_ok(e == 0, "EPOLLET: no second event without a new arrival (%#x)", e);
 	send1(a);
