@@ -213,6 +213,7 @@ struct dp_scout {
  * @ifname: device name shown by dpctl.
  */
 struct dp_nic {
+	u64 id;		/* one per NIC attached since load: routes cached */
 	const struct dp_backend *ops;
 	struct dp_node *node;
 	refcount_t users;
@@ -253,6 +254,8 @@ struct dp_ctrs {
  * @cfg_lock: serialises configuration.
  * @nic: attached NIC or NULL; RCU.
  * @nart: NID to link address table; RCU, replaced whole on update.
+ * @nart_gen: the tables published so far (struct dp_nart_tbl's @gen);
+ *	under @cfg_lock.
  * @cat: the CAT, DPID to struct dp_endpoint; RCU lookups.
  * @ctr: per-CPU counters indexed by enum dp_counter.
  * @backend: the backend an attach without one uses; "" for the first
@@ -279,6 +282,7 @@ struct dp_node {
 	 */
 	u32 cork_max;
 	struct dp_nart_tbl __rcu *nart;
+	u64 nart_gen;
 	struct xarray cat;
 	struct dp_ctrs __percpu *ctr;
 	struct dp_disc disc;

@@ -42,7 +42,12 @@ struct dp_nart_entry {
 	unsigned long hold;
 };
 
+/*
+ * @gen: the node's count of tables published when this one was (from 1):
+ * a route resolved in a table is good while that table is the node's.
+ */
 struct dp_nart_tbl {
+	u64 gen;
 	u32 n;
 	u32 cap;
 	struct dp_nart_entry e[];

@@ -285,6 +285,7 @@ static void dp_nart_publish(struct dp_node *node, struct dp_nart_tbl *old,
 			    struct dp_nart_tbl *new)
 {
 	lockdep_assert_held(&node->cfg_lock);
+	new->gen = ++node->nart_gen;
 	rcu_assign_pointer(node->nart, new);
 	if (old) {
 		synchronize_rcu();

@@ -14,6 +14,7 @@
 #include <linux/refcount.h>
 
 #include "dp_agnostic.h"
+#include "dp_nart.h"
 #include "dp_wire.h"
 
 struct dp_endpoint;
@@ -47,14 +48,25 @@ bool dp_tx_local(struct dp_node *node, u32 nid);
  *	incarnations), the others 0.
  * @w: @h on the wire, csum 0: a frame copies it and fills in its own
  *	len, flags, seq, ack and credit (dp_wire_encode_from()).
+ * @route: the link address of @h's dst_nid as dp_tx_frame_tmpl() last
+ *	resolved it (the NART lookup and the NIC's address length): good
+ *	while the node's NART table is the one of generation @route.gen and
+ *	its NIC the one of id @route.nic (0: nothing cached).
  *
  * Built by dp_tx_tmpl() at the session's first frame, and again only if
  * the node's NID or the peer's incarnation changed since; its owner
- * serialises dp_tx_tmpl() with the frames sent from it.
+ * serialises dp_tx_tmpl() and dp_tx_frame_tmpl() with the frames sent
+ * from it.
  */
 struct dp_tx_tmpl {
 	struct dp_msg_hdr h;
 	struct dp_wire_hdr w;
+	struct {
+		u64 gen;
+		u64 nic;
+		u32 nid;
+		u8 dst[DP_DST_MAX];
+	} route;
 };
 
 void dp_tx_tmpl(struct dp_endpoint *ep, struct dp_tx_tmpl *t, u8 type,
@@ -90,7 +102,7 @@ void dp_txref_put(struct dp_txref *r);
  * the sender's batch, or NULL (dp_tx_plugged()).
  */
 int dp_tx_frame_tmpl(struct dp_node *node, struct dp_tx_plug *plug,
-		     const struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
+		     struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
 		     const void *msg, u32 msg_crc, struct dp_txref *keep);
 
 /*

@@ -55,26 +55,53 @@ void dp_tx_tmpl(struct dp_endpoint *ep, struct dp_tx_tmpl *t, u8 type,
 	dp_wire_encode(&t->w, &t->h);
 }
 
+/* The route @t cached for @nid, if @nic and the node's NART are its. */
+static bool dp_tx_route_cached(struct dp_node *node, struct dp_nic *nic,
+			       u32 nid, const struct dp_tx_tmpl *t)
+{
+	const struct dp_nart_tbl *tbl;
+	bool hit;
+
+	if (!t || t->route.nic != nic->id || t->route.nid != nid)
+		return false;
+	rcu_read_lock();
+	tbl = rcu_dereference(node->nart);
+	hit = tbl && tbl->gen == t->route.gen;
+	rcu_read_unlock();
+	return hit;
+}
+
 /*
  * Resolve the peer's link address in the NART into @addr: the address,
  * then one byte, the route's length, then the route (struct dp_backend's
  * @xmit).  An entry whose address length is not the NIC's (a 3-byte "MAC"
- * on Ethernet) is no route.
+ * on Ethernet) is no route.  @t, if not NULL, is whose @route.dst @addr
+ * is: it keeps for which table and NIC it was resolved.
  */
 static int dp_tx_route(struct dp_node *node, struct dp_nic *nic, u32 nid,
-		       u8 *addr)
+		       u8 *addr, struct dp_tx_tmpl *t)
 {
 	const struct dp_nart_entry *e;
+	const struct dp_nart_tbl *tbl;
 	unsigned int alen;
 	int err = 0;
 
+	if (t)
+		t->route.nic = 0;	/* nothing cached until it is found */
+	memset(addr, 0, DP_DST_MAX);
 	alen = nic->ops->lladdr(nic, addr);
 	rcu_read_lock();
-	e = dp_nart_find(rcu_dereference(node->nart), nid);
+	tbl = rcu_dereference(node->nart);
+	e = dp_nart_find(tbl, nid);
 	if (e && e->alen == alen) {
 		memcpy(addr, e->addr, alen);
 		addr[alen] = e->rlen;
 		memcpy(addr + alen + 1, e->route, e->rlen);
+		if (t) {
+			t->route.gen = tbl->gen;
+			t->route.nic = nic->id;
+			t->route.nid = nid;
+		}
 	} else {
 		err = -EHOSTUNREACH;
 	}
@@ -258,10 +285,11 @@ void dp_tx_plug_commit(struct dp_tx_plug *plug, const struct dp_msg_hdr *h,
 }
 
 static int dp_tx_nic(struct dp_node *node, struct dp_tx_plug *plug,
-		     const struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
+		     struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
 		     const void *msg, u32 msg_crc, struct dp_txref *keep)
 {
-	u8 addr[DP_DST_MAX] = {};
+	u8 buf[DP_DST_MAX];
+	u8 *addr = t ? t->route.dst : buf;
 	struct dp_nic *nic;
 	u32 room = 0;
 	int err;
@@ -282,7 +310,8 @@ static int dp_tx_nic(struct dp_node *node, struct dp_tx_plug *plug,
 		dp_tx_plug_add(plug, room, nic, NULL, t, h, msg, msg_crc);
 		goto out;
 	}
-	err = dp_tx_route(node, nic, h->dst_nid, addr);
+	if (!dp_tx_route_cached(node, nic, h->dst_nid, t))
+		err = dp_tx_route(node, nic, h->dst_nid, addr, t);
 	if (err) {
 		dp_count(node, DP_CTR_TX_DROP_NO_ROUTE);
 		goto out;
@@ -308,12 +337,13 @@ out:
  * backend's xmit sleeps.  @plug, if not NULL, is the caller's batch: a
  * small DATA frame is held there, to share a link frame with the next
  * (struct dp_tx_plug); 0 then says it was routed and held.  @t, if not
- * NULL, is @h's template: its wire header is copied, not encoded again.
+ * NULL, is @h's template: its wire header is copied, not encoded again,
+ * and the route it keeps saves the NART lookup while it is good.
  * @keep, if not NULL, is a reference on @msg the NIC may take to send it
  * without a copy (struct dp_txref).
  */
 int dp_tx_frame_tmpl(struct dp_node *node, struct dp_tx_plug *plug,
-		     const struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
+		     struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
 		     const void *msg, u32 msg_crc, struct dp_txref *keep)
 {
 	int err = 0;

@@ -152,6 +152,9 @@ void dp_backends_drain(void)
 void dp_nic_init(struct dp_nic *nic, const struct dp_backend *ops,
 		 struct dp_node *node, void *hw, const char *ifname)
 {
+	static atomic64_t ids;
+
+	nic->id = atomic64_inc_return(&ids);
 	nic->ops = ops;
 	nic->node = node;
 	nic->hw = hw;

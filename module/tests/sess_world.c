@@ -113,7 +113,7 @@ void dp_tx_plug_flush(struct dp_tx_plug *plug)
 }
 
 int dp_tx_frame_tmpl(struct dp_node *node, struct dp_tx_plug *plug,
-		     const struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
+		     struct dp_tx_tmpl *t, const struct dp_msg_hdr *h,
 		     const void *msg, u32 msg_crc, struct dp_txref *keep)
 {
 	struct dp_wire_hdr wh, ref;

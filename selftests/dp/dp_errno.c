@@ -372,6 +372,37 @@ static void test_nart_alen(int a)
 }
 
 /*
+ * A live edge follows the NART: the route it keeps from its last frame is
+ * looked up again once the table changed.  With B's entry deleted its
+ * next write finds no route (EHOSTUNREACH, counted) and is not sent; with
+ * the entry back, the next arrives.
+ */
+static void test_route_change(int a, int b)
+{
+	const uint8_t *m = dpt.macb;
+	const char *ip = dpt_ip();
+	struct dp_ep_stats st;
+	uint64_t n, c0;
+
+	if (dpt_stats(b, &st))
+		ktap_bail("stats");
+	n = st.rx_msgs + st.rx_drop_full;
+	ktap_ok(write(a, "r1", 2) == 2 && dpt_wait_arrivals(b, n + 1, 10000) == 1,
+		"a message on the edge to B arrives (its route now kept)");
+	c0 = dpt_ctr(dpt.nsa, DP_CTR_TX_DROP_NO_ROUTE);
+	dpt_sh("%s netns exec %s dpctl nart del %u", ip, dpt.nsa, dpt.nidb);
+	KTAP_ERRNO(write(a, "r2", 2), EHOSTUNREACH,
+		   "B's NART entry deleted: the next write on the edge, EHOSTUNREACH");
+	ktap_ok(dpt_ctr(dpt.nsa, DP_CTR_TX_DROP_NO_ROUTE) == c0 + 1,
+		"... counted in tx_drop_no_route");
+	dpt_sh("%s netns exec %s dpctl nart add %u %02x:%02x:%02x:%02x:%02x:%02x%s",
+	       ip, dpt.nsa, dpt.nidb, m[0], m[1], m[2], m[3], m[4], m[5],
+	       dpt.routeb);
+	ktap_ok(write(a, "r3", 2) == 2 && dpt_wait_arrivals(b, n + 2, 10000) == 1,
+		"the entry back: the next write arrives");
+}
+
+/*
  * The open mode, as for read(2) and write(2): an O_RDONLY endpoint only
  * receives (CONNECT, DISCONNECT, SEND: EBADF), an O_WRONLY one only sends
  * (RELEASE, fsync: EBADF); BIND, INFO and STATS work on either.
@@ -466,6 +497,7 @@ int main(void)
 	test_ioctl_numbers(a);
 	test_old_sizes(a);
 	test_nart_alen(a);
+	test_route_change(a, b);
 	close(a);
 	close(b);
 	test_modes();
