@@ -128,17 +128,40 @@ static u32 dp_rcv_hash(const struct dp_rcv *r, const struct dp_addr *a)
 	return jhash_2words(a->nid, a->dpid, r->seed);
 }
 
-/* Caller holds rcu_read_lock() or r->lock. */
-static struct dp_rx_peer *dp_rcv_find(struct dp_rcv *r,
-				      const struct dp_addr *from)
+static bool dp_rcv_is(const struct dp_rx_peer *rp, const struct dp_addr *a)
+{
+	return rp->from.nid == a->nid && rp->from.dpid == a->dpid;
+}
+
+/* The rx peer of sender @from in the table, or NULL.  Holds r->lock. */
+static struct dp_rx_peer *dp_rcv_lookup(struct dp_rcv *r,
+					const struct dp_addr *from)
 {
 	struct dp_rx_peer *rp;
 
 	hash_for_each_possible_rcu(r->peers, rp, hnode, dp_rcv_hash(r, from),
 				   lockdep_is_held(&r->lock))
-		if (rp->from.nid == from->nid && rp->from.dpid == from->dpid)
+		if (dp_rcv_is(rp, from))
 			return rp;
 	return NULL;
+}
+
+/*
+ * The rx peer of sender @from, or NULL: the last one found, else the
+ * table's (a stream's frames hash once).  Caller holds r->lock.
+ */
+static struct dp_rx_peer *dp_rcv_find(struct dp_rcv *r,
+				      const struct dp_addr *from)
+{
+	struct dp_rx_peer *rp = r->last;
+
+	lockdep_assert_held(&r->lock);
+	if (rp && dp_rcv_is(rp, from))
+		return rp;
+	rp = dp_rcv_lookup(r, from);
+	if (rp)
+		r->last = rp;
+	return rp;
 }
 
 static struct dp_addr dp_rcv_src(const struct dp_msg_hdr *h)
@@ -247,7 +270,8 @@ static void dp_rcv_heard(struct dp_rcv *r, struct dp_rx_peer *rp)
 {
 	lockdep_assert_held(&r->lock);
 	rp->heard = jiffies;
-	list_move_tail(&rp->lru, &r->lru);
+	if (!list_is_last(&rp->lru, &r->lru))	/* a stream: it is already */
+		list_move_tail(&rp->lru, &r->lru);
 }
 
 /*
@@ -430,7 +454,8 @@ static bool dp_rcv_grant(struct dp_rcv *r, struct dp_rx_peer *rp,
 	 * Any message it waits for fits its fair share: every such fits at
 	 * once when the reader has taken all, so it needs no turn.
 	 */
-	list_del_init(&rp->wants);
+	if (!list_empty(&rp->wants))
+		list_del_init(&rp->wants);
 	target = dp_rcv_target(r, rp, smax);
 	add = dp_credit_grant(rp->credit, rp->arrived, target, room);
 	rp->credit += add;
@@ -704,6 +729,8 @@ static void dp_rcv_drop_peer(struct dp_rcv *r, struct dp_rx_peer *rp)
 	dp_rcv_set_idle(r, rp, true);
 	list_del(&rp->lru);
 	hash_del_rcu(&rp->hnode);
+	if (r->last == rp)
+		r->last = NULL;
 	r->n_peers--;
 	kfree_rcu(rp, rcu);
 }
@@ -1338,7 +1365,7 @@ static struct dp_rx_peer *dp_rcv_paired(struct dp_rcv *r,
 		return p->rp;
 	p->looked = true;
 	p->placed = r->placed;
-	rp = dp_rcv_find(r, to);
+	rp = dp_rcv_lookup(r, to);	/* once per pairing */
 	if (!rp)
 		return NULL;
 	if (rp->pair)	/* another edge to the sender, on its way out */
@@ -1551,7 +1578,8 @@ static void dp_rcv_regrant(struct dp_rcv *r, u32 smax)
 		}
 		if (dp_rcv_grant(r, rp, smax))
 			dp_rcv_mark(r, rp, DP_ACK_NOW);	/* this run sends it */
-		list_move_tail(&rp->active, &r->active);
+		if (!list_is_last(&rp->active, &r->active))
+			list_move_tail(&rp->active, &r->active);
 	}
 }
 

@@ -85,6 +85,7 @@ struct dp_ack_batch {
  * @lock: guards everything below but the works and @rx_dup, and every rx
  *	peer; irq-safe.
  * @peers: struct dp_rx_peer by sender; RCU readers.
+ * @last: the entry of @peers found last, or NULL (dp_rcv_find()).
  * @n_peers: entries in @peers.
  * @placed: rx peers placed so far (wraps): a pair that found none looks
  *	again only once this changed (struct dp_rcv_pair).
@@ -132,6 +133,7 @@ struct dp_rcv {
 	u32 seed;
 	spinlock_t lock;	/* irq-safe: receiver sessions */
 	DECLARE_HASHTABLE(peers, 6);
+	struct dp_rx_peer *last;
 	u32 n_peers;
 	u32 placed;
 	DECLARE_HASHTABLE(srcs, 5);

@@ -211,6 +211,12 @@ static inline void list_move_tail(struct list_head *n, struct list_head *head)
 	list_add_tail(n, head);
 }
 
+static inline int list_is_last(const struct list_head *n,
+			       const struct list_head *head)
+{
+	return n->next == head;
+}
+
 static inline void list_add(struct list_head *n, struct list_head *head)
 {
 	list_add_tail(n, head->next);	/* before the first: at the head */
