@@ -1382,14 +1382,19 @@ static struct dp_addr dp_rcv_dst(const struct dp_msg_hdr *h)
 
 /*
  * Fill the ack fields of a DATA frame to the sender @h->dst, on the edge
- * paired by @p, if we owe it one in the same pair of incarnations
- * (@peer_inc), and cancel the ACK: the delayed ACK owed to that sender
- * does not go out as well.  If it was the last one owed, ack_work, already
- * queued, finds nothing to do when it runs and returns at once
- * (dp_rcv_collect()).  Its timer is not cancelled here: that would be a
- * timer operation per message again, and the next DATA would re-arm it;
- * queued once per tick, it runs once per tick at most however many acks
- * ride on DATA meanwhile.
+ * paired by @p, if it has anything to hear in the same pair of
+ * incarnations (@peer_inc): an ACK owed, or credit not advertised yet.
+ * Else the fields would say again what it heard last, and its session
+ * would take in an ACK per frame for nothing (a one-way stream's reader
+ * that once sent to the writer).  An ack that rides on DATA lost on the
+ * wire is the same as a lost ACK: the sender's timeout resends, and the
+ * duplicate is answered at once.  The ACK is cancelled: the delayed ACK
+ * owed to that sender does not go out as well.  If it was the last one
+ * owed, ack_work, already queued, finds nothing to do when it runs and
+ * returns at once (dp_rcv_collect()).  Its timer is not cancelled here:
+ * that would be a timer operation per message again, and the next DATA
+ * would re-arm it; queued once per tick, it runs once per tick at most
+ * however many acks ride on DATA meanwhile.
  */
 void dp_rcv_piggyback(struct dp_rcv *r, struct dp_rcv_pair *p,
 		      struct dp_msg_hdr *h, u32 peer_inc)
@@ -1402,7 +1407,8 @@ void dp_rcv_piggyback(struct dp_rcv *r, struct dp_rcv_pair *p,
 		return;
 	spin_lock_irqsave(&r->lock, flags);
 	rp = dp_rcv_paired(r, p, &to);
-	if (rp && rp->peer_inc == peer_inc)
+	if (rp && rp->peer_inc == peer_inc &&
+	    (rp->ack_due || dp_rcv_unsaid(rp) > 0))
 		dp_rcv_ack_fields(r, rp, h);
 	spin_unlock_irqrestore(&r->lock, flags);
 }

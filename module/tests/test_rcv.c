@@ -426,6 +426,33 @@ static void test_rcv_pair_once(void)
 	w_teardown();
 }
 
+/*
+ * An ack rides on DATA only with news for its sender: B's DATA after A's
+ * message carries it, B's next (nothing arrived, no credit unsaid) goes
+ * without, and after A's next message one carries it again.
+ */
+static void test_rcv_piggyback_news(void)
+{
+	struct dp_snd *ba = both_ways();
+	const struct w_frame *f;
+	long lookups;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		CHECK(ack_rides(ba, &lookups), "round %d: A's message arrived, B's DATA carries its ack", i);
+		CHECK_EQ(w_send(ba, 100), 0);
+		f = &w.frames[w.n_frames - 1];
+		CHECK(f->h.type == DP_WT_DATA && f->h.src_nid == 2 &&
+		      !(f->h.flags & DP_WF_ACK),
+		      "round %d: nothing new for A, B's next DATA carries no ack", i);
+		w_pump();
+	}
+	w_run(5);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_info(ba).snd_una, w_info(ba).snd_nxt);
+	w_teardown();
+}
+
 /* An edge whose peer never sends to us looks once, not per frame. */
 static void test_rcv_pair_none(void)
 {
@@ -782,6 +809,8 @@ const struct unit_test rcv_tests[] = {
 	  test_rcv_delayed_ack_cancelled },
 	{ "rcv: an edge pairs with its peer's rx state once, no lookup per frame",
 	  test_rcv_pair_once },
+	{ "rcv: an ack rides on DATA only with news for its sender",
+	  test_rcv_piggyback_news },
 	{ "rcv: an edge whose peer sends nothing does not look per frame",
 	  test_rcv_pair_none },
 	{ "rcv: eviction drops the pairing; later DATA and unpiggyback are safe",
