@@ -393,15 +393,20 @@ static int route_arrived(int fd, uint64_t n, int ms)
  * looked up again once the table changed.  With B's entry deleted its
  * next write finds no route (EHOSTUNREACH, counted) and is not sent; with
  * the entry back, the next arrives.  Endpoints of its own, so that their
- * pool has room and the edge its credit.
+ * pool has room and the edge its credit; and no idle give-back of that
+ * credit while dpctl runs (a write without credit probes, and without a
+ * route its probe goes nowhere: ETIMEDOUT, later).
  */
 static void test_route_change(void)
 {
 	const uint8_t *m = dpt.macb;
 	const char *ip = dpt_ip();
+	char idle[32];
 	uint64_t c0;
 	int a, b;
 
+	if (dpt_param("credit_idle_ms", "600000", idle, sizeof(idle)))
+		ktap_bail("credit_idle_ms");
 	b = dpt_ep(dpt.nsb, ROUTE_B, 0);
 	a = dpt_ep(dpt.nsa, ROUTE_A, 0);
 	if (a < 0 || b < 0 || dpt_connect(a, dpt.nidb, ROUTE_B))
@@ -421,6 +426,7 @@ static void test_route_change(void)
 		"the entry back: the next write arrives");
 	close(a);
 	close(b);
+	dpt_param("credit_idle_ms", idle, NULL, 0);
 }
 
 /*
