@@ -787,6 +787,19 @@ static void dp_snd_undo_mark(struct dp_snd *s)
 	s->undo_ssthresh = s->ssthresh;
 }
 
+/* The last timeout proved spurious: as if it had not struck.  Under lock. */
+static void dp_snd_undone(struct dp_snd *s)
+{
+	lockdep_assert_held(&s->lock);
+	s->undo = false;
+	s->undone++;
+	WRITE_ONCE(s->cwnd, max(s->cwnd, s->undo_cwnd));
+	s->ssthresh = max(s->ssthresh, s->undo_ssthresh);
+	s->recovering = false;
+	s->refill = false;
+	trace_dp_undo(s, s->undo_seq);
+}
+
 /*
  * The receiver got the message a timeout resent first after it had
  * delivered it (DP_WF_DUP naming it): the original arrived, and the
@@ -804,13 +817,27 @@ static void dp_snd_undo(struct dp_snd *s, const struct dp_msg_hdr *h)
 		s->undo = false;	/* a window past it: no answer to it */
 	if (!s->undo || h->dup != (u16)s->undo_seq)
 		return;
-	s->undo = false;
-	s->undone++;
-	WRITE_ONCE(s->cwnd, max(s->cwnd, s->undo_cwnd));
-	s->ssthresh = max(s->ssthresh, s->undo_ssthresh);
-	s->recovering = false;
-	s->refill = false;
-	trace_dp_undo(s, s->undo_seq);
+	dp_snd_undone(s);
+}
+
+/*
+ * An ACK after a spurious-looking timeout (@undo noted) covers, as its
+ * newest message, one sent only once and not held past a hole, and sent
+ * before the timeout: its original arrived, so the path was late, not
+ * lossy, and the go-back stops before it resends more of what the
+ * receiver has (F-RTO, RFC 5682, without its new data first: the
+ * go-back's first resends are out already).  A message the receiver held
+ * at the timeout counts as resent (dp_snd_unsack()), so a hole repaired
+ * is no proof.  Caller holds s->lock.
+ */
+static void dp_snd_frto(struct dp_snd *s, const struct dp_txmsg *last)
+{
+	lockdep_assert_held(&s->lock);
+	if (!s->undo || !s->recovering || !last ||
+	    READ_ONCE(last->resent) || READ_ONCE(last->sacked) ||
+	    !dp_seq_before(last->seq, s->recover))
+		return;
+	dp_snd_undone(s);
 }
 
 /* What the timer or a gap report asks for now.  Caller holds s->lock. */
@@ -1551,9 +1578,10 @@ int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
  * one, if it was sent once and the receiver did not hold it (the ACK that
  * covers a held message comes when the hole before it is repaired, a
  * repair later than the message: such samples grew the RTO to hundreds of
- * ms under 5% loss); returns what they weigh in the window.
+ * ms under 5% loss); returns what they weigh in the window, and the
+ * newest of them in @newest (NULL if none).
  */
-static u32 dp_snd_rtt(struct dp_snd *s, u32 ack1)
+static u32 dp_snd_rtt(struct dp_snd *s, u32 ack1, struct dp_txmsg **newest)
 {
 	struct dp_txmsg *m, *last = NULL;
 	u32 bytes = 0;
@@ -1572,6 +1600,7 @@ static u32 dp_snd_rtt(struct dp_snd *s, u32 ack1)
 			      dp_rto_min_us(), dp_rto_max_us());
 	else
 		s->rtt.backoff = 0;
+	*newest = last;
 	return bytes;
 }
 
@@ -1628,8 +1657,10 @@ static bool dp_snd_update(struct dp_snd *s, const struct dp_msg_hdr *h,
 		WRITE_ONCE(s->peer_max, h->seq);
 	}
 	if (dp_seq_before(s->snd_una, ack1) && !dp_seq_before(s->snd_nxt, ack1)) {
-		u32 bytes = dp_snd_rtt(s, ack1);
+		struct dp_txmsg *last;
+		u32 bytes = dp_snd_rtt(s, ack1, &last);
 
+		dp_snd_frto(s, last);
 		dp_cwnd_acked(s, bytes);
 		WRITE_ONCE(s->snd_una, ack1);
 		WRITE_ONCE(s->una_bytes, s->una_bytes + bytes);

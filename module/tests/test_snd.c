@@ -640,6 +640,73 @@ static void test_snd_spurious_undo(void)
 	w_teardown();
 }
 
+static bool drop_acks_of_b(const struct w_frame *f)
+{
+	return f->h.type == DP_WT_ACK && f->h.src_nid == 2;
+}
+
+/*
+ * A spurious timeout whose late ACKs come before any duplicate report
+ * (F-RTO, docs/reliability.md 5.4): the receiver has the whole window,
+ * but its ACKs are held up past the RTO, so the timer goes back.  Then
+ * they arrive (the go-back's duplicate reports stay lost): the first one
+ * that covers a message the go-back had not resent is the proof.  The
+ * window is what it was before the timeout, the timeout counts as
+ * undone, and the go-back resends no more than it had before the ACKs.
+ */
+static void test_snd_frto_undo(void)
+{
+	u32 seq[64], i, cwnd, retrans;
+	unsigned int n0, n1, k;
+	struct w_frame f;
+
+	two_open(262144);
+	for (i = 0; i < 32; i++)	/* RTT samples, and a wider window */
+		CHECK_EQ(w_send(ab, 100), 0);
+	w_run(5);
+	CHECK_EQ(w_read(B, 64, NULL), 32);
+	w_run(1);
+	cwnd = w_info(ab).cwnd;
+	CHECK(cwnd > DP_CWND_INIT * w_mss(), "window %u", cwnd);
+	n0 = w.n_frames;
+	w.drop = drop_acks_of_b;
+	for (i = 0; i < 32; i++)
+		CHECK_EQ(w_send(ab, 100), 0);
+	for (i = 0; i < 300 && !w_stats(A).tx_retrans; i++)
+		w_run(1);
+	w_run(1);
+	retrans = w_stats(A).tx_retrans;
+	CHECK_EQ(retrans, DP_CWND_MIN * SMALL_PER_FULL);	/* the floor's worth */
+	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN * w_mss());
+	CHECK_EQ(w_info(ab).timeouts, 1);
+	CHECK_EQ(w_stats(B).rx_dup, retrans);	/* B had them all */
+	n1 = w.n_frames;
+	w.drop = NULL;
+	for (k = n0; k < n1; k++) {	/* B's ACKs, late; its reports lost */
+		f = w.frames[k];
+		if (f.h.type != DP_WT_ACK || f.h.src_nid != 2 ||
+		    (f.h.flags & DP_WF_DUP))
+			continue;
+		w_dispatch(&f.h, f.data);
+		w_pump();
+		if (w_info(ab).undone)
+			break;
+	}
+	CHECK_EQ(w_info(ab).undone, 1);
+	CHECK(w_info(ab).cwnd >= cwnd, "window %u, %u before the timeout",
+	      w_info(ab).cwnd, cwnd);
+	CHECK_EQ(w_stats(A).tx_retrans, retrans);	/* the going back stopped */
+	w_run(5);
+	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
+	CHECK_EQ(w_info(ab).timeouts, 1);
+	CHECK_EQ(w_info(ab).undone, 1);
+	CHECK_EQ(w_stats(A).tx_retrans, retrans);
+	CHECK_EQ(w_read(B, 64, seq), 32);
+	for (i = 0; i < 32; i++)
+		CHECK_EQ(seq[i], seq[0] + i);
+	w_teardown();
+}
+
 /*
  * The checksum's pass over a message runs once, at its copy: each DATA
  * frame, the first and every resend, leaves with that CRC state, which
@@ -1659,6 +1726,8 @@ const struct unit_test snd_tests[] = {
 	{ "snd: a timeout whose first resend is reported a duplicate is undone "
 	  "(DP_WF_DUP): the window back",
 	  test_snd_spurious_undo },
+	{ "snd: a timeout whose late ACKs cover a message it had not resent is "
+	  "undone, and its going back stops (F-RTO)", test_snd_frto_undo },
 	{ "snd: a hole cuts the window, not below the initial one", test_snd_gap_cut },
 	{ "snd: a lost resend goes again a round trip later, not at the timeout",
 	  test_snd_lost_resend },
