@@ -576,6 +576,40 @@ static void replay(unsigned int from, unsigned int to)
 }
 
 /*
+ * A window widened by 32 small messages, then 32 more sent while @drop
+ * loses frames, until the RTO goes back: the floor's worth resent, the
+ * window at its floor.  Returns what was resent; *cwnd is the window
+ * before, *una the first of the 32, *n0 the world's frames before them.
+ */
+static u32 stall_past_rto(bool (*drop)(const struct w_frame *f), u32 *cwnd,
+			  u32 *una, unsigned int *n0)
+{
+	u32 i, retrans;
+
+	two_open(262144);
+	for (i = 0; i < 32; i++)	/* RTT samples, and a wider window */
+		CHECK_EQ(w_send(ab, 100), 0);
+	w_run(5);
+	CHECK_EQ(w_read(B, 64, NULL), 32);
+	w_run(1);
+	*cwnd = w_info(ab).cwnd;
+	CHECK(*cwnd > DP_CWND_INIT * w_mss(), "window %u", *cwnd);
+	*una = w_info(ab).snd_nxt;
+	*n0 = w.n_frames;
+	w.drop = drop;
+	for (i = 0; i < 32; i++)
+		CHECK_EQ(w_send(ab, 100), 0);
+	for (i = 0; i < 300 && !w_stats(A).tx_retrans; i++)
+		w_run(1);
+	w_run(1);
+	retrans = w_stats(A).tx_retrans;
+	CHECK_EQ(retrans, DP_CWND_MIN * SMALL_PER_FULL);	/* the floor's worth */
+	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN * w_mss());
+	CHECK_EQ(w_info(ab).timeouts, 1);
+	return retrans;
+}
+
+/*
  * A spurious timeout (docs/reliability.md 5.4): the link stalls past the
  * RTO, holding the window and the timeout's resends, then hands them all
  * on.  The receiver reports the resend of the first as a duplicate
@@ -591,26 +625,7 @@ static void test_snd_spurious_undo(void)
 	unsigned int n0, n1;
 	struct w_frame ack;
 
-	two_open(262144);
-	for (i = 0; i < 32; i++)	/* RTT samples, and a wider window */
-		CHECK_EQ(w_send(ab, 100), 0);
-	w_run(5);
-	CHECK_EQ(w_read(B, 64, NULL), 32);
-	w_run(1);
-	cwnd = w_info(ab).cwnd;
-	CHECK(cwnd > DP_CWND_INIT * w_mss(), "window %u", cwnd);
-	una = w_info(ab).snd_nxt;
-	n0 = w.n_frames;
-	w.drop = drop_everything;
-	for (i = 0; i < 32; i++)
-		CHECK_EQ(w_send(ab, 100), 0);
-	for (i = 0; i < 300 && !w_stats(A).tx_retrans; i++)
-		w_run(1);
-	w_run(1);
-	retrans = w_stats(A).tx_retrans;
-	CHECK_EQ(retrans, DP_CWND_MIN * SMALL_PER_FULL);	/* the floor's worth */
-	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN * w_mss());
-	CHECK_EQ(w_info(ab).timeouts, 1);
+	retrans = stall_past_rto(drop_everything, &cwnd, &una, &n0);
 	CHECK_EQ(w_info(ab).undone, 0);
 	n1 = w.n_frames;
 	w.drop = NULL;
@@ -656,29 +671,11 @@ static bool drop_acks_of_b(const struct w_frame *f)
  */
 static void test_snd_frto_undo(void)
 {
-	u32 seq[64], i, cwnd, retrans;
+	u32 seq[64], i, cwnd, retrans, una;
 	unsigned int n0, n1, k;
 	struct w_frame f;
 
-	two_open(262144);
-	for (i = 0; i < 32; i++)	/* RTT samples, and a wider window */
-		CHECK_EQ(w_send(ab, 100), 0);
-	w_run(5);
-	CHECK_EQ(w_read(B, 64, NULL), 32);
-	w_run(1);
-	cwnd = w_info(ab).cwnd;
-	CHECK(cwnd > DP_CWND_INIT * w_mss(), "window %u", cwnd);
-	n0 = w.n_frames;
-	w.drop = drop_acks_of_b;
-	for (i = 0; i < 32; i++)
-		CHECK_EQ(w_send(ab, 100), 0);
-	for (i = 0; i < 300 && !w_stats(A).tx_retrans; i++)
-		w_run(1);
-	w_run(1);
-	retrans = w_stats(A).tx_retrans;
-	CHECK_EQ(retrans, DP_CWND_MIN * SMALL_PER_FULL);	/* the floor's worth */
-	CHECK_EQ(w_info(ab).cwnd, DP_CWND_MIN * w_mss());
-	CHECK_EQ(w_info(ab).timeouts, 1);
+	retrans = stall_past_rto(drop_acks_of_b, &cwnd, &una, &n0);
 	CHECK_EQ(w_stats(B).rx_dup, retrans);	/* B had them all */
 	n1 = w.n_frames;
 	w.drop = NULL;
