@@ -822,20 +822,19 @@ static void dp_snd_undo(struct dp_snd *s, const struct dp_msg_hdr *h)
 
 /*
  * An ACK after a spurious-looking timeout (@undo noted) covers, as its
- * newest message, one sent only once and not held past a hole, and sent
- * before the timeout: its original arrived, so the path was late, not
- * lossy, and the go-back stops before it resends more of what the
- * receiver has (F-RTO, RFC 5682, without its new data first: the
- * go-back's first resends are out already).  A message the receiver held
- * at the timeout counts as resent (dp_snd_unsack()), so a hole repaired
- * is no proof.  Caller holds s->lock.
+ * newest message, one sent only once and not held past a hole (the RTT
+ * sample's test: dp_snd_rtt() calls this with its @seq), and sent before
+ * the timeout: its original arrived, so the path was late, not lossy, and
+ * the go-back stops before it resends more of what the receiver has
+ * (F-RTO, RFC 5682, without its new data first: the go-back's first
+ * resends are out already).  A message the receiver held at the timeout
+ * counts as resent (dp_snd_unsack()), so a hole repaired is no proof.
+ * Caller holds s->lock.
  */
-static void dp_snd_frto(struct dp_snd *s, const struct dp_txmsg *last)
+static void dp_snd_frto(struct dp_snd *s, u32 seq)
 {
 	lockdep_assert_held(&s->lock);
-	if (!s->undo || !s->recovering || !last ||
-	    READ_ONCE(last->resent) || READ_ONCE(last->sacked) ||
-	    !dp_seq_before(last->seq, s->recover))
+	if (!s->undo || !s->recovering || !dp_seq_before(seq, s->recover))
 		return;
 	dp_snd_undone(s);
 }
@@ -1578,10 +1577,10 @@ int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
  * one, if it was sent once and the receiver did not hold it (the ACK that
  * covers a held message comes when the hole before it is repaired, a
  * repair later than the message: such samples grew the RTO to hundreds of
- * ms under 5% loss); returns what they weigh in the window, and the
- * newest of them in @newest (NULL if none).
+ * ms under 5% loss), which may also prove a timeout spurious
+ * (dp_snd_frto()); returns what they weigh in the window.
  */
-static u32 dp_snd_rtt(struct dp_snd *s, u32 ack1, struct dp_txmsg **newest)
+static u32 dp_snd_rtt(struct dp_snd *s, u32 ack1)
 {
 	struct dp_txmsg *m, *last = NULL;
 	u32 bytes = 0;
@@ -1595,12 +1594,13 @@ static u32 dp_snd_rtt(struct dp_snd *s, u32 ack1, struct dp_txmsg **newest)
 			bytes += m->wt;
 		}
 	}
-	if (last && !READ_ONCE(last->resent) && !READ_ONCE(last->sacked))
+	if (last && !READ_ONCE(last->resent) && !READ_ONCE(last->sacked)) {
 		dp_rtt_sample(&s->rtt, div_u64(ktime_get_ns() - last->sent_ns, 1000),
 			      dp_rto_min_us(), dp_rto_max_us());
-	else
+		dp_snd_frto(s, last->seq);
+	} else {
 		s->rtt.backoff = 0;
-	*newest = last;
+	}
 	return bytes;
 }
 
@@ -1657,10 +1657,8 @@ static bool dp_snd_update(struct dp_snd *s, const struct dp_msg_hdr *h,
 		WRITE_ONCE(s->peer_max, h->seq);
 	}
 	if (dp_seq_before(s->snd_una, ack1) && !dp_seq_before(s->snd_nxt, ack1)) {
-		struct dp_txmsg *last;
-		u32 bytes = dp_snd_rtt(s, ack1, &last);
+		u32 bytes = dp_snd_rtt(s, ack1);
 
-		dp_snd_frto(s, last);
 		dp_cwnd_acked(s, bytes);
 		WRITE_ONCE(s->snd_una, ack1);
 		WRITE_ONCE(s->una_bytes, s->una_bytes + bytes);
