@@ -200,7 +200,7 @@ struct xp {
 	unsigned char *out;	/* send buffer: receiving must not overwrite it */
 	size_t cap;
 	size_t max_msg;
-	uint32_t pool;		/* dp: our pool's data area; others 0 */
+	uint32_t pool;		/* dp: our pool's data area; tcp server: --pool; others 0 */
 	uint32_t nid, dpid;	/* dp: our address */
 	unsigned int batch;	/* dp: data messages per dp_sendv or io_uring submit */
 	int uring;		/* dp: data messages go as DP_URING_SEND */
@@ -720,6 +720,13 @@ static void xp_setup(struct xp *x, const struct opts *o)
 		if (!o->spin)
 			sock_tick(x->fd, SO_RCVTIMEO);
 	}
+	/*
+	 * TCP is flow-controlled as a dp edge is: a server given --pool
+	 * announces it, so that bandwidth windows can be as large in bytes
+	 * as a dp pool of that size (guest-demo.sh's sweep).
+	 */
+	if (o->proto == P_TCP && o->server)
+		x->pool = o->pool;
 	if (o->server && o->ready && o->proto != P_TCP)
 		close(open(o->ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
 }
@@ -1523,7 +1530,8 @@ static void usage(FILE *f, int status)
 	      "                   (client: required; server: optional, else learnt)\n"
 	      "  --dpid N         dp: local DPID (server 100, client 101)\n"
 	      "  --peer-dpid N    dp: peer DPID (server 101, client 100)\n"
-	      "  --pool BYTES     dp: pool size (default: the module's)\n"
+	      "  --pool BYTES     dp: pool size (default: the module's); tcp server:\n"
+	      "                   the bandwidth window it announces (default 256 KiB)\n"
 	      "  --port N         udp/tcp port (default 7800)\n"
 	      "  --ifname IF      raw: interface\n"
 	      "  --ethertype N    raw: EtherType (default 0x88B6)\n"

@@ -82,6 +82,12 @@ t "tcp bwsize 1 B to 1 MiB on loopback" run tcp spin 11 --test bwsize --bytes 10
 t "tcp bwsize: n1/2 within the sizes measured" awk '
 	/^# mode=selftest nhalf proto=tcp n_half=/ { split($5, a, "="); n = a[2] + 0 }
 	END { exit n >= 1 && n <= 1048576 ? 0 : 1 }' "$tmp/res"
+# A TCP server given --pool announces it as its window (the demo's sweep
+# gives TCP the 4 MiB of dp's pool there)
+SRV_ARGS="--pool 4194304"
+t "tcp server --pool: bw on loopback" run tcp spin 1 --test bw --sizes 65536 --bytes 1048576
+t "tcp server --pool: the client's windows follow it" grep -q "receiver_pool=4194304" "$tmp/res"
+SRV_ARGS=""
 WANT_RC=2
 t "udp bwsize: 8 sizes a datagram carries, the 3 larger nan" run udp spin 8 \
 	--test bwsize --bytes 262144 --messages 2000
