@@ -16,8 +16,10 @@
 # 1 byte to 1 MiB (dpperf --test bwsize: powers of 4, DPPERF_SWEEP_BYTES
 # (4194304) per size, at least 8 and at most 20000 messages) for dp (the
 # server's pool 4 MiB, so that 1 MiB fits its max_msg), UDP (to 16 KiB: a
-# datagram carries less than 64 KiB) and TCP; dpperf prints each curve's
-# half-bandwidth size n1/2, and the report computes it from the table.
+# datagram carries less than 64 KiB) and TCP (its server announces the
+# same 4 MiB, so dpperf's windows between acknowledgements are as large in
+# bytes as dp's); dpperf prints each curve's half-bandwidth size n1/2, and
+# the report computes it from the table.
 #
 # Prints KTAP (one test per step) and, on guest 0, the results:
 #   DPPERF-BEGIN
@@ -51,11 +53,11 @@ esac
 run_server() {	# run_server PROTO STEP
 	ready=/tmp/dpperf-ready.$2
 	rm -f "$ready"
-	peer=""
-	[ "$1" = dp ] && peer="--peer $CLIENT_NID"
-	# shellcheck disable=SC2086 # peer: zero or two words
-	[ "$1" = dp ] && peer="$peer $SRVARGS"
-	dpperf server --proto "$1" --recv "$RECV" --ready "$ready" --idle 180 $peer &
+	args=""
+	[ "$1" = dp ] && args="--peer $CLIENT_NID $SRVARGS"
+	[ "$1" = tcp ] && args="$SRVARGS"
+	# shellcheck disable=SC2086 # args: zero or more words
+	dpperf server --proto "$1" --recv "$RECV" --ready "$ready" --idle 180 $args &
 	pid=$!
 	wait_ready "$ready" "$pid" || log "$1 server did not come up"
 	barrier "demo-$2-ready"

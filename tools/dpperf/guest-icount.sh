@@ -20,7 +20,8 @@
 # Then bandwidth against size, 1 byte to 1 MiB (dpperf --test bwsize, the
 # realtime sweep's, DPPERF_BYTES per size, at least 8 and at most 20000
 # messages): dp in fragments past 1448 (the server's pool 4 MiB, so that
-# 1 MiB fits its max_msg), TCP, UDP to 16 KiB.
+# 1 MiB fits its max_msg), TCP (its server announces the same 4 MiB, so
+# dpperf's windows between acknowledgements are as large), UDP to 16 KiB.
 #
 # Prints KTAP and the results between DPPERF-BEGIN and DPPERF-END, each
 # result line led by mode=icount.
@@ -35,7 +36,8 @@
 # between PROFILE-BEGIN and PROFILE-END (tools/dpperf/profile-report).
 # dpg.profile=bw:SIZE profiles dp's bandwidth phase instead: DPPERF_PROFILE_BYTES
 # (16 MiB; dpg.profbytes=N, make profile's PROFILE_BYTES, instead) in
-# SIZE-byte messages (the server's pool 4 MiB, so up to 1 MiB).
+# SIZE-byte messages (the server's pool 4 MiB, so up to 1 MiB; a TCP
+# server announces the same).
 # dpg.profile=send:N profiles what the sender alone spends per message
 # (dpperf --test sendcost, run_entry's): DPPERF_PROFILE_MESSAGES (20000)
 # 64-byte messages on an unreliable edge to a node nobody answers for, one
@@ -201,7 +203,11 @@ run_one() {
 	esac
 	ready=/tmp/dpperf-ready.$1
 	rm -f "$ready"
-	[ "$1" = dp ] && { [ "$2" = bwsize ] || [ -n "$PROFILE_BW" ]; } && srv="$srv --pool 4194304"
+	# dp's pool 4 MiB for large messages; a TCP server announces the same,
+	# so dpperf's windows between acknowledgements are as large for both
+	case $1 in dp | tcp) { [ "$2" = bwsize ] || [ -n "$PROFILE_BW" ]; } &&
+		srv="$srv --pool 4194304" ;;
+	esac
 	# shellcheck disable=SC2086 # srv, cli: several words
 	ip netns exec b dpperf server --proto "$1" --recv block --ready "$ready" --idle 180 $srv &
 	pid=$!
