@@ -694,6 +694,7 @@ static void test_snd_frto_undo(void)
 	      w_info(ab).cwnd, cwnd);
 	CHECK_EQ(w_stats(A).tx_retrans, retrans);	/* the going back stopped */
 	w_run(5);
+	CHECK_EQ(w_info(ab).snd_una, una + 32);	/* the stalled 32, all in */
 	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
 	CHECK_EQ(w_info(ab).timeouts, 1);
 	CHECK_EQ(w_info(ab).undone, 1);
