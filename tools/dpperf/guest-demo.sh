@@ -14,12 +14,14 @@
 #
 # On Ethernet a second pass, "sweep", measures bandwidth against size from
 # 1 byte to 1 MiB (dpperf --test bwsize: powers of 4, DPPERF_SWEEP_BYTES
-# (4194304) per size, at least 8 and at most 20000 messages) for dp (the
-# server's pool 4 MiB, so that 1 MiB fits its max_msg), UDP (to 16 KiB: a
-# datagram carries less than 64 KiB) and TCP (its server announces the
-# same 4 MiB, so dpperf's windows between acknowledgements are as large in
-# bytes as dp's); dpperf prints each curve's half-bandwidth size n1/2, and
-# the report computes it from the table.
+# (32 MiB) per size, at least 8 and at most 20000 messages: with 4 MiB the
+# 1 MiB point was 8 messages, a fifth of a second, and moved by half from
+# run to run) for dp (the server's pool 4 MiB, so that 1 MiB fits its
+# max_msg), UDP (to 16 KiB: a datagram carries less than 64 KiB) and TCP
+# (its server announces the same 4 MiB, so dpperf's windows between
+# acknowledgements are as large in bytes as dp's); dpperf prints each
+# curve's half-bandwidth size n1/2, and the report computes it from the
+# table.
 #
 # Prints KTAP (one test per step) and, on guest 0, the results:
 #   DPPERF-BEGIN
@@ -94,7 +96,7 @@ pass_args() {	# pass_args PASS: MODE, TESTS, SIZES, PBYTES, SRVARGS
 	SRVARGS=''
 	case $1 in
 	all) MODE=realtime TESTS=pingpong,bw,rate SIZES='' PBYTES=$BYTES ;;
-	sweep) MODE=realtime TESTS=bwsize SIZES='' PBYTES=${DPPERF_SWEEP_BYTES:-4194304}
+	sweep) MODE=realtime TESTS=bwsize SIZES='' PBYTES=${DPPERF_SWEEP_BYTES:-33554432}
 		SRVARGS="--pool 4194304" ;;
 	small) MODE=myri TESTS=pingpong,bw SIZES="--sizes 1"
 		PBYTES=${DPPERF_MYRI_SMALL_BYTES:-65536} ;;
