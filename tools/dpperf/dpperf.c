@@ -71,6 +71,7 @@ static const char *const test_names[] = { "hello", "pingpong", "bw", "rate", "bw
 #define MAX_SIZE	(1u << 20)
 #define NOMINAL_POOL	262144u		/* dp.ko's default pool_size */
 #define TICK_MS		100		/* granularity of blocking-receive timeouts */
+#define SOCK_BUSY_POLL_US 50		/* --busy-poll on a socket: net.core.busy_read's usual */
 
 static const uint32_t pp_sizes[] = { 1, 16, 32, 64, 128, 256, 512, 1024, 1500 };
 static const uint32_t bw_sizes[] = { 64, 256, 512, 1024, 1500 };
@@ -194,6 +195,7 @@ struct xp {
 	int spin;
 	int held;		/* dp spin: the last message is still in the pool */
 	int broken;		/* tcp: a timeout left the stream out of step */
+	int so_busy_poll;	/* sockets, --busy-poll: SO_BUSY_POLL as read back */
 	int setup_fails;	/* phases in a row whose SETUP went unanswered */
 	int fixed_peer;		/* datagrams from others are ignored */
 	unsigned char *buf;	/* receive buffer */
@@ -497,6 +499,25 @@ static void sock_tick(int fd, int optname)
 	setsockopt(fd, SOL_SOCKET, optname, &tv, sizeof(tv));
 }
 
+/*
+ * --busy-poll on a socket: its receive calls poll the NIC for up to
+ * --poll-usecs (SO_BUSY_POLL), as dp's read() does with DP_WAIT_BUSY_POLL,
+ * so that both can be measured in the same receive mode.
+ */
+static void sock_busy_poll(struct xp *x, const struct opts *o)
+{
+	int us = o->poll_usecs >= 0 ? (int)o->poll_usecs : SOCK_BUSY_POLL_US;
+	socklen_t len = sizeof(x->so_busy_poll);
+
+	if (!o->busy_poll)
+		return;
+	if (setsockopt(x->fd, SOL_SOCKET, SO_BUSY_POLL, &us, sizeof(us)) < 0)
+		die("SO_BUSY_POLL %d: %s", us, strerror(errno));
+	/* what the socket took, for the header */
+	if (getsockopt(x->fd, SOL_SOCKET, SO_BUSY_POLL, &x->so_busy_poll, &len) < 0)
+		die("SO_BUSY_POLL: %s", strerror(errno));
+}
+
 /* "dp" (reliable edges, the default) or "dp-raw" (DP_BIND_RAW). */
 static const char *proto_name(const struct opts *o)
 {
@@ -719,6 +740,7 @@ static void xp_setup(struct xp *x, const struct opts *o)
 		sock_tick(x->fd, SO_SNDTIMEO);
 		if (!o->spin)
 			sock_tick(x->fd, SO_RCVTIMEO);
+		sock_busy_poll(x, o);
 	}
 	/*
 	 * TCP is flow-controlled as a dp edge is: a server given --pool
@@ -1157,6 +1179,8 @@ static void print_header(const struct opts *o, const struct xp *x, uint32_t cap)
 	       o->warmup, o->bytes, o->timeout_ms, x->max_msg, cap);
 	if (o->proto == P_DP && (o->poll_usecs >= 0 || o->busy_poll))
 		printf(" poll_usecs=%ld busy_poll=%d", o->poll_usecs, o->busy_poll);
+	else if (o->busy_poll)
+		printf(" so_busy_poll=%d", x->so_busy_poll);
 	printf("\n");
 	print_tag(o, 1);
 	printf("columns: %sproto test size value unit; pingpong: mean round trip us "
@@ -1562,7 +1586,9 @@ static void usage(FILE *f, int status)
 	      "  --poll-usecs N   dp, --recv block: read() polls the pool N us before it\n"
 	      "                   sleeps (0..1000000; default: the module's poll_usecs)\n"
 	      "  --busy-poll      dp, --recv block: while polling, drive the NIC's receive\n"
-	      "                   path too (DP_WAIT_BUSY_POLL)\n", f);
+	      "                   path too (DP_WAIT_BUSY_POLL); udp, tcp, raw: receive\n"
+	      "                   calls poll the NIC for --poll-usecs (default 50) first\n"
+	      "                   (SO_BUSY_POLL)\n", f);
 	exit(status);
 }
 
@@ -1721,8 +1747,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		die("unexpected argument \"%s\"", argv[optind + 1]);
 	if ((o->batch > 1 || o->uring) && o->proto != P_DP)
 		die("--batch and --uring are for --proto dp");
-	if ((o->poll_usecs >= 0 || o->busy_poll) && o->proto != P_DP)
-		die("--poll-usecs and --busy-poll are for --proto dp");
+	if (o->poll_usecs >= 0 && !o->busy_poll && o->proto != P_DP)
+		die("--poll-usecs on a socket is the bound of --busy-poll (SO_BUSY_POLL)");
 	if (o->tests[0] == T_SENDCOST &&
 	    (o->tests[1] || o->proto != P_DP || !o->dp_raw || o->server))
 		die("--test sendcost: a client alone, --proto dp --dp-raw");

@@ -27,7 +27,10 @@
 #   DPPERF-BEGIN
 #   mode=realtime<TAB>proto<TAB>test<TAB>size<TAB>value<TAB>unit   (and # comments)
 #   DPPERF-END
-# Environment: DPPERF_ITERS (1000), DPPERF_BYTES (2097152), DPPERF_RECV (spin).
+# Environment: DPPERF_ITERS (1000), DPPERF_BYTES (2097152), DPPERF_RECV (spin),
+# DPPERF_BUSY_POLL (unset; US: every protocol's receive busy-polls the NIC
+# for up to US microseconds, dp's read() by DP_WAIT_BUSY_POLL and the
+# sockets' by SO_BUSY_POLL, meant with DPPERF_RECV=block).
 set -u
 # shellcheck source=/dev/null
 . /etc/dp/env
@@ -35,6 +38,8 @@ set -u
 ITERS=${DPPERF_ITERS:-1000}
 BYTES=${DPPERF_BYTES:-2097152}
 RECV=${DPPERF_RECV:-spin}
+BUSY=''
+[ -n "${DPPERF_BUSY_POLL:-}" ] && BUSY="--busy-poll --poll-usecs $DPPERF_BUSY_POLL"
 PROTOS="dp udp tcp"
 CLIENT_NID=1
 SERVER_NID=2
@@ -58,8 +63,8 @@ run_server() {	# run_server PROTO STEP
 	args=""
 	[ "$1" = dp ] && args="--peer $CLIENT_NID $SRVARGS"
 	[ "$1" = tcp ] && args="$SRVARGS"
-	# shellcheck disable=SC2086 # args: zero or more words
-	dpperf server --proto "$1" --recv "$RECV" --ready "$ready" --idle 180 $args &
+	# shellcheck disable=SC2086 # args, BUSY: zero or more words
+	dpperf server --proto "$1" --recv "$RECV" --ready "$ready" --idle 180 $args $BUSY &
 	pid=$!
 	wait_ready "$ready" "$pid" || log "$1 server did not come up"
 	barrier "demo-$2-ready"
@@ -73,9 +78,9 @@ run_client() {	# run_client PROTO STEP
 	peer=$SERVER_IP
 	[ "$1" = dp ] && peer=$SERVER_NID
 	barrier "demo-$2-ready"
-	# shellcheck disable=SC2086 # SIZES: zero or two words
+	# shellcheck disable=SC2086 # SIZES, BUSY: zero or more words
 	dpperf client --proto "$1" --recv "$RECV" --peer "$peer" --test "$TESTS" \
-		--iters "$ITERS" --bytes "$PBYTES" --connect-timeout 60000 $SIZES \
+		--iters "$ITERS" --bytes "$PBYTES" --connect-timeout 60000 $SIZES $BUSY \
 		--tag "mode=$MODE" >>"$OUT"
 	st=$?
 	barrier "demo-$2-done"

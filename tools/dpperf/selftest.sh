@@ -88,6 +88,20 @@ SRV_ARGS="--pool 4194304"
 t "tcp server --pool: bw on loopback" run tcp spin 1 --test bw --sizes 65536 --bytes 1048576
 t "tcp server --pool: the client's windows follow it" grep -q "receiver_pool=4194304" "$tmp/res"
 SRV_ARGS=""
+# --busy-poll on a socket sets SO_BUSY_POLL to --poll-usecs (dp's read()
+# busy-polls the same way), so both can be measured in one receive mode
+t "--poll-usecs on a socket needs --busy-poll" fails "$bin" client --proto tcp \
+	--poll-usecs 100 --peer 127.0.0.1
+SRV_ARGS="--busy-poll --poll-usecs 100"
+t "tcp --busy-poll: bw on loopback" run tcp block 1 --test bw --sizes 1024 \
+	--bytes 262144 --busy-poll --poll-usecs 100
+t "tcp --busy-poll: the client's socket took SO_BUSY_POLL 100" \
+	grep -q "so_busy_poll=100" "$tmp/res"
+t "udp --busy-poll: pingpong on loopback, default bound 50" run udp block 3 \
+	--sizes 64 --iters 50 --busy-poll
+t "udp --busy-poll: the client's socket took SO_BUSY_POLL 50" \
+	grep -q "so_busy_poll=50" "$tmp/res"
+SRV_ARGS=""
 WANT_RC=2
 t "udp bwsize: 8 sizes a datagram carries, the 3 larger nan" run udp spin 8 \
 	--test bwsize --bytes 262144 --messages 2000
