@@ -31,12 +31,21 @@
 #define KSFT_FAIL 1
 #define KSFT_SKIP 4
 
-static int ktap_n __attribute__((unused)), ktap_failed __attribute__((unused));
-static char *ktap_buf __attribute__((unused));
-static size_t ktap_len __attribute__((unused)), ktap_cap __attribute__((unused));
-static pid_t ktap_pid __attribute__((unused));
-static int ktap_lock __attribute__((unused));	/* threads share the buffer */
-static volatile sig_atomic_t ktap_done __attribute__((unused));
+/*
+ * One state for the whole program: weak definitions, which the linker
+ * merges, so that the shared helpers (dptest.c, dpt_agent.c) keep their
+ * diagnostics in the same document as the test's own results, in order.
+ * Static copies gave each file its own: a helper's diagnostics went
+ * straight to stdout, ahead of the version line, and the harness could
+ * not keep them with the failure they explained.
+ */
+#define KTAP_SHARED __attribute__((weak))
+KTAP_SHARED int ktap_n, ktap_failed;
+KTAP_SHARED char *ktap_buf;
+KTAP_SHARED size_t ktap_len, ktap_cap;
+KTAP_SHARED pid_t ktap_pid;
+KTAP_SHARED int ktap_lock;	/* threads share the buffer */
+KTAP_SHARED volatile sig_atomic_t ktap_done;
 
 static inline void ktap_take(void)
 {
