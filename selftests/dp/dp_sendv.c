@@ -215,10 +215,13 @@ static void t_bundle(int a, int b, uint32_t tag, const char *what)
 	ktap_ok(ok, "%s: all 64 arrive in order, intact", what);
 	f1 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
 	ok = f0 >= 0 && f1 > f0 && f1 - f0 <= 16;
-	ktap_ok(ok, "%s: %ld link frames received for 64 messages (%s)", what, f1 - f0, dpt.ifb);
-	/* the window the batch had: each edge's cwnd, timeouts and undos */
+	/*
+	 * The window the batch had: each edge's cwnd, timeouts and undos,
+	 * before the result, so that the harness keeps it with the failure.
+	 */
 	if (!ok)
 		dpt_show_sessions();
+	ktap_ok(ok, "%s: %ld link frames received for 64 messages (%s)", what, f1 - f0, dpt.ifb);
 }
 
 /*
@@ -266,10 +269,10 @@ static void t_fill(int a, int b)
 		ktap_bail("fill: DP_IOC_STATS");
 	resent = (long)(st1.tx_retrans - st0.tx_retrans);
 	ok = f0 >= 0 && f1 > f0 && f1 - f0 <= want + 3 + resent;
+	if (!ok)	/* before the result, as above */
+		dpt_show_sessions();
 	ktap_ok(ok, "fill: %ld link frames for 63 messages of %u bytes, %u to a %u-byte bundle: %u, %ld resent (%s)",
 		f1 - f0, len, per, frame, want, resent, dpt.ifb);
-	if (!ok)
-		dpt_show_sessions();
 }
 
 /* Index k of the mixed batch goes to receiver k % 3. */
