@@ -2300,12 +2300,8 @@ static pid_t spawn(struct worker *w, const char *what)
 /* The kernel stacks of a process that would not stop, for the report. */
 static void show_stuck(pid_t pid)
 {
-	char cmd[160];
-
-	snprintf(cmd, sizeof(cmd),
-		 "for t in /proc/%d/task/*; do echo \"task $t: $(cat $t/wchan)\"; cat $t/stack; done 2>&1 | sed 's/^/#   /'",
-		 (int)pid);
-	dpt_sh("%s", cmd);
+	dpt_sh_diag("for t in /proc/%d/task/*; do echo \"task $t: $(cat $t/wchan)\"; cat $t/stack; done",
+		    (int)pid);
 }
 
 /*

@@ -485,6 +485,36 @@ int dpt_sh(const char *fmt, ...)
 	return WEXITSTATUS(r);
 }
 
+/*
+ * Through ktap_diag(), not straight to stdout: the KTAP document is kept
+ * until the test ends, and the harness keeps the diagnostics just before a
+ * failed result with it, so a command's output must land in order.
+ */
+void dpt_sh_diag(const char *fmt, ...)
+{
+	char body[1000], cmd[1024], line[512];
+	int n = 0;
+	va_list ap;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(body, sizeof(body), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "{ %s\n} 2>&1", body);	/* all of it, stderr too */
+	fflush(stdout);
+	f = popen(cmd, "r");
+	if (!f) {
+		ktap_diag("popen: %s", strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (n++ < 120) {
+			line[strcspn(line, "\n")] = '\0';
+			ktap_diag("  %s", line);
+		}
+	pclose(f);
+}
+
 long dpt_ep_field(const char *ns, uint32_t dpid, const char *key)
 {
 	char cmd[256], line[512], *tok, *save;
@@ -658,29 +688,9 @@ unsigned int dpt_trace_unlike(const char *ev, const char *like, const char *pref
  */
 void dpt_show_sessions(void)
 {
-	char cmd[1024], line[512];
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd),
-		 "for ns in '%s' '%s'; do x=; [ -z \"$ns\" ] || [ \"$ns\" = init ] || x=\"ip netns exec $ns\"; "
-		 "echo \"dpctl ep in ${ns:-init}:\"; $x dpctl ep; "
-		 "echo \"dpctl stats in ${ns:-init} (non-zero):\"; $x dpctl stats | grep -v ' 0$'; "
-		 "done 2>&1 | grep -v '^ *$' | head -n 120",
-		 dpt.nsa, dpt.nsb);
-	/*
-	 * Through ktap_diag(), not straight to stdout: the KTAP document is
-	 * kept until the test ends, and the harness keeps the diagnostics
-	 * just before a failed result with it, so these must land in order.
-	 */
-	fflush(stdout);
-	f = popen(cmd, "r");
-	if (!f) {
-		ktap_diag("dpctl: %s", strerror(errno));
-		return;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		ktap_diag("  %s", line);
-	}
-	pclose(f);
+	dpt_sh_diag("for ns in '%s' '%s'; do x=; [ -z \"$ns\" ] || [ \"$ns\" = init ] || x=\"ip netns exec $ns\"; "
+		    "echo \"dpctl ep in ${ns:-init}:\"; $x dpctl ep; "
+		    "echo \"dpctl stats in ${ns:-init} (non-zero):\"; $x dpctl stats | grep -v ' 0$'; "
+		    "done | grep -v '^ *$'",
+		    dpt.nsa, dpt.nsb);
 }

@@ -118,6 +118,11 @@ const char *dpt_ip(void);
 /* Run a shell command; returns its exit status. */
 int dpt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
+ * Run a shell command and keep each line it prints (stdout and stderr) as a
+ * "#   " diagnostic, in order with the results (ktap_diag()); at most 120.
+ */
+void dpt_sh_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
  * Field @key ("taken", "open", "queued", ...) of endpoint @dpid's line in
  * `dpctl ep` run in namespace @ns (NULL or "": the test's own), or -1.
  */
