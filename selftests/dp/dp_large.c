@@ -355,14 +355,14 @@ static int drain(int fd, uint64_t undel0)
 	struct dp_ep_stats st;
 
 	if (dpt_wait_acked(fd, 60000, &st)) {
-		printf("# still %llu unacknowledged after 60 s\n",
-		       (unsigned long long)st.tx_unacked);
+		ktap_diag("still %llu unacknowledged after 60 s",
+			  (unsigned long long)st.tx_unacked);
 		return 1;
 	}
 	if (undel0 == UINT64_MAX || st.tx_undelivered == undel0)
 		return 0;
-	printf("# %llu messages given up, not delivered (tx_undelivered)\n",
-	       (unsigned long long)(st.tx_undelivered - undel0));
+	ktap_diag("%llu messages given up, not delivered (tx_undelivered)",
+		  (unsigned long long)(st.tx_undelivered - undel0));
 	return 1;
 }
 
@@ -389,17 +389,17 @@ static int stream_send(int fd, uint32_t tag, uint64_t seed, uint64_t budget, uin
 	memcpy(out, &frame, 4);
 	memcpy(out + 4, &seed, 8);
 	if (write(fd, out, 12) != 12) {
-		printf("# stream: first message: %s\n", strerror(errno));
+		ktap_diag("stream: first message: %s", strerror(errno));
 		return 1;
 	}
 	gen_sizes(&g, seed, frame, budget);
-	printf("# stream: frame %u, max_msg %u once open, %u messages, %llu bytes\n", frame,
-	       wait_max_msg(fd, MIB), g.n, (unsigned long long)g.total);
+	ktap_diag("stream: frame %u, max_msg %u once open, %u messages, %llu bytes", frame,
+		  wait_max_msg(fd, MIB), g.n, (unsigned long long)g.total);
 	undel0 = undelivered(fd);
 	for (i = 0; i < g.n; i++) {
 		e = send_msg(fd, tag, i + 1, g.len[i]);
 		if (e) {
-			printf("# stream: message %u (%u bytes): %s\n", i + 1, g.len[i], strerror(e));
+			ktap_diag("stream: message %u (%u bytes): %s", i + 1, g.len[i], strerror(e));
 			return 1;
 		}
 	}
@@ -713,7 +713,7 @@ static void *k_writer(void *arg)
 {
 	(void)arg;
 	if (write(k_fd, k_buf, MIB) < 0)
-		printf("# kill: write: %s\n", strerror(errno));
+		ktap_diag("kill: write: %s", strerror(errno));
 	return NULL;
 }
 
@@ -1078,7 +1078,7 @@ static int peer(int argc, char **argv)
 		fd = dpt_ep("", (uint32_t)strtoul(argv[2], NULL, 0),
 			    (uint32_t)strtoul(argv[4], NULL, 0));
 		if (fd < 0) {
-			printf("# bind: %s\n", strerror(errno));
+			ktap_diag("bind: %s", strerror(errno));
 			return 1;
 		}
 		printf("ready\n");
@@ -1095,7 +1095,7 @@ static int peer(int argc, char **argv)
 		fd = dpt_ep("", (uint32_t)strtoul(argv[3], NULL, 0) + 1, 0);
 		if (fd < 0 || dpt_connect(fd, (uint32_t)strtoul(argv[2], NULL, 0),
 					  (uint32_t)strtoul(argv[3], NULL, 0))) {
-			printf("# endpoint: %s\n", strerror(errno));
+			ktap_diag("endpoint: %s", strerror(errno));
 			return 1;
 		}
 		r = stream_send(fd, 9, seed, budget, 0);

@@ -216,7 +216,7 @@ static pid_t stream_sender(int a, int b, uint32_t seed, uint32_t max)
 		size_t len = stream_msg(seed, i, max, m);
 
 		if (write(a, m, len) != (ssize_t)len) {
-			printf("# write %u: %s\n", i, strerror(errno));
+			ktap_diag("write %u: %s", i, strerror(errno));
 			_exit(1);
 		}
 	}
@@ -406,8 +406,8 @@ static void signal_polling(int b, uint32_t flags)
 		n = read(b, in, sizeof(in));
 		if (n == -1 && errno == EINTR && sigs == 1)
 			_exit(0);
-		printf("# child: read %zd (%s), %d signals\n", n, n < 0 ? strerror(errno) : "data",
-		       (int)sigs);
+		ktap_diag("child: read %zd (%s), %d signals", n, n < 0 ? strerror(errno) : "data",
+			  (int)sigs);
 		_exit(1);
 	}
 	for (i = 0; i < 2000; i++) {
