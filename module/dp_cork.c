@@ -105,6 +105,13 @@ bool dp_cork_start(struct dp_endpoint *ep, size_t len)
 		return false;
 	ep->plug.cork = true;
 	ep->plug.left = U32_MAX;
+	/*
+	 * What the plug holds is this write's to send now: a completion
+	 * need not queue the flush while we have it, and if we send it all
+	 * nothing is left held.  dp_cork_end() sets @held again, and looks
+	 * at what is in flight after it, if it leaves frames held.
+	 */
+	WRITE_ONCE(ep->plug.txc->held, false);
 	return true;
 }
 
