@@ -18,7 +18,9 @@
 #                     (build/results/profile/profile.md; docs/perf/profile.md);
 #                     PROFILE_RUN=bw:65536: dp's bandwidth instead, per KiB
 #                     PROFILE_RUN=send:32: a sender's cost per message instead
-#                     PROFILE_NIC=virtio-net-pci: over the netdev backend
+#                     PROFILE_NIC=virtio-net-pci: over the netdev backend;
+#                     tools/dpperf/profile-compare DIR... puts runs (copies
+#                     of build/results/profile) side by side, by group
 #   make profile-steady  PROFILE_RUN=bw:SIZE's steady state: two exact runs of
 #                     different lengths, per KiB without what a run pays once
 #   make profile-mpi  the same for a 1-byte MPI round trip: NetPIPE over Open MPI
