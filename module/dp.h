@@ -485,7 +485,9 @@ struct dp_tx_plug {
  * @refs: the endpoint's, one per frame counted, one per flush queued.
  * @inflight: frames counted (dp_txc_hold()) and not yet done.
  * @held: the plug was left holding frames: the completion that brings
- *	@inflight to 0 queues @flush.
+ *	@inflight to 0 queues @flush.  Written by the plug's owner only: set
+ *	by a write that leaves frames, cleared by a write that takes the
+ *	plug and by the flush that sends them.
  * @lock: guards @ep against the endpoint's release (dp_cork_stop()); the
  *	NIC's transmit locks nest inside.
  * @ep: the endpoint, NULL once it is released.
