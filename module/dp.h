@@ -63,6 +63,7 @@
 
 #include <linux/cred.h>
 #include <linux/hashtable.h>
+#include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -452,7 +453,11 @@ static inline bool dp_tx_bundles(size_t len, u32 size)
  *	write's (@cork).
  * @cork: the owner is a single write (dp_cork.c), not a batch: its frame
  *	is held only while the plug holds others or one of the endpoint's
- *	frames is in flight.
+ *	frames is in flight, or (@stream) for the writes that follow it.
+ * @stream: the owner is a single write that streams (dp_cork.c): it
+ *	follows a write of its endpoint at once, with nothing read or
+ *	released between them.  Its frame is held even with none in flight,
+ *	for the writes to come, until the bundle is full or the hold ends.
  * @len: bytes held at @at.
  * @n: frames held.
  * @first_crc: the first frame's message CRC state: its header is sealed
@@ -476,6 +481,7 @@ struct dp_tx_plug {
 	u32 n;
 	u32 first_crc;
 	bool cork;
+	bool stream;
 };
 
 /**
@@ -492,6 +498,11 @@ struct dp_tx_plug {
  *	NIC's transmit locks nest inside.
  * @ep: the endpoint, NULL once it is released.
  * @flush: sends what @ep's plug holds (dp_wq).
+ * @last_write: local_clock() when the endpoint's last single write that
+ *	took the plug returned, 0 once it has read or released since: the
+ *	next write streams if it comes soon after (dp_cork.c).
+ * @hold: ends a streaming write's hold (queues @flush), armed once per
+ *	hold; cancelled at the endpoint's release.
  */
 struct dp_txc {
 	refcount_t refs;
@@ -500,12 +511,15 @@ struct dp_txc {
 	struct mutex lock;	/* @ep */
 	struct dp_endpoint *ep;
 	struct work_struct flush;
+	u64 last_write;
+	struct hrtimer hold;
 };
 
 int dp_cork_init(struct dp_endpoint *ep);
 void dp_cork_stop(struct dp_endpoint *ep);
 bool dp_cork_start(struct dp_endpoint *ep, size_t len);
 void dp_cork_end(struct dp_endpoint *ep);
+void dp_cork_quiet(struct dp_endpoint *ep);
 void dp_txc_done(struct dp_txc *c);
 
 /* A frame of @c's endpoint is in the NIC's hands (dp_backend's @frame_send). */

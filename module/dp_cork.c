@@ -15,6 +15,16 @@
  * nothing.  Frames in flight are counted only by a backend that reports
  * their completion (dp_backend's @frame_send: the netdev backend's skb
  * destructor); on any other, no write takes the plug (dp_node.cork).
+ *
+ * A NIC that lets go of a frame before the next write comes would leave
+ * a stream of small writes one frame each, each paying its own kick of
+ * the device: so a write that streams is held even with nothing in
+ * flight.  It streams if it comes within DP_STREAM_GAP_NS of its
+ * endpoint's last write's return, with nothing read or released between
+ * them (a ping-pong never streams).  Its hold ends when the bundle is
+ * full (the writer sends it), when the writer reads or releases, or at
+ * the latest stream_hold_us after the write that opened the bundle (the
+ * end of a burst: one hrtimer per hold).
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -25,6 +35,14 @@ static bool dp_autocork = true;
 module_param_named(autocork, dp_autocork, bool, 0644);
 MODULE_PARM_DESC(autocork,
 		 "hold small single writes while the NIC holds an earlier frame of their endpoint (default 1)");
+
+static unsigned int dp_stream_hold_us = 500;
+module_param_named(stream_hold_us, dp_stream_hold_us, uint, 0644);
+MODULE_PARM_DESC(stream_hold_us,
+		 "how long autocorking holds a streaming writer's bundle for its next writes with no frame in flight (us, at most 10000; 0: never; default 500)");
+
+#define DP_STREAM_GAP_NS	(100 * NSEC_PER_USEC)
+#define DP_STREAM_HOLD_MAX_US	10000U
 
 static void dp_txc_put(struct dp_txc *c)
 {
@@ -56,6 +74,24 @@ static void dp_cork_flush_fn(struct work_struct *work)
 	dp_txc_put(c);
 }
 
+/* Queue @c's flush for what its plug holds (any context; we hold a ref). */
+static void dp_txc_queue_flush(struct dp_txc *c)
+{
+	refcount_inc(&c->refs);		/* the flush's */
+	if (!queue_work(dp_wq, &c->flush))
+		refcount_dec(&c->refs);
+}
+
+/* A streaming write's hold ended (hard irq): send what is held. */
+static enum hrtimer_restart dp_cork_hold_end(struct hrtimer *t)
+{
+	struct dp_txc *c = container_of(t, struct dp_txc, hold);
+
+	if (READ_ONCE(c->held))
+		dp_txc_queue_flush(c);
+	return HRTIMER_NORESTART;
+}
+
 int dp_cork_init(struct dp_endpoint *ep)
 {
 	struct dp_txc *c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
@@ -65,6 +101,8 @@ int dp_cork_init(struct dp_endpoint *ep)
 	refcount_set(&c->refs, 1);
 	mutex_init(&c->lock);
 	INIT_WORK(&c->flush, dp_cork_flush_fn);
+	hrtimer_init(&c->hold, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	c->hold.function = dp_cork_hold_end;
 	c->ep = ep;
 	ep->plug.txc = c;
 	return 0;
@@ -79,12 +117,26 @@ void dp_cork_stop(struct dp_endpoint *ep)
 {
 	struct dp_txc *c = ep->plug.txc;
 
+	hrtimer_cancel(&c->hold);	/* no write re-arms it: none is left */
 	mutex_lock(&c->lock);
 	c->ep = NULL;
 	mutex_unlock(&c->lock);
 	dp_cork_send_held(ep, c);
 	ep->plug.txc = NULL;
 	dp_txc_put(c);
+}
+
+/*
+ * Whether a single write that takes the plug now streams: it comes soon
+ * after its endpoint's last write returned, with nothing read or released
+ * between them.
+ */
+static bool dp_cork_streams(const struct dp_txc *c)
+{
+	u64 last = READ_ONCE(c->last_write);
+
+	return last && READ_ONCE(dp_stream_hold_us) &&
+	       local_clock() - last < DP_STREAM_GAP_NS;
 }
 
 /*
@@ -104,6 +156,7 @@ bool dp_cork_start(struct dp_endpoint *ep, size_t len)
 	    !dp_tx_bundles(len, max) || !dp_tx_plug_start(ep))
 		return false;
 	ep->plug.cork = true;
+	ep->plug.stream = dp_cork_streams(ep->plug.txc);
 	ep->plug.left = U32_MAX;
 	/*
 	 * What the plug holds is this write's to send now: a completion
@@ -115,12 +168,28 @@ bool dp_cork_start(struct dp_endpoint *ep, size_t len)
 	return true;
 }
 
-/* The plug's frames leave if none of @c's is in flight (the plug's owner). */
+/*
+ * The plug's frames leave if none of @c's is in flight, unless the write
+ * streams (the plug's owner).
+ */
 static bool dp_cork_settle(struct dp_tx_plug *plug, struct dp_txc *c)
 {
-	if (plug->n && !atomic_read(&c->inflight))
+	if (plug->n && !plug->stream && !atomic_read(&c->inflight))
 		dp_tx_plug_flush(plug);
 	return plug->n;
+}
+
+/*
+ * A streaming write leaves frames held: a bundle it opened (its frame is
+ * the only one) gets the whole hold; any other runs out the hold it is
+ * in, or gets a new one if that has ended.
+ */
+static void dp_cork_hold(struct dp_tx_plug *plug, struct dp_txc *c)
+{
+	u32 us = min(READ_ONCE(dp_stream_hold_us), DP_STREAM_HOLD_MAX_US);
+
+	if (plug->n == 1 || !hrtimer_is_queued(&c->hold))
+		hrtimer_start(&c->hold, us * NSEC_PER_USEC, HRTIMER_MODE_REL);
 }
 
 /*
@@ -132,18 +201,39 @@ void dp_cork_end(struct dp_endpoint *ep)
 {
 	struct dp_tx_plug *plug = &ep->plug;
 	struct dp_txc *c = plug->txc;
+	bool stream = plug->stream;
 
 	if (!dp_cork_settle(plug, c)) {
 		/* the next owner's cmpxchg() sees the plug as we left it */
 		smp_store_release(&plug->owner, NULL);
-		return;
+		goto out;
 	}
 	atomic64_inc(&ep->tx_corked);
 	WRITE_ONCE(c->held, true);
+	if (stream)
+		dp_cork_hold(plug, c);
 	/* the flush's cmpxchg() sees the frames we leave held */
 	smp_store_release(&plug->owner, NULL);
 	smp_mb();	/* @held before @inflight; pairs with dp_txc_done() */
-	if (!atomic_read(&c->inflight))
+	if (!stream && !atomic_read(&c->inflight))
+		dp_cork_send_held(ep, c);
+out:
+	WRITE_ONCE(c->last_write, local_clock());
+}
+
+/*
+ * @ep's owner reads or releases: its next write does not stream, and what
+ * a streaming write left held leaves now (the peer may need it to answer).
+ * Process context, no dp lock held.
+ */
+void dp_cork_quiet(struct dp_endpoint *ep)
+{
+	struct dp_txc *c = ep->plug.txc;
+
+	if (!READ_ONCE(c->last_write))
+		return;
+	WRITE_ONCE(c->last_write, 0);
+	if (READ_ONCE(c->held) && hrtimer_is_queued(&c->hold))
 		dp_cork_send_held(ep, c);
 }
 
@@ -153,11 +243,12 @@ void dp_cork_end(struct dp_endpoint *ep)
  */
 void dp_txc_done(struct dp_txc *c)
 {
-	/* atomic_dec_return() is fully ordered: @inflight before @held */
-	if (!atomic_dec_return(&c->inflight) && READ_ONCE(c->held)) {
-		refcount_inc(&c->refs);		/* the flush's; we hold one */
-		if (!queue_work(dp_wq, &c->flush))
-			refcount_dec(&c->refs);
-	}
+	/*
+	 * atomic_dec_return() is fully ordered: @inflight before @held.  A
+	 * streaming write's hold is ended by its timer, not by us.
+	 */
+	if (!atomic_dec_return(&c->inflight) && READ_ONCE(c->held) &&
+	    !hrtimer_is_queued(&c->hold))
+		dp_txc_queue_flush(c);
 	dp_txc_put(c);
 }

@@ -283,6 +283,7 @@ static ssize_t dp_ep_read(struct file *file, char __user *buf, size_t count,
 
 	if (!dp_ep_bound(ep))
 		return -EBADFD;
+	dp_cork_quiet(ep);
 	do {
 		ret = dp_ep_wait(ep, dp_file_nonblock(file));
 		if (ret)
@@ -309,6 +310,7 @@ u32 dp_ep_release_n(struct dp_endpoint *ep, u32 n)
 {
 	u32 done;
 
+	dp_cork_quiet(ep);
 	mutex_lock(&ep->rd_lock);
 	done = dp_pool_release(&ep->pool, n);
 	mutex_unlock(&ep->rd_lock);
@@ -368,6 +370,7 @@ static __poll_t dp_ep_poll(struct file *file, poll_table *wait)
 
 	if (!dp_ep_bound(ep))
 		return EPOLLERR;
+	dp_cork_quiet(ep);
 	poll_wait(file, &ep->pool.wq, wait);
 	poll_wait(file, dp_snd_wq(&ep->snd), wait);
 	mask = dp_ep_poll_out(ep);

@@ -150,15 +150,16 @@ static bool dp_tx_plug_alloc(struct dp_tx_plug *plug)
  * How much of a link frame of @nic's @plug may fill with DATA frame @h, or
  * 0 if @h goes alone: a frame of more than half of that is sent from
  * where it lies (no copy into the bundle); so is a single write's when
- * the plug holds nothing and none of the endpoint's frames is in flight
- * (dp_cork.c: nothing to wait for).
+ * the plug holds nothing, none of the endpoint's frames is in flight and
+ * the write does not stream (dp_cork.c: nothing to wait for).
  */
 static u32 dp_tx_plug_room(struct dp_tx_plug *plug, const struct dp_nic *nic,
 			   const struct dp_msg_hdr *h)
 {
 	u32 size;
 
-	if (plug->cork && !plug->n && !atomic_read(&plug->txc->inflight))
+	if (plug->cork && !plug->stream && !plug->n &&
+	    !atomic_read(&plug->txc->inflight))
 		return 0;
 	size = dp_nic_bundle_max(nic);
 	if (h->type != DP_WT_DATA || !dp_tx_bundles(h->len, size))
@@ -439,6 +440,7 @@ bool dp_tx_plug_start(struct dp_endpoint *ep)
 	ep->plug.node = ep->node;
 	ep->plug.left = 1;
 	ep->plug.cork = false;
+	ep->plug.stream = false;
 	return true;
 }
 

@@ -44,6 +44,14 @@
  *           fewer link frames than messages, and all arrive in order,
  *           intact; with the module's autocork=0 none is held; over dp's
  *           own drivers (tulip, myri: no completions counted) none is held.
+ *  stream   the same 200 single sends with no qdisc holding frames (the
+ *           veth lets go of each at once): a writer that streams (each
+ *           write soon after the last, nothing read or released between)
+ *           is held anyway, so B receives fewer link frames than messages,
+ *           and all arrive in order, intact, the last of them sent at the
+ *           hold's end (stream_hold_us); over dp's own drivers none is
+ *           held.  Then a ping-pong of 20 round trips, a read between
+ *           writes: no write of either side held.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -666,6 +674,53 @@ static void t_cork(int a, int b)
 		dpt_sh("%s netns exec %s tc qdisc del dev %s root", dpt_ip(), dpt.nsa, dpt.ifa);
 }
 
+static long stream_corked(void)
+{
+	return dpt_ep_field(dpt.nsa, 100, "corked");
+}
+
+static void t_stream(int a, int b)
+{
+	const char *sysb = getenv("DPT_SYSB");
+	long c0, c1, c2, cb0, cb1, f0, f1, first;
+	uint64_t r0, r1, k0, k1;
+	struct dp_send s;
+	int i, ok;
+
+	if (dpt_connect(b, dpt.nida, 100))
+		ktap_bail("stream: endpoints");
+	c0 = stream_corked();
+	r0 = dpt_ctr(dpt.nsa, DP_CTR_TX_RETRANS);
+	k0 = dpt_ctr(dpt.nsa, DP_CTR_TX_CTRL);
+	f0 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
+	cork_run(a, b, 5, "stream");
+	f1 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
+	r1 = dpt_ctr(dpt.nsa, DP_CTR_TX_RETRANS);
+	k1 = dpt_ctr(dpt.nsa, DP_CTR_TX_CTRL);
+	c1 = stream_corked();
+	first = f1 - f0 - (long)(r1 - r0) - (long)(k1 - k0);
+	if (!strcmp(dpt.backend, "netdev"))
+		ktap_ok(c0 >= 0 && c1 > c0 && f0 >= 0 && f1 > f0 && first > 0 && first < 200,
+			"stream: 200 back-to-back writes, %ld held, first sends in %ld link frames "
+			"(%s got %ld, %lu resends, %lu control)", c1 - c0, first, dpt.ifb, f1 - f0,
+			(unsigned long)(r1 - r0), (unsigned long)(k1 - k0));
+	else
+		ktap_ok(c0 >= 0 && c1 == c0, "stream: %s counts no completions: none held (%ld)",
+			dpt.backend, c1 - c0);
+	cb0 = dpt_ep_field(dpt.nsb, 200, "corked");
+	for (i = 0, ok = 1; i < 20 && ok; i++) {
+		mk(&s, 0, dpt.nidb, 200, 6, (uint32_t)i, 32);
+		ok = ioctl(a, DP_IOC_SEND, &s) == 32 && recv_is(b, 6, (uint32_t)i, 32);
+		mk(&s, 1, dpt.nida, 100, 7, (uint32_t)i, 32);
+		ok = ok && ioctl(b, DP_IOC_SEND, &s) == 32 && recv_is(a, 7, (uint32_t)i, 32);
+	}
+	c2 = stream_corked();
+	cb1 = dpt_ep_field(dpt.nsb, 200, "corked");
+	ktap_ok(ok && c2 == c1 && cb0 >= 0 && cb1 == cb0,
+		"stream: a ping-pong's 20 round trips, no write held (A %ld, B %ld)",
+		c2 - c1, cb1 - cb0);
+}
+
 int main(void)
 {
 	int a, b, b2, l, small, ra;
@@ -694,5 +749,6 @@ int main(void)
 	t_signal(a, small);
 	t_release(a);
 	t_cork(a, b);
+	t_stream(a, b);
 	ktap_finish();
 }
