@@ -499,8 +499,8 @@ struct dp_tx_plug {
  * @ep: the endpoint, NULL once it is released.
  * @flush: sends what @ep's plug holds (dp_wq).
  * @last_write: local_clock() when the endpoint's last single write that
- *	took the plug returned, 0 once it has read or released since: the
- *	next write streams if it comes soon after (dp_cork.c).
+ *	took the plug returned, 0 once it has read, polled or released
+ *	since: the next write streams if it comes soon after (dp_cork.c).
  * @hold: ends a streaming write's hold (queues @flush), armed once per
  *	hold; cancelled at the endpoint's release.
  */

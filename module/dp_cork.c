@@ -20,11 +20,12 @@
  * a stream of small writes one frame each, each paying its own kick of
  * the device: so a write that streams is held even with nothing in
  * flight.  It streams if it comes within DP_STREAM_GAP_NS of its
- * endpoint's last write's return, with nothing read or released between
- * them (a ping-pong never streams).  Its hold ends when the bundle is
- * full (the writer sends it), when the writer reads or releases, or at
- * the latest stream_hold_us after the write that opened the bundle (the
- * end of a burst: one hrtimer per hold).
+ * endpoint's last write's return, with nothing read, polled or released
+ * between them (a ping-pong never streams).  Its hold ends when the
+ * bundle is full (the writer sends it), when the writer reads, polls or
+ * releases, or stream_hold_us after the write that opened the bundle
+ * (the end of a burst: one hrtimer per hold; a streaming write that has
+ * the plug as the hold ends renews it).
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -128,8 +129,8 @@ void dp_cork_stop(struct dp_endpoint *ep)
 
 /*
  * Whether a single write that takes the plug now streams: it comes soon
- * after its endpoint's last write returned, with nothing read or released
- * between them.
+ * after its endpoint's last write returned, with nothing read, polled or
+ * released between them.
  */
 static bool dp_cork_streams(const struct dp_txc *c)
 {
@@ -222,9 +223,9 @@ out:
 }
 
 /*
- * @ep's owner reads or releases: its next write does not stream, and what
- * a streaming write left held leaves now (the peer may need it to answer).
- * Process context, no dp lock held.
+ * @ep's owner reads, polls or releases: its next write does not stream,
+ * and what a streaming write left held leaves now (the peer may need it
+ * to answer).  Process context, no dp lock held.
  */
 void dp_cork_quiet(struct dp_endpoint *ep)
 {
