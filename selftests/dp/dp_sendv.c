@@ -620,6 +620,34 @@ static void cork_run(int a, int b, uint32_t tag, const char *what)
 	ktap_ok(ok, "%s: all 200 arrive in order, intact", what);
 }
 
+/*
+ * cork_run() counted: the writes A's endpoint 100 held (@corked, -1 if
+ * unread), the link frames node B received (@frames, -1 if unread), and
+ * of them the first sends (@first: less each resend and control frame,
+ * which go alone, in a frame of their own).
+ */
+struct cork_count {
+	long corked, frames, first;
+	unsigned long resends, ctrl;
+};
+
+static void cork_counted(int a, int b, uint32_t tag, const char *what, struct cork_count *n)
+{
+	const char *sysb = getenv("DPT_SYSB");
+	long c0 = dpt_ep_field(dpt.nsa, 100, "corked"), c1, f0, f1;
+	uint64_t r0 = dpt_ctr(dpt.nsa, DP_CTR_TX_RETRANS), k0 = dpt_ctr(dpt.nsa, DP_CTR_TX_CTRL);
+
+	f0 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
+	cork_run(a, b, tag, what);
+	f1 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
+	n->resends = (unsigned long)(dpt_ctr(dpt.nsa, DP_CTR_TX_RETRANS) - r0);
+	n->ctrl = (unsigned long)(dpt_ctr(dpt.nsa, DP_CTR_TX_CTRL) - k0);
+	c1 = dpt_ep_field(dpt.nsa, 100, "corked");
+	n->corked = c0 >= 0 && c1 >= 0 ? c1 - c0 : -1;
+	n->frames = f0 >= 0 && f1 >= f0 ? f1 - f0 : -1;
+	n->first = n->frames - (long)n->resends - (long)n->ctrl;
+}
+
 static int autocork(int on)
 {
 	return dpt_sh("echo %d > /sys/module/dp/parameters/autocork", on);
@@ -627,10 +655,9 @@ static int autocork(int on)
 
 static void t_cork(int a, int b)
 {
-	const char *sysb = getenv("DPT_SYSB");
 	int netdev = !strcmp(dpt.backend, "netdev"), tbf = 0;
-	long c0, c1, c2, f0, f1, first;
-	uint64_t r0, r1, k0, k1;
+	struct cork_count n;
+	long c1, c2;
 
 	/*
 	 * A queue that holds frames whatever the kernel's speed: 8 kbit/s
@@ -641,29 +668,20 @@ static void t_cork(int a, int b)
 		tbf = !dpt_sh("%s netns exec %s tc qdisc add dev %s root tbf rate 8kbit burst 1600 limit 1000000 || exit 1; "
 			      "{ sleep 0.5; %s netns exec %s tc qdisc change dev %s root tbf rate 100mbit burst 20000 limit 1000000; } >/dev/null 2>&1 &",
 			      dpt_ip(), dpt.nsa, dpt.ifa, dpt_ip(), dpt.nsa, dpt.ifa);
-	c0 = dpt_ep_field(dpt.nsa, 100, "corked");
-	r0 = dpt_ctr(dpt.nsa, DP_CTR_TX_RETRANS);
-	k0 = dpt_ctr(dpt.nsa, DP_CTR_TX_CTRL);
-	f0 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
-	cork_run(a, b, 3, "cork");
-	f1 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
-	r1 = dpt_ctr(dpt.nsa, DP_CTR_TX_RETRANS);
-	k1 = dpt_ctr(dpt.nsa, DP_CTR_TX_CTRL);
+	cork_counted(a, b, 3, "cork", &n);
 	c1 = dpt_ep_field(dpt.nsa, 100, "corked");
 	if (netdev && !tbf) {
 		ktap_skip("no tbf qdisc in this kernel", "cork: writes held while a frame was in flight");
 		ktap_skip("no tbf qdisc in this kernel", "cork: first sends in fewer link frames");
 	} else if (netdev) {
-		ktap_ok(c0 >= 0 && c1 > c0, "cork: %ld of 200 writes held while a frame was in flight",
-			c1 - c0);
-		/* a resend and a control frame each go alone, in a frame of their own */
-		first = f1 - f0 - (long)(r1 - r0) - (long)(k1 - k0);
-		ktap_ok(f0 >= 0 && f1 > f0 && first > 0 && first < 200,
+		ktap_ok(n.corked > 0, "cork: %ld of 200 writes held while a frame was in flight",
+			n.corked);
+		ktap_ok(n.frames > 0 && n.first > 0 && n.first < 200,
 			"cork: first sends of 200 messages in %ld link frames (%s got %ld, %lu resends, %lu control)",
-			first, dpt.ifb, f1 - f0, (unsigned long)(r1 - r0), (unsigned long)(k1 - k0));
+			n.first, dpt.ifb, n.frames, n.resends, n.ctrl);
 	} else {
-		ktap_ok(c0 >= 0 && c1 == c0, "cork: %s counts no completions: none held (%ld)",
-			dpt.backend, c1 - c0);
+		ktap_ok(n.corked == 0, "cork: %s counts no completions: none held (%ld)",
+			dpt.backend, n.corked);
 	}
 	ktap_ok(!autocork(0), "cork: autocork=0 set");
 	cork_run(a, b, 4, "autocork=0");
@@ -674,39 +692,25 @@ static void t_cork(int a, int b)
 		dpt_sh("%s netns exec %s tc qdisc del dev %s root", dpt_ip(), dpt.nsa, dpt.ifa);
 }
 
-static long stream_corked(void)
-{
-	return dpt_ep_field(dpt.nsa, 100, "corked");
-}
-
 static void t_stream(int a, int b)
 {
-	const char *sysb = getenv("DPT_SYSB");
-	long c0, c1, c2, cb0, cb1, f0, f1, first;
-	uint64_t r0, r1, k0, k1;
+	struct cork_count n;
+	long c1, c2, cb0, cb1;
 	struct dp_send s;
 	int i, ok;
 
 	if (dpt_connect(b, dpt.nida, 100))
 		ktap_bail("stream: endpoints");
-	c0 = stream_corked();
-	r0 = dpt_ctr(dpt.nsa, DP_CTR_TX_RETRANS);
-	k0 = dpt_ctr(dpt.nsa, DP_CTR_TX_CTRL);
-	f0 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
-	cork_run(a, b, 5, "stream");
-	f1 = dpt_if_frames(dpt.nsb, dpt.ifb, sysb, 1);
-	r1 = dpt_ctr(dpt.nsa, DP_CTR_TX_RETRANS);
-	k1 = dpt_ctr(dpt.nsa, DP_CTR_TX_CTRL);
-	c1 = stream_corked();
-	first = f1 - f0 - (long)(r1 - r0) - (long)(k1 - k0);
+	cork_counted(a, b, 5, "stream", &n);
 	if (!strcmp(dpt.backend, "netdev"))
-		ktap_ok(c0 >= 0 && c1 > c0 && f0 >= 0 && f1 > f0 && first > 0 && first < 200,
+		ktap_ok(n.corked > 0 && n.frames > 0 && n.first > 0 && n.first < 200,
 			"stream: 200 back-to-back writes, %ld held, first sends in %ld link frames "
-			"(%s got %ld, %lu resends, %lu control)", c1 - c0, first, dpt.ifb, f1 - f0,
-			(unsigned long)(r1 - r0), (unsigned long)(k1 - k0));
+			"(%s got %ld, %lu resends, %lu control)", n.corked, n.first, dpt.ifb,
+			n.frames, n.resends, n.ctrl);
 	else
-		ktap_ok(c0 >= 0 && c1 == c0, "stream: %s counts no completions: none held (%ld)",
-			dpt.backend, c1 - c0);
+		ktap_ok(n.corked == 0, "stream: %s counts no completions: none held (%ld)",
+			dpt.backend, n.corked);
+	c1 = dpt_ep_field(dpt.nsa, 100, "corked");
 	cb0 = dpt_ep_field(dpt.nsb, 200, "corked");
 	for (i = 0, ok = 1; i < 20 && ok; i++) {
 		mk(&s, 0, dpt.nidb, 200, 6, (uint32_t)i, 32);
@@ -714,9 +718,9 @@ static void t_stream(int a, int b)
 		mk(&s, 1, dpt.nida, 100, 7, (uint32_t)i, 32);
 		ok = ok && ioctl(b, DP_IOC_SEND, &s) == 32 && recv_is(a, 7, (uint32_t)i, 32);
 	}
-	c2 = stream_corked();
+	c2 = dpt_ep_field(dpt.nsa, 100, "corked");
 	cb1 = dpt_ep_field(dpt.nsb, 200, "corked");
-	ktap_ok(ok && c2 == c1 && cb0 >= 0 && cb1 == cb0,
+	ktap_ok(ok && c1 >= 0 && c2 == c1 && cb0 >= 0 && cb1 == cb0,
 		"stream: a ping-pong's 20 round trips, no write held (A %ld, B %ld)",
 		c2 - c1, cb1 - cb0);
 }
