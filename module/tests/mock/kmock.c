@@ -10,6 +10,8 @@ u32 kmock_random;
 int kmock_lockdep_errors;
 int kmock_refcount_errors;
 int kmock_spin_depth;
+static char kmock_task0;
+struct task_struct *current = (struct task_struct *)&kmock_task0;
 int kmock_kmalloc_fail;
 int kmock_kmalloc_fail_at;
 long kmock_kmalloc_live;
@@ -28,6 +30,7 @@ int kmock_wait_rounds = 1000;
 /* What is armed or queued, in the order it was */
 static struct timer_list *timers[KMOCK_SLOTS];
 static struct work_struct *works[KMOCK_SLOTS];
+static struct hrtimer *hrtimers[KMOCK_SLOTS];
 
 void kmock_lockdep_fail(const char *what, const char *file, int line)
 {
@@ -309,6 +312,34 @@ bool cancel_delayed_work_sync(struct delayed_work *dw)
 	return cancel_work_sync(&dw->work);
 }
 
+void hrtimer_start(struct hrtimer *t, u64 ns, enum hrtimer_mode mode)
+{
+	(void)mode;
+	t->expires = ktime_get_ns() + ns;
+	t->queued = true;
+	t->starts++;
+	slot_add((void **)hrtimers, t);
+}
+
+int hrtimer_cancel(struct hrtimer *t)
+{
+	int was = t->queued;
+
+	t->queued = false;
+	slot_del((void **)hrtimers, t);
+	return was;
+}
+
+bool kmock_hrtimer_fire(struct hrtimer *t)
+{
+	if (!t->queued || ktime_get_ns() < t->expires)
+		return false;
+	hrtimer_cancel(t);
+	if (t->function(t) == HRTIMER_RESTART)
+		kmock_lockdep_fail("no hrtimer here restarts", __FILE__, __LINE__);
+	return true;
+}
+
 /* One due timer fired, the oldest slot first; false if none. */
 static bool fire_one(void)
 {
@@ -382,7 +413,7 @@ int kmock_pending(void)
 	int i, n = 0;
 
 	for (i = 0; i < KMOCK_SLOTS; i++)
-		n += !!timers[i] + !!works[i];
+		n += !!timers[i] + !!works[i] + !!hrtimers[i];
 	return n;
 }
 
@@ -394,6 +425,7 @@ void kmock_reset(void)
 	kmock_resent[1] = 0;
 	memset(timers, 0, sizeof(timers));
 	memset(works, 0, sizeof(works));
+	memset(hrtimers, 0, sizeof(hrtimers));
 	jiffies = 1000000;
 	kmock_ns_extra = 0;
 	kmock_random = 1000;
@@ -412,4 +444,5 @@ void kmock_reset(void)
 	kmock_wait_hook = NULL;
 	kmock_mb_hook = NULL;
 	kmock_wait_rounds = 1000;
+	current = (struct task_struct *)&kmock_task0;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A thin mock of the kernel for host builds of the session layer
- * (dp_snd.c, dp_rcv.c): just the calls those files make, in plain C11
- * plus GNU typeof.  The linux/ headers beside this one only include it.
+ * (dp_snd.c, dp_rcv.c), neighbour discovery (dp_disc.c) and autocorking
+ * (dp_cork.c, over the whole of dp.h): just the calls those files make,
+ * in plain C11 plus GNU typeof.  The linux/ and net/ headers beside this
+ * one only include it.
  *
  * Time is a counter the tests move (HZ = 1000: a jiffy is a millisecond).
  * Timers and work items are recorded when armed or queued and run by
@@ -437,5 +439,82 @@ extern int kmock_wait_rounds;
 /* No fatal signals here: a killable wait is an interruptible one. */
 #define wait_event_killable(q, cond) wait_event_interruptible(q, cond)
 #define mutex_lock_killable(m) kmock_mutex_lock_interruptible(m)
+
+/*
+ * ---- what dp.h declares beyond the session layer (dp_cork.c's build) ----
+ * Types only a pointer of which dp.h holds stay incomplete.
+ */
+#define IFNAMSIZ 16
+#define min_t(t, a, b) min((t)(a), (t)(b))
+#define data_race(x) (x)
+#define O_NONBLOCK 04000
+typedef struct { u32 val; } kuid_t;
+typedef void *fl_owner_t;
+struct completion { int done; };
+struct xarray { void *head; };
+struct file { unsigned int f_flags; };
+struct vm_area_struct { unsigned long vm_flags; };
+struct wait_queue_entry { void *func; };
+struct sk_buff;
+struct cred;
+struct net;
+struct file_operations;
+struct dentry;
+struct task_struct;
+struct user_struct;
+struct user_namespace;
+struct mm_struct;
+
+/* Each parameter's variable, for the tests: kmock_param_NAME points at it. */
+#define module_param_named(name, var, type, perm) \
+	typeof(var) *const kmock_param_##name = &(var)
+#define MODULE_PARM_DESC(name, text) \
+	extern const char kmock_param_desc_##name[]
+
+/* The running task: a test may play another one by setting it. */
+extern struct task_struct *current;
+#define cmpxchg(p, old, new) \
+	({ typeof(*(p)) _o = (old); \
+	   __atomic_compare_exchange_n((p), &_o, (new), false, \
+				       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); _o; })
+#define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+#define atomic_read(a) ((a)->counter)
+#define atomic_set(a, v) ((a)->counter = (v))
+#define atomic_inc(a) ((void)(a)->counter++)
+#define atomic_dec_return(a) (--(a)->counter)
+static inline void refcount_dec(refcount_t *r)
+{
+	if (r->refs <= 1)	/* the kernel's WARNs: dec to 0 leaks */
+		kmock_refcount_errors++;
+	r->refs--;
+}
+
+/*
+ * local_clock() is ktime_get_ns()'s clock.  An hrtimer is recorded when
+ * started (kmock_pending() counts it while armed) and fired by
+ * kmock_hrtimer_fire() (hard irq: its callback runs with no lock held).
+ */
+#define NSEC_PER_USEC 1000ull
+#define local_clock() ktime_get_ns()
+enum hrtimer_restart { HRTIMER_NORESTART, HRTIMER_RESTART };
+enum hrtimer_mode { HRTIMER_MODE_REL };
+#define CLOCK_MONOTONIC 1
+struct hrtimer {
+	enum hrtimer_restart (*function)(struct hrtimer *t);
+	u64 expires;		/* ns, on ktime_get_ns()'s clock */
+	bool queued;
+	unsigned long starts;	/* hrtimer_start() calls */
+};
+#define hrtimer_init(t, clock, mode) \
+	((t)->function = NULL, (t)->queued = false, (t)->starts = 0)
+void hrtimer_start(struct hrtimer *t, u64 ns, enum hrtimer_mode mode);
+int hrtimer_cancel(struct hrtimer *t);
+static inline bool hrtimer_is_queued(const struct hrtimer *t)
+{
+	return t->queued;
+}
+/* Fire @t if it is armed and due (ktime_get_ns() >= expires). */
+bool kmock_hrtimer_fire(struct hrtimer *t);
 
 #endif /* _DP_KMOCK_H */
