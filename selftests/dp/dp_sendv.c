@@ -693,12 +693,31 @@ static void t_cork(int a, int b)
 		dpt_sh("%s netns exec %s tc qdisc del dev %s root", dpt_ip(), dpt.nsa, dpt.ifa);
 }
 
+/*
+ * One leg of a ping-pong: @from sends 32 bytes tagged @tag, #@i, to
+ * (@nid, @dpid), and @to receives them intact.  NULL, or the step that
+ * failed: @who's send or receive.
+ */
+static const char *ping_leg(int from, int to, uint32_t nid, uint32_t dpid, uint32_t tag,
+			    uint32_t i, const char *const who[2])
+{
+	struct dp_send s;
+
+	mk(&s, (int)tag, nid, dpid, tag, i, 32);
+	if (ioctl(from, DP_IOC_SEND, &s) != 32)
+		return who[0];
+	if (!recv_is(to, tag, i, 32))
+		return who[1];
+	return NULL;
+}
+
 static void t_stream(int a, int b)
 {
+	static const char *const to_b[2] = { "A's send", "B's receive" };
+	static const char *const to_a[2] = { "B's send", "A's receive" };
 	struct cork_count n;
 	long ca0, ca1, cb0, cb1;
 	const char *failed = NULL;
-	struct dp_send s;
 	int i, pa, pb;
 
 	cork_counted(a, b, 5, "stream", &n);
@@ -717,19 +736,12 @@ static void t_stream(int a, int b)
 		ktap_bail("stream: ping-pong endpoints");
 	ca0 = dpt_ep_field(dpt.nsa, 120, "corked");
 	cb0 = dpt_ep_field(dpt.nsb, 220, "corked");
-	for (i = 0; i < 20 && !failed; i++) {
-		mk(&s, 0, dpt.nidb, 220, 6, (uint32_t)i, 32);
-		if (ioctl(pa, DP_IOC_SEND, &s) != 32)
-			failed = "A's send";
-		else if (!recv_is(pb, 6, (uint32_t)i, 32))
-			failed = "B's receive";
+	for (i = 0; i < 20; i++) {
+		failed = ping_leg(pa, pb, dpt.nidb, 220, 6, (uint32_t)i, to_b);
+		if (!failed)
+			failed = ping_leg(pb, pa, dpt.nida, 120, 7, (uint32_t)i, to_a);
 		if (failed)
 			break;
-		mk(&s, 1, dpt.nida, 120, 7, (uint32_t)i, 32);
-		if (ioctl(pb, DP_IOC_SEND, &s) != 32)
-			failed = "B's send";
-		else if (!recv_is(pa, 7, (uint32_t)i, 32))
-			failed = "A's receive";
 	}
 	if (failed)
 		ktap_diag("stream: ping-pong round %d: %s failed (errno %d)", i, failed, errno);
