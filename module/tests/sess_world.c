@@ -12,7 +12,6 @@ unsigned int dp_rto_max_ms = 1000;
 unsigned int dp_credit_idle_ms = 100;
 unsigned int dp_rx_peers_per_uid = DP_MAX_RX_PEERS / 4;
 unsigned int dp_rx_peers_per_node = DP_MAX_RX_PEERS / 2;
-struct workqueue_struct *dp_wq;
 
 struct w_world w;
 

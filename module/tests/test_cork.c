@@ -10,8 +10,8 @@
  * the hold's hrtimer fires when a test says so, and what it queues runs
  * in kmock_run(), as dp_wq's worker would.
  *
- * dp_cork.o and this file are built with dp_tx_plug_flush renamed
- * (Makefile): the session tests' world has its own.
+ * A world of its own (Makefile, WORLDS): the plug's functions here are
+ * seen by dp_cork.c alone.
  */
 #include "dp.h"
 #include "unit.h"
