@@ -80,6 +80,7 @@ void kmock_lockdep_fail(const char *what, const char *file, int line);
 #define GFP_KERNEL		0x1u
 #define GFP_ATOMIC		0x2u
 #define GFP_KERNEL_ACCOUNT	0x4u
+#define __GFP_NOWARN		0x8u
 
 extern int kmock_kmalloc_fail;	/* fail the next n allocations */
 extern int kmock_kmalloc_fail_at;	/* fail only the nth from now */
@@ -406,6 +407,10 @@ int kmock_pending(void);
 /* ---- RCU: one thread, so readers need nothing ---- */
 #define rcu_read_lock() do { } while (0)
 #define rcu_read_unlock() do { } while (0)
+#ifndef rcu_dereference
+#define rcu_dereference(p) (p)
+#endif
+#define rcu_access_pointer(p) (p)
 
 /* ---- log ---- */
 extern int kmock_warns;		/* pr_warn_ratelimited() lines so far */
