@@ -194,15 +194,37 @@ void kfree(const void *p)
 	free((void *)p);
 }
 
+const void *kmock_uaccess_bad;
+
+/* Bytes of [@p, @p + @n) before kmock_uaccess_bad, if it is in them. */
+static unsigned long kmock_uaccess_ok(const void *p, unsigned long n)
+{
+	const char *c = p, *bad = kmock_uaccess_bad;
+
+	return bad && bad >= c && bad < c + n ? (unsigned long)(bad - c) : n;
+}
+
 unsigned long copy_from_user(void *to, const void __user *from, unsigned long n)
 {
+	unsigned long ok;
+
 	if (kmock_uaccess_hook)
 		kmock_uaccess_hook();
 	if (kmock_uaccess_fail > 0) {
 		kmock_uaccess_fail--;
 		return n;
 	}
-	memcpy(to, from, n);
+	ok = kmock_uaccess_ok(from, n);
+	memcpy(to, from, ok);
+	memset((char *)to + ok, 0, n - ok);	/* the kernel's pads with zeros */
+	return n - ok;
+}
+
+int kmock_put_user(const void *src, void __user *dst, size_t n)
+{
+	if (kmock_uaccess_ok(dst, n) != n)
+		return -EFAULT;
+	memcpy(dst, src, n);
 	return 0;
 }
 
@@ -440,6 +462,7 @@ void kmock_reset(void)
 	kmock_kmalloc_snd = 0;
 	kmock_uaccess_fail = 0;
 	kmock_uaccess_hook = NULL;
+	kmock_uaccess_bad = NULL;
 	kmock_mod_timers = 0;
 	kmock_jhash_calls = 0;
 	kmock_warns = 0;

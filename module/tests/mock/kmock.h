@@ -112,6 +112,16 @@ extern long kmock_pages_live;	/* pages not freed */
 #define struct_size(p, member, n) (sizeof(*(p)) + (size_t)(n) * sizeof((p)->member[0]))
 
 extern int kmock_uaccess_fail;	/* fail the next n copies */
+/*
+ * A byte of user memory that faults (NULL: none): a copy from a range
+ * that holds it copies the bytes before it and fails, as the kernel's
+ * does at an unmapped page; put_user() to it fails.
+ */
+extern const void *kmock_uaccess_bad;
+#define u64_to_user_ptr(x) ((void __user *)(uintptr_t)(x))
+int kmock_put_user(const void *src, void __user *dst, size_t n);
+#define put_user(v, p)							\
+	({ typeof(*(p)) _v = (v); kmock_put_user(&_v, (p), sizeof(_v)); })
 extern void (*kmock_uaccess_hook)(void);	/* before each copy, if set */
 extern long kmock_mod_timers;	/* mod_timer() calls so far */
 unsigned long copy_from_user(void *to, const void __user *from, unsigned long n);
@@ -272,6 +282,7 @@ static inline void list_splice_init(struct list_head *list,
 
 /* ---- hash tables (RCU variants are the plain ones: one thread) ---- */
 struct hlist_node { struct hlist_node *next, **pprev; };
+#define hlist_unhashed_lockless(h) (!READ_ONCE((h)->pprev))
 struct hlist_head { struct hlist_node *first; };
 struct rcu_head { void *unused; };
 #define DECLARE_HASHTABLE(name, bits) struct hlist_head name[1 << (bits)]
