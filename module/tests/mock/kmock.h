@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A thin mock of the kernel for host builds of the session layer
- * (dp_snd.c, dp_rcv.c), neighbour discovery (dp_disc.c) and autocorking
- * (dp_cork.c, over the whole of dp.h): just the calls those files make,
- * in plain C11 plus GNU typeof.  The linux/ and net/ headers beside this
- * one only include it.
+ * (dp_snd.c, dp_rcv.c), neighbour discovery (dp_disc.c), and the files
+ * built over the whole of dp.h (dp_cork.c, dp_tx.c, dp_batch.c): just the
+ * calls those files make, in plain C11 plus GNU typeof.  The linux/ and
+ * net/ headers beside this one only include it.
  *
  * Time is a counter the tests move (HZ = 1000: a jiffy is a millisecond).
  * Timers and work items are recorded when armed or queued and run by
@@ -457,7 +457,7 @@ extern int kmock_wait_rounds;
 #define mutex_lock_killable(m) kmock_mutex_lock_interruptible(m)
 
 /*
- * ---- what dp.h declares beyond the session layer (dp_cork.c's build) ----
+ * ---- what dp.h declares beyond the session layer (the builds over it) ----
  * Types only a pointer of which dp.h holds stay incomplete.
  */
 #define IFNAMSIZ 16
