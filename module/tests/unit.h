@@ -59,6 +59,7 @@ extern const struct unit_test chaos_tests[];
 extern const struct unit_test cork_tests[];
 extern const struct unit_test tx_tests[];
 extern const struct unit_test batch_tests[];
+extern const struct unit_test mdr_tests[];
 
 /* Deterministic PRNG (xorshift64*), so a failure can be reproduced. */
 static inline uint64_t unit_rand(uint64_t *s)

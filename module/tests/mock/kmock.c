@@ -12,6 +12,8 @@ int kmock_refcount_errors;
 int kmock_spin_depth;
 static char kmock_task0;
 struct task_struct *current = (struct task_struct *)&kmock_task0;
+static char kmock_ns0;
+struct user_namespace *const kmock_init_user_ns = (struct user_namespace *)&kmock_ns0;
 /* dp_main.c's workqueue: queue_work() here ignores which queue */
 struct workqueue_struct *dp_wq;
 int kmock_kmalloc_fail;

@@ -2,9 +2,9 @@
 /*
  * A thin mock of the kernel for host builds of the session layer
  * (dp_snd.c, dp_rcv.c), neighbour discovery (dp_disc.c), and the files
- * built over the whole of dp.h (dp_cork.c, dp_tx.c, dp_batch.c): just the
- * calls those files make, in plain C11 plus GNU typeof.  The linux/ and
- * net/ headers beside this one only include it.
+ * built over the whole of dp.h (dp_cork.c, dp_tx.c, dp_batch.c,
+ * dp_mdr.c): just the calls those files make, in plain C11 plus GNU
+ * typeof.  The linux/ and net/ headers beside this one only include it.
  *
  * Time is a counter the tests move (HZ = 1000: a jiffy is a millisecond).
  * Timers and work items are recorded when armed or queued and run by
@@ -465,6 +465,12 @@ extern int kmock_wait_rounds;
 #define data_race(x) (x)
 #define O_NONBLOCK 04000
 typedef struct { u32 val; } kuid_t;
+/* One user namespace, the initial one: a uid maps to itself. */
+struct user_namespace;
+extern struct user_namespace *const kmock_init_user_ns;
+#define init_user_ns (*kmock_init_user_ns)
+#define make_kuid(ns, uid) ((void)(ns), (kuid_t){ .val = (uid) })
+#define uid_eq(a, b) ((a).val == (b).val)
 typedef void *fl_owner_t;
 struct completion { int done; };
 struct xarray { void *head; };
