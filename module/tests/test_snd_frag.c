@@ -751,7 +751,7 @@ static void test_snd_frag_probe_gives_back(void)
 static void test_snd_frag_slots(void)
 {
 	u32 len = 64 * 1024, n = dp_frag_count(len, FRAME);
-	long allocs, live;
+	long allocs = 0, live = 0;	/* set at i == 2 (gcc cannot tell) */
 	unsigned int i;
 
 	open_ab(1u << 20);

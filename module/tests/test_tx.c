@@ -453,7 +453,7 @@ static void test_tx_bundle_of_one(void)
  */
 static void bundle_full(unsigned int mtu, u32 len)
 {
-	u32 per = min(mtu, DP_TX_BUNDLE_MAX) / (DP_WIRE_HDR_LEN + len);
+	u32 per = min_t(u32, mtu, DP_TX_BUNDLE_MAX) / (DP_WIRE_HDR_LEN + len);
 	unsigned int k, seen = 0;
 	u32 i, total = 3 * per + 1;
 	struct t_got g;
@@ -469,7 +469,7 @@ static void bundle_full(unsigned int mtu, u32 len)
 		g = t_read(k);
 		CHECK(g.ok, "frame %u intact", k);
 		CHECK_EQ(g.n, k < 3 ? per : 1);
-		CHECK(t.f[k].len <= min(mtu, DP_TX_BUNDLE_MAX), "within the bundle");
+		CHECK(t.f[k].len <= min_t(u32, mtu, DP_TX_BUNDLE_MAX), "within the bundle");
 		CHECK_EQ(g.seq[0], seen + 1);
 		seen += g.n;
 	}
