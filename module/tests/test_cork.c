@@ -149,10 +149,12 @@ static void w_setup(void)
 	CHECK_EQ(dp_cork_init(w.ep), 0);
 }
 
-/* Release: nothing left held, armed or allocated, no rule broken. */
-static void w_teardown(void)
+/*
+ * After release: the NIC lets go of what it holds, the endpoint goes, and
+ * nothing is left armed, queued or allocated, no rule broken.
+ */
+static void w_clean(void)
 {
-	dp_cork_stop(w.ep);
 	while (w.nic)
 		w_nic_done();
 	kmock_run();
@@ -161,6 +163,12 @@ static void w_teardown(void)
 	CHECK_EQ(kmock_kmalloc_live, 0);
 	CHECK_EQ(kmock_refcount_errors, 0);
 	CHECK_EQ(kmock_lockdep_errors, 0);
+}
+
+static void w_teardown(void)
+{
+	dp_cork_stop(w.ep);
+	w_clean();
 }
 
 /* Nothing in flight, not streaming: the write's frame goes at once. */
@@ -364,14 +372,9 @@ static void test_cork_hold_renewed(void)
 	w_teardown();
 }
 
-static void w_nic_done_hook(void)
-{
-	w_nic_done();
-}
-
 /*
- * The same, but the completion read @held before the write stored it:
- * it saw nothing held, so it queues no flush.
+ * The NIC lets go of its oldest frame, but its completion read @held
+ * before the write stored it: it saw nothing held, so it queues no flush.
  */
 static void w_nic_done_unseen_hook(void)
 {
@@ -392,7 +395,7 @@ static void test_cork_race_done_at_end(void)
 	w_setup();
 	w_write(64);
 	w_us(200);
-	kmock_mb_hook = w_nic_done_hook;
+	kmock_mb_hook = w_nic_done;
 	w_write(64);
 	CHECK(kmock_mb_hook == NULL, "the completion ran in the window");
 	CHECK_EQ(w.frames, 2);		/* the write saw it */
@@ -428,7 +431,7 @@ static void test_cork_race_done_inside(void)
 	w_write(64);
 	CHECK(w_txc()->held, "held behind the frame in flight");
 	w_us(200);
-	w.during = w_nic_done_hook;
+	w.during = w_nic_done;
 	w_write(64);
 	CHECK(w.during == NULL, "the completion ran inside the write");
 	CHECK_EQ(w.frames, 2);
@@ -517,10 +520,7 @@ static void test_cork_stop(void)
 	while (w.nic)
 		w_nic_done();
 	CHECK_EQ(kmock_run(), 0);
-	kfree(w.ep);
-	CHECK_EQ(kmock_kmalloc_live, 0);
-	CHECK_EQ(kmock_refcount_errors, 0);
-	CHECK_EQ(kmock_lockdep_errors, 0);
+	w_clean();
 }
 
 /* Release with a streaming hold armed: sent at once, the hold cancelled. */
@@ -535,11 +535,7 @@ static void test_cork_stop_armed(void)
 	dp_cork_stop(w.ep);
 	CHECK_EQ(w.frames, 2);
 	CHECK_EQ(kmock_pending(), 0);	/* nor hold nor flush */
-	w_nic_done();
-	kfree(w.ep);
-	CHECK_EQ(kmock_kmalloc_live, 0);
-	CHECK_EQ(kmock_refcount_errors, 0);
-	CHECK_EQ(kmock_lockdep_errors, 0);
+	w_clean();
 }
 
 const struct unit_test cork_tests[] = {

@@ -418,9 +418,7 @@ int kmock_pending(void);
 /* ---- RCU: one thread, so readers need nothing ---- */
 #define rcu_read_lock() do { } while (0)
 #define rcu_read_unlock() do { } while (0)
-#ifndef rcu_dereference
 #define rcu_dereference(p) (p)
-#endif
 #define rcu_access_pointer(p) (p)
 
 /* ---- log ---- */
