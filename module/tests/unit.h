@@ -60,6 +60,8 @@ extern const struct unit_test cork_tests[];
 extern const struct unit_test tx_tests[];
 extern const struct unit_test batch_tests[];
 extern const struct unit_test mdr_tests[];
+extern const struct unit_test limits_tests[];
+extern const struct unit_test pool_tests[];
 
 /* Deterministic PRNG (xorshift64*), so a failure can be reproduced. */
 static inline uint64_t unit_rand(uint64_t *s)

@@ -10,10 +10,10 @@ u32 kmock_random;
 int kmock_lockdep_errors;
 int kmock_refcount_errors;
 int kmock_spin_depth;
-static char kmock_task0;
-struct task_struct *current = (struct task_struct *)&kmock_task0;
-static char kmock_ns0;
-struct user_namespace *const kmock_init_user_ns = (struct user_namespace *)&kmock_ns0;
+static struct task_struct kmock_task0;
+struct task_struct *current = &kmock_task0;
+static struct user_namespace kmock_ns0;
+struct user_namespace *const kmock_init_user_ns = &kmock_ns0;
 /* dp_main.c's workqueue: queue_work() here ignores which queue */
 struct workqueue_struct *dp_wq;
 int kmock_kmalloc_fail;
@@ -27,7 +27,17 @@ long kmock_jhash_calls;
 int kmock_warns;
 void (*kmock_wait_hook)(void);
 void (*kmock_mb_hook)(void);
+void (*kmock_release_hook)(void);
 int kmock_wait_rounds = 1000;
+int kmock_warn_ons;
+unsigned long kmock_totalram_pages;
+void (*kmock_cmpxchg_hook)(void);
+u64 kmock_caps;
+struct user_namespace *kmock_caps_ns;
+unsigned long kmock_rlim[RLIM_NLIMITS];
+long kmock_resched;
+int (*kmock_vm_insert_hook)(struct vm_area_struct *vma, unsigned long addr,
+			    struct page *page);
 
 #define KMOCK_SLOTS 256
 
@@ -189,6 +199,22 @@ void *kzalloc(size_t size, gfp_t gfp)
 	return p;
 }
 
+void *kmock_vmalloc(size_t size, gfp_t gfp, const char *file)
+{
+	size_t len = PAGE_ALIGN(size);
+	void *p;
+
+	if (!kmock_alloc_ok(file))
+		return NULL;
+	p = aligned_alloc(PAGE_SIZE, len ? len : PAGE_SIZE);
+	if (!p)
+		return NULL;
+	if (gfp & __GFP_ZERO)
+		memset(p, 0, len);
+	kmock_kmalloc_live++;
+	return p;
+}
+
 void kfree(const void *p)
 {
 	if (p)
@@ -237,6 +263,25 @@ int dp_crc32c_copy_from_user(u32 *crc, void *dst, const void __user *src, size_t
 	if (crc)
 		*crc = dp_crc32c(*crc, dst, len);
 	return 0;
+}
+
+/* In @ns if kmock_caps holds @cap in kmock_caps_ns or an ancestor of @ns. */
+bool ns_capable(struct user_namespace *ns, int cap)
+{
+	struct user_namespace *in = kmock_caps_ns ? kmock_caps_ns : &init_user_ns;
+
+	if (!(kmock_caps & (1ull << cap)))
+		return false;
+	for (; ns; ns = ns->parent)
+		if (ns == in)
+			return true;
+	return false;
+}
+
+int vm_insert_page(struct vm_area_struct *vma, unsigned long addr,
+		   struct page *page)
+{
+	return kmock_vm_insert_hook ? kmock_vm_insert_hook(vma, addr, page) : 0;
 }
 
 u64 ktime_get_ns(void)
@@ -447,6 +492,8 @@ unsigned long kmock_resent[2];
 
 void kmock_reset(void)
 {
+	int i;
+
 	kmock_resent[0] = 0;
 	kmock_resent[1] = 0;
 	memset(timers, 0, sizeof(timers));
@@ -470,6 +517,18 @@ void kmock_reset(void)
 	kmock_warns = 0;
 	kmock_wait_hook = NULL;
 	kmock_mb_hook = NULL;
+	kmock_release_hook = NULL;
 	kmock_wait_rounds = 1000;
-	current = (struct task_struct *)&kmock_task0;
+	kmock_warn_ons = 0;
+	kmock_totalram_pages = (4ul << 30) >> PAGE_SHIFT;
+	kmock_cmpxchg_hook = NULL;
+	kmock_caps = 0;
+	kmock_caps_ns = NULL;
+	for (i = 0; i < RLIM_NLIMITS; i++)
+		kmock_rlim[i] = RLIM_INFINITY;
+	kmock_rlim[RLIMIT_MEMLOCK] = 8ul << 20;	/* the kernel's default */
+	kmock_resched = 0;
+	kmock_vm_insert_hook = NULL;
+	memset(&kmock_task0, 0, sizeof(kmock_task0));
+	current = &kmock_task0;
 }

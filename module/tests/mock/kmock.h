@@ -3,8 +3,9 @@
  * A thin mock of the kernel for host builds of the session layer
  * (dp_snd.c, dp_rcv.c), neighbour discovery (dp_disc.c), and the files
  * built over the whole of dp.h (dp_cork.c, dp_tx.c, dp_batch.c,
- * dp_mdr.c): just the calls those files make, in plain C11 plus GNU
- * typeof.  The linux/ and net/ headers beside this one only include it.
+ * dp_mdr.c, dp_limits.c, dp_pool.c): just the calls those files make, in
+ * plain C11 plus GNU typeof.  The linux/ and net/ headers beside this one
+ * only include it.
  *
  * Time is a counter the tests move (HZ = 1000: a jiffy is a millisecond).
  * Timers and work items are recorded when armed or queued and run by
@@ -16,6 +17,7 @@
 #ifndef _DP_KMOCK_H
 #define _DP_KMOCK_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -426,10 +428,14 @@ extern int kmock_warns;		/* pr_warn_ratelimited() lines so far */
 #define pr_warn_ratelimited(...) ((void)kmock_warns++)
 
 /* ---- wait queues ---- */
-typedef struct { int sleepers; int wakeups; } wait_queue_head_t;
-#define init_waitqueue_head(q) ((q)->sleepers = 0, (q)->wakeups = 0)
+/* @key: the poll mask of the last wake_up_interruptible_poll(). */
+typedef struct { int sleepers; int wakeups; unsigned int key; } wait_queue_head_t;
+#define init_waitqueue_head(q) ((q)->sleepers = 0, (q)->wakeups = 0, (q)->key = 0)
 #define wake_up_interruptible_all(q) ((q)->wakeups++)
 #define wake_up_all(q) ((q)->wakeups++)
+#define EPOLLIN		0x00000001u
+#define EPOLLRDNORM	0x00000040u
+#define wake_up_interruptible_poll(q, m) ((q)->wakeups++, (q)->key = (m))
 #define wq_has_sleeper(q) ((q)->sleepers > 0)
 /*
  * A waiter asleep: kmock_wait_hook (if set) plays the rest of the world
@@ -463,7 +469,11 @@ extern int kmock_wait_rounds;
 #define data_race(x) (x)
 #define O_NONBLOCK 04000
 typedef struct { u32 val; } kuid_t;
-/* One user namespace, the initial one: a uid maps to itself. */
+/*
+ * The initial user namespace and any a test builds below it (struct
+ * user_namespace, below): a kuid is the global uid, make_kuid() maps a
+ * uid to itself.
+ */
 struct user_namespace;
 extern struct user_namespace *const kmock_init_user_ns;
 #define init_user_ns (*kmock_init_user_ns)
@@ -473,7 +483,10 @@ typedef void *fl_owner_t;
 struct completion { int done; };
 struct xarray { void *head; };
 struct file { unsigned int f_flags; };
-struct vm_area_struct { unsigned long vm_flags; };
+struct vm_area_struct {
+	unsigned long vm_start, vm_end, vm_pgoff;
+	unsigned long vm_flags;
+};
 struct wait_queue_entry { void *func; };
 struct sk_buff;
 struct cred;
@@ -497,7 +510,17 @@ extern struct task_struct *current;
 	({ typeof(*(p)) _o = (old); \
 	   __atomic_compare_exchange_n((p), &_o, (new), false, \
 				       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); _o; })
-#define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+/*
+ * What a reader on another CPU may find just before each release store
+ * is what kmock_release_hook (if set) looks at; it stays set.
+ */
+extern void (*kmock_release_hook)(void);
+#define smp_store_release(p, v)						\
+	do {								\
+		if (kmock_release_hook)					\
+			kmock_release_hook();				\
+		__atomic_store_n((p), (v), __ATOMIC_RELEASE);		\
+	} while (0)
 
 #define atomic_read(a) ((a)->counter)
 #define atomic_set(a, v) ((a)->counter = (v))
@@ -536,5 +559,130 @@ static inline bool hrtimer_is_queued(const struct hrtimer *t)
 }
 /* Fire @t if it is armed and due (ktime_get_ns() >= expires). */
 bool kmock_hrtimer_fire(struct hrtimer *t);
+
+/*
+ * ---- what dp_limits.c and dp_pool.c use ----
+ * The running task's credentials, capabilities and RLIMIT_MEMLOCK are
+ * what the tests set: kmock_caps (bit CAP_x) held in kmock_caps_ns (NULL:
+ * the initial namespace) and the user namespaces below it, as
+ * ns_capable() finds a capability in a namespace or an ancestor.
+ * WARN_ON_ONCE() counts every time it fires, so each test sees its own.
+ */
+extern int kmock_warn_ons;	/* WARN_ON_ONCE() fired so far */
+#define WARN_ON_ONCE(c) \
+	({ bool _w = !!(c); if (_w) kmock_warn_ons++; _w; })
+
+#define PAGE_SHIFT 12
+#define PAGE_ALIGN(x) (((x) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
+static inline bool is_power_of_2(unsigned long n)
+{
+	return n && !(n & (n - 1));
+}
+extern unsigned long kmock_totalram_pages;
+static inline unsigned long totalram_pages(void)
+{
+	return kmock_totalram_pages;
+}
+
+#define DEFINE_HASHTABLE(name, bits) struct hlist_head name[1 << (bits)]
+#define DEFINE_MUTEX(name) struct mutex name = { 0 }
+#define __kuid_val(uid) ((uid).val)
+
+typedef struct { long counter; } atomic_long_t;
+#define atomic_long_read(a) ((a)->counter)
+#define atomic_long_sub(n, a) ((a)->counter -= (n))
+/*
+ * What another task may do between the read of a counter and the
+ * compare-and-exchange that updates it is what kmock_cmpxchg_hook (if
+ * set) does here, once; the hook is cleared before it runs.  The old
+ * value may be an unsigned long's (the kernel builds with -Wno-pointer-sign).
+ */
+extern void (*kmock_cmpxchg_hook)(void);
+static inline bool kmock_long_try_cmpxchg(atomic_long_t *a, long *old, long new)
+{
+	void (*hook)(void) = kmock_cmpxchg_hook;
+
+	kmock_cmpxchg_hook = NULL;
+	if (hook)
+		hook();
+	return __atomic_compare_exchange_n(&a->counter, old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+#define atomic_long_try_cmpxchg(a, old, new) \
+	kmock_long_try_cmpxchg(a, (long *)(old), new)
+#define atomic64_sub(n, a) ((a)->counter -= (n))
+#define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+
+struct user_namespace {
+	struct user_namespace *parent;	/* NULL for the initial one */
+	kuid_t owner;
+};
+/* A user's own count (RLIMIT_MEMLOCK's locked_vm): its creds hold one ref. */
+struct user_struct {
+	refcount_t __count;
+	atomic_long_t locked_vm;
+};
+struct cred {
+	kuid_t euid;
+	struct user_struct *user;
+	struct user_namespace *user_ns;
+};
+struct mm_struct {
+	atomic64_t pinned_vm;
+	refcount_t mm_count;	/* its task holds one */
+};
+struct task_struct { struct mm_struct *mm; };
+struct net { struct user_namespace *user_ns; };
+
+static inline struct user_struct *get_uid(struct user_struct *u)
+{
+	refcount_inc(&u->__count);
+	return u;
+}
+#define free_uid(u) refcount_dec(&(u)->__count)
+#define mmgrab(mm) refcount_inc(&(mm)->mm_count)
+#define mmdrop(mm) refcount_dec(&(mm)->mm_count)
+
+#define CAP_NET_BIND_SERVICE	10
+#define CAP_IPC_LOCK		14
+extern u64 kmock_caps;
+extern struct user_namespace *kmock_caps_ns;
+bool ns_capable(struct user_namespace *ns, int cap);
+#define capable(cap) ns_capable(&init_user_ns, cap)
+
+#define RLIMIT_MEMLOCK	8
+#define RLIM_NLIMITS	16
+#define RLIM_INFINITY	(~0ul)
+extern unsigned long kmock_rlim[RLIM_NLIMITS];	/* the running task's */
+#define rlimit(r) kmock_rlim[r]
+
+/* vmalloc memory is page-aligned, counted as kmalloc's is. */
+#define __GFP_ZERO 0x10u
+void *kmock_vmalloc(size_t size, gfp_t gfp, const char *file);
+#define __vmalloc(size, gfp) kmock_vmalloc(size, gfp, __FILE__)
+#define vfree(p) kfree(p)
+static inline void *kcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	return size && n > SIZE_MAX / size ? NULL : kzalloc(n * size, gfp);
+}
+
+extern long kmock_resched;	/* cond_resched() calls so far */
+#define cond_resched() do { might_sleep(); kmock_resched++; } while (0)
+
+#define VM_WRITE	0x00000002ul
+#define VM_EXEC		0x00000004ul
+#define VM_SHARED	0x00000008ul
+#define VM_MAYWRITE	0x00000020ul
+#define VM_MAYEXEC	0x00000040ul
+#define VM_MAYSHARE	0x00000080ul
+#define VM_DONTCOPY	0x00020000ul
+#define VM_DONTEXPAND	0x00040000ul
+#define VM_DONTDUMP	0x04000000ul
+#define vmalloc_to_page(addr) virt_to_page(addr)
+/* Each insertion goes to kmock_vm_insert_hook (if set): its result is the call's. */
+extern int (*kmock_vm_insert_hook)(struct vm_area_struct *vma,
+				   unsigned long addr, struct page *page);
+int vm_insert_page(struct vm_area_struct *vma, unsigned long addr,
+		   struct page *page);
 
 #endif /* _DP_KMOCK_H */
