@@ -278,11 +278,15 @@ ssize_t dp_read(int fd, char **addr)
 	ctrl = (const struct dp_pool_ctrl *)s->base;
 	/* A torn pair (see dp_head) settles on the next load; a few tries. */
 	for (tries = 0; tries < 4 && r < 0; tries++) {
-		/* cons first: it only grows, so a later prod is never behind it. */
 		cons = __atomic_load_n(&ctrl->cons, __ATOMIC_ACQUIRE);
 		/* acquire pairs with the kernel's release: token bytes are visible. */
 		prod = __atomic_load_n(&ctrl->prod, __ATOMIC_ACQUIRE);
-		if (cons == prod)
+		/*
+		 * cons ahead of prod: loaded between the kernel's two stores
+		 * (cons first) after it passed a wrap or skip token on an empty
+		 * pool; nothing was ready then.
+		 */
+		if ((int64_t)(prod - cons) <= 0)
 			return 0;
 		r = dp_head(s, cons, prod, &t);
 	}

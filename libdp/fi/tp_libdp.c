@@ -158,7 +158,9 @@ static int libdp_peek(struct dpfi_tp *tp, struct dpfi_tp_msg *m)
 	 * skip tokens the kernel passed (it never leaves cons on one) that
 	 * we have not, and whose room it may have filled again since, up to
 	 * a pool's size beyond cons but more than that beyond us.  Loaded
-	 * before prod: the kernel publishes it first, never beyond prod.
+	 * before prod, which the kernel publishes after it: past a wrap or
+	 * skip token on an empty pool, cons is ahead of the prod we may
+	 * load, and nothing is ready.
 	 */
 	if (!tp->consumed) {
 		uint64_t cons = __atomic_load_n(&tp->pool.ctrl->cons, __ATOMIC_ACQUIRE);
@@ -168,7 +170,7 @@ static int libdp_peek(struct dpfi_tp *tp, struct dpfi_tp_msg *m)
 	}
 	prod = __atomic_load_n(&tp->pool.ctrl->prod, __ATOMIC_ACQUIRE);
 	for (;;) {
-		if (tp->rd == prod)
+		if ((int64_t)(prod - tp->rd) <= 0)
 			return 0;
 		if (prod - tp->rd > size)
 			return -EPROTO;

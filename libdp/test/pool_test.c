@@ -7,9 +7,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "dp.h"
@@ -77,6 +80,45 @@ static int round_trip(int a, int b, unsigned int first, unsigned int n, int batc
 	return dp_read(b, &p) == 0 && dp_fsync(b, 5) == 0;
 }
 
+/*
+ * A reader between the kernel's two stores (dp_pool_publish(): cons, then
+ * prod) after it passed a wrap token on an empty pool finds cons ahead of
+ * prod.  Played by writing that pair into the fake's pool file (fakedp.c's
+ * pool_path()) of endpoint @dpid, empty: dp_read() must say nothing is
+ * ready, not EPROTO.
+ */
+static int torn_pair_reads_empty(int fd, uint32_t dpid)
+{
+	const char *ns = getenv("FAKEDP_NS");
+	struct dp_pool_ctrl *ctrl;
+	uint64_t prod;
+	char path[128], *p;
+	ssize_t r;
+	int pfd;
+
+	snprintf(path, sizeof(path), "/dev/shm/fakedp.%u.%.16s.%u",
+		 (unsigned)getuid(), ns ? ns : "", dpid);
+	pfd = open(path, O_RDWR);
+	if (pfd < 0)
+		return 0;
+	ctrl = mmap(NULL, DP_POOL_CTRL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    pfd, 0);
+	close(pfd);
+	if (ctrl == MAP_FAILED)
+		return 0;
+	prod = ctrl->prod;
+	if (ctrl->cons != prod) {
+		munmap(ctrl, DP_POOL_CTRL_SIZE);
+		return 0;
+	}
+	ctrl->cons = prod + 64;
+	errno = 0;
+	r = dp_read(fd, &p);
+	ctrl->cons = prod;
+	munmap(ctrl, DP_POOL_CTRL_SIZE);
+	return r == 0 && errno == 0;
+}
+
 int main(void)
 {
 	int a = dp_open(7), b = dp_open_pool(8, DP_POOL_MIN);
@@ -99,6 +141,8 @@ int main(void)
 		first += n;
 	}
 	ok(good, "messages survive many wraps, contents and tokens intact");
+	ok(torn_pair_reads_empty(b, 8),
+	   "dp_read finds nothing ready, not EPROTO, with cons loaded ahead of prod");
 	ok(dp_token_of(b, (const char *)m.data + 5) == NULL && errno == EINVAL,
 	   "dp_token_of rejects an address that is not a message");
 	ok(dp_fsync(b, -1) < 0 && errno == EINVAL, "dp_fsync(-1) is EINVAL");

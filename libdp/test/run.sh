@@ -8,7 +8,7 @@ dir=${1:?usage: run.sh DIR [DPPERF]}
 dpperf=${2:-}
 export LD_PRELOAD="$dir/fakedp.so" FAKEDP_NS=$$
 rc=0
-n=9
+n=10
 echo "TAP version 13"
 "$dir/pool_test" || rc=1
 if [ -z "$dpperf" ]; then

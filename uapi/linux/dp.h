@@ -351,6 +351,11 @@ struct dp_pool_ctrl {
 	dp_u64 cons;		/* byte counter: head token */
 	dp_u8 pad2[56];
 };
+/*
+ * The kernel stores cons, then prod.  A reader that loads cons first may
+ * find it ahead of prod (the kernel passed a wrap or skip token on an
+ * empty pool between the two stores): nothing is ready.
+ */
 
 /* struct dp_token: the kernel-written control header of a token buffer. */
 struct dp_token {
