@@ -62,6 +62,7 @@ extern const struct unit_test batch_tests[];
 extern const struct unit_test mdr_tests[];
 extern const struct unit_test limits_tests[];
 extern const struct unit_test pool_tests[];
+extern const struct unit_test edge_tests[];
 
 /* Deterministic PRNG (xorshift64*), so a failure can be reproduced. */
 static inline uint64_t unit_rand(uint64_t *s)

@@ -16,7 +16,7 @@ static const struct unit_test *const suites[] = {
 	wire_tests, ring_tests, nart_tests, fuzz_replay_tests, srom_tests,
 	rel_tests, frag_tests, snd_tests, snd_frag_tests, rcv_tests, rcv_frag_tests, table_tests, disc_tests,
 	chaos_tests, tx_tests, cork_tests, batch_tests, mdr_tests, limits_tests,
-	pool_tests,
+	pool_tests, edge_tests,
 };
 
 static bool chosen(const struct unit_test *t)

@@ -3,9 +3,9 @@
  * A thin mock of the kernel for host builds of the session layer
  * (dp_snd.c, dp_rcv.c), neighbour discovery (dp_disc.c), and the files
  * built over the whole of dp.h (dp_cork.c, dp_tx.c, dp_batch.c,
- * dp_mdr.c, dp_limits.c, dp_pool.c): just the calls those files make, in
- * plain C11 plus GNU typeof.  The linux/ and net/ headers beside this one
- * only include it.
+ * dp_mdr.c, dp_limits.c, dp_pool.c, dp_edge.c): just the calls those
+ * files make, in plain C11 plus GNU typeof.  The linux/ and net/ headers
+ * beside this one only include it.
  *
  * Time is a counter the tests move (HZ = 1000: a jiffy is a millisecond).
  * Timers and work items are recorded when armed or queued and run by
@@ -684,5 +684,25 @@ extern int (*kmock_vm_insert_hook)(struct vm_area_struct *vma,
 				   unsigned long addr, struct page *page);
 int vm_insert_page(struct vm_area_struct *vma, unsigned long addr,
 		   struct page *page);
+
+/*
+ * ---- what dp_edge.c uses ----
+ * An RCU pointer's publication is a plain store (one thread); a large
+ * raw message's copy (kvmalloc()) counts as kmalloc's does, and fails
+ * with it.  __uninitialized leaves a local as C does.
+ */
+#define rcu_assign_pointer(p, v) ((p) = (v))
+#define RCU_INIT_POINTER(p, v) ((p) = (v))
+#define __uninitialized
+#define atomic_inc_return(a) (++(a)->counter)
+#define kvmalloc(size, gfp) kmock_kmalloc(size, gfp, __FILE__)
+#define kvfree(p) kfree(p)
+static inline bool refcount_inc_not_zero(refcount_t *r)
+{
+	if (r->refs <= 0)
+		return false;
+	r->refs++;
+	return true;
+}
 
 #endif /* _DP_KMOCK_H */
