@@ -212,8 +212,9 @@ static u32 p_open(void)
 /*
  * A reader on another CPU, at each of the pool's release stores: what
  * poll() and read() go by (dp_pool_queued()) is never more than the
- * messages the mapping shows.  cons may be seen past prod (a pair libdp's
- * dp_read() takes as torn, and loads again): nothing is ready then.
+ * messages the mapping shows.  cons may be seen past prod (cons is stored
+ * first, and may pass a wrap or skip token on an empty pool): nothing is
+ * ready then, as libdp's dp_read() reads that pair.
  */
 static void p_reader(void)
 {
