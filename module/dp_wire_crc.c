@@ -159,18 +159,19 @@ int dp_crc32c_copy_from_user(u32 *crc, void *dst, const void __user *src,
 	if (!crc)
 		return copy_from_user(dst, src, len) ? -EFAULT : 0;
 	might_fault();
-	if (!check_copy_size(dst, len, false))
-		return -EFAULT;
 #ifdef CONFIG_X86_64
 	if (dp_crc_insn) {
 		bool ok;
 
+		if (!check_copy_size(dst, len, false))
+			return -EFAULT;
 		instrument_copy_from_user_before(dst, src, len);
 		ok = dp_crc_copy_insn(crc, dst, src, len);
 		instrument_copy_from_user_after(dst, src, len, ok ? 0 : len);
 		return ok ? 0 : -EFAULT;
 	}
 #endif
+	/* copy_from_user() makes the checks itself: once, not twice */
 	if (copy_from_user(dst, src, len))
 		return -EFAULT;
 	*crc = dp_crc32c(*crc, dst, len);
