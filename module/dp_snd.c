@@ -272,52 +272,59 @@ static struct dp_txmsg *dp_snd_copy_alloc(size_t size)
 	return m;
 }
 
+/* A slot cut from a page with others (dp_snd_slot_new()). */
+static bool dp_snd_slot_cut(size_t slot)
+{
+	return slot == DP_SND_SLOT || slot == DP_SND_SMALL;
+}
+
 static void dp_snd_copy_free(struct dp_txmsg *m)
 {
-	if (m->slot == DP_SND_SLOT)
+	if (dp_snd_slot_cut(m->slot))
 		put_page(virt_to_page(m));	/* the page's last slot frees it */
 	else
 		free_pages_exact(m, m->size);
 }
 
-/* Slot @i of the DP_SND_SLOT slots cut from the page at @base. */
-static struct dp_txmsg *dp_snd_slot_at(u8 *base, u32 i)
+/* Slot @i of the slots of @size bytes cut from the page at @base. */
+static struct dp_txmsg *dp_snd_slot_at(u8 *base, u32 i, u32 size)
 {
-	struct dp_txmsg *m = (struct dp_txmsg *)(base + i * DP_SND_SLOT);
+	struct dp_txmsg *m = (struct dp_txmsg *)(base + i * size);
 
-	m->slot = DP_SND_SLOT;
-	m->size = DP_SND_SLOT;
+	m->slot = size;
+	m->size = size;
 	refcount_set(&m->keep.ref, 0);
 	return m;
 }
 
 /*
- * A new DP_SND_SLOT slot, the first of a fresh page's DP_SND_PER_PAGE;
- * each holds a reference to the page.  The others become spares while the
- * edge has room for them (dp_snd_slots_cap(), counting the first), and
- * give their references back at once if not.
+ * A new slot of @size bytes (DP_SND_SLOT or DP_SND_SMALL), the first of a
+ * fresh page's PAGE_SIZE / @size; each holds a reference to the page.  The
+ * others become spares while the edge has room for them
+ * (dp_snd_slots_cap(), counting the first), and give their references
+ * back at once if not.
  */
-static struct dp_txmsg *dp_snd_slot_new(struct dp_snd *s)
+static struct dp_txmsg *dp_snd_slot_new(struct dp_snd *s, u32 size)
 {
 	struct page *page = alloc_page(GFP_KERNEL_ACCOUNT);
+	u32 i, per = PAGE_SIZE / size;
 	u8 *base;
-	u32 i;
 
-	BUILD_BUG_ON(PAGE_SIZE % DP_SND_SLOT);
+	BUILD_BUG_ON(PAGE_SIZE % DP_SND_SLOT || DP_SND_SLOT % DP_SND_SMALL);
 	if (!page)
 		return NULL;
 	base = page_address(page);
-	page_ref_add(page, DP_SND_PER_PAGE - 1);
+	page_ref_add(page, per - 1);
 	spin_lock_irq(&s->lock);
-	for (i = 1; i < DP_SND_PER_PAGE &&
+	for (i = 1; i < per &&
 	     s->n_spare + s->n_unacked + 1 < dp_snd_slots_cap(s); i++) {
-		list_add_tail(&dp_snd_slot_at(base, i)->node, &s->spare);
+		list_add_tail(&dp_snd_slot_at(base, i, size)->node, &s->spare);
 		s->n_spare++;
 	}
 	spin_unlock_irq(&s->lock);
-	if (i < DP_SND_PER_PAGE)	/* the first still holds the page */
-		page_ref_sub(page, DP_SND_PER_PAGE - i);
-	return dp_snd_slot_at(base, 0);
+	if (i < per)	/* the first still holds the page */
+		page_ref_sub(page, per - i);
+	return dp_snd_slot_at(base, 0, size);
 }
 
 /*
@@ -341,6 +348,8 @@ static size_t dp_snd_slot_size(size_t need, u32 frame)
 	struct dp_txmsg *m;
 	size_t big = struct_size(m, data, frame);
 
+	if (need <= DP_SND_SMALL)
+		return DP_SND_SMALL;
 	if (need <= DP_SND_SLOT)
 		return DP_SND_SLOT;
 	return need <= big ? big : 0;
@@ -376,8 +385,8 @@ static struct dp_txmsg *dp_snd_get(struct dp_snd *s, size_t len, u32 frame)
 			return found;
 		}
 	}
-	if (size == DP_SND_SLOT)
-		m = dp_snd_slot_new(s);
+	if (dp_snd_slot_cut(size))
+		m = dp_snd_slot_new(s, size);
 	else
 		m = dp_snd_copy_alloc(size ? size : need);
 	if (!m)

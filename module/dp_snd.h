@@ -48,20 +48,23 @@ static inline u32 dp_cwnd_least(u32 mss)
 }
 
 /*
- * Copy slots: a message whose copy fits DP_SND_SLOT bytes (any message of
- * a 1500-byte MTU) is copied into a slot of that size, a larger one that
+ * Copy slots: a message whose copy fits DP_SND_SMALL bytes (up to 400 or
+ * so) is copied into a slot of that size, one that fits DP_SND_SLOT (any
+ * message of a 1500-byte MTU) into a slot of that size, a larger one that
  * fits one frame (jumbo frames) into a slot of a frame's size, and the
  * slot is kept for the next message once acknowledged: no allocation per
  * message, nor per fragment of a large one.  An edge keeps as many slots,
  * in flight and spare, as its congestion window (DP_SND_SPARES at least),
  * and no spare once its session has given its credit back (idle) or ended.
  * The copies are in pages, never slab objects, so that a NIC may send one
- * as an skb's page fragments (the netdev backend): 2048-byte slots are cut
- * from a page DP_SND_PER_PAGE at a time (two to a 4 KiB page), each
- * holding a reference to it; a larger copy has pages of its own.
+ * as an skb's page fragments (the netdev backend): the two smaller sizes
+ * are cut from a page (eight or two to a 4 KiB page), each slot holding a
+ * reference to it; a larger copy has pages of its own.  Small messages in
+ * small slots spread over a quarter of the pages, which made a stream of
+ * 64-byte writes faster (docs/perf/profile-realtime-write64.md).
  */
 #define DP_SND_SLOT	2048u
-#define DP_SND_PER_PAGE	((u32)(PAGE_SIZE / DP_SND_SLOT))
+#define DP_SND_SMALL	512u
 #define DP_SND_SPARES	32u
 
 /**

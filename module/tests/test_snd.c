@@ -1249,8 +1249,9 @@ static void test_snd_lazy_timer(void)
 
 /*
  * Copy slots: once the first messages are acknowledged their slots carry
- * the next ones, so a stream of round trips allocates nothing; a session
- * that goes idle (credit given back) frees its spare slots.
+ * the next ones, so a stream of round trips allocates nothing, whichever
+ * of the two slot sizes its messages take; a session that goes idle
+ * (credit given back) frees its spare slots.
  */
 static void test_snd_copy_slots(void)
 {
@@ -1258,33 +1259,38 @@ static void test_snd_copy_slots(void)
 	unsigned int i;
 
 	two_open(65536);
+	/* the 1-byte send that opened it cut a page of DP_SND_SMALL slots */
+	CHECK_EQ(kmock_pages_live, 1);
+	CHECK_EQ(ab->n_spare, PAGE_SIZE / DP_SND_SMALL);
 	/*
 	 * Acknowledged copies are taken back by the next send after it has
-	 * its own: two in flight here, then one more, make the three slots
-	 * that the stream needs at most.  Slots are cut two to a page: the
-	 * three (and a spare) take two pages.
+	 * its own: two in flight here, then one more, make the three
+	 * DP_SND_SLOT slots that the stream needs at most.  They are cut two
+	 * to a page: the three (and a spare) take two pages.
 	 */
 	CHECK_EQ(w_send(ab, 1000), 0);
 	CHECK_EQ(w_send(ab, 1000), 0);
-	CHECK_EQ(kmock_pages_live, 1);
+	CHECK_EQ(kmock_pages_live, 2);
 	w_run(1);
 	CHECK_EQ(w_send(ab, 1000), 0);
 	w_run(1);
-	CHECK_EQ(kmock_pages_live, 2);
+	CHECK_EQ(kmock_pages_live, 3);
 	allocs = kmock_kmalloc_snd;
 	for (i = 0; i < 100; i++) {
-		CHECK_EQ(w_send(ab, 1 + i % 1000), 0);
+		/* the two sizes in turn: 1 to 100 bytes, and 1000 */
+		CHECK_EQ(w_send(ab, i % 2 ? 1000 : 1 + i), 0);
 		w_run(1);
 		CHECK_EQ(w_read(B, 1, NULL), 1);
 	}
 	CHECK_EQ(kmock_kmalloc_snd, allocs);	/* none by the sender */
+	CHECK_EQ(kmock_pages_live, 3);
 	CHECK_EQ(w_read(B, 3, NULL), 3);
 	CHECK_EQ(w_info(ab).snd_una, w_info(ab).snd_nxt);
 	live = kmock_kmalloc_live;
 	w_run(150);
 	CHECK(w_count(DP_WT_ACK, DP_WF_RETURN) == 1, "the idle sender gave its credit back");
 	/* and its spare slots: every page of them */
-	CHECK_EQ(kmock_kmalloc_live, live - 2);
+	CHECK_EQ(kmock_kmalloc_live, live - 3);
 	CHECK_EQ(kmock_pages_live, 0);
 	w_teardown();
 }
@@ -1668,7 +1674,7 @@ static void test_snd_undelivered(void)
 /* Errors a send reports, each leaving the session as it was. */
 static void test_snd_errors(void)
 {
-	u32 nxt;
+	u32 nxt, spare, i;
 
 	two_open(65536);
 	nxt = w_info(ab).snd_nxt;
@@ -1683,16 +1689,20 @@ static void test_snd_errors(void)
 	CHECK_EQ(w_info(ab).snd_nxt, nxt + 1);
 	w.tx_err = 0;
 	kmock_uaccess_fail = 1;
-	CHECK_EQ(w_send(ab, 100), -EFAULT);	/* its slot is spare now */
+	CHECK_EQ(w_send(ab, 100), -EFAULT);	/* its slot is spare again */
+	/* the page of small slots: one in flight, the others spare */
+	spare = ab->n_spare;
+	CHECK_EQ(spare, PAGE_SIZE / DP_SND_SMALL - 1);
 	kmock_kmalloc_fail = 1;
-	CHECK_EQ(w_send(ab, 100), 0);		/* in the spare slot */
+	for (i = 0; i < spare; i++)
+		CHECK_EQ(w_send(ab, 100), 0);	/* in the spare slots */
 	CHECK_EQ(kmock_kmalloc_fail, 1);
 	CHECK_EQ(w_send(ab, 100), -ENOMEM);	/* none spare: allocation failed */
 	/* beyond B's largest (fragmented), before anything is sent */
 	CHECK_EQ(w_send(ab, dp_frag_max_msg(65536, 1400) + 1), -EMSGSIZE);
-	CHECK_EQ(w_info(ab).snd_nxt, nxt + 2);
+	CHECK_EQ(w_info(ab).snd_nxt, nxt + 1 + spare);
 	w_run(300);
-	CHECK_EQ(w_queued(B), 2);
+	CHECK_EQ(w_queued(B), 1 + spare);
 	w_teardown();
 }
 
