@@ -356,33 +356,62 @@ static size_t dp_snd_slot_size(size_t need, u32 frame)
 }
 
 /*
+ * Under s->lock: take a spare slot of @size off the list, the first among
+ * the first DP_SND_SPARES (with one size, the first), else the coldest if
+ * it has that size.  If the coldest has another, it goes to *@stale (NULL
+ * before) to be freed: spares of a size no longer sent must not hold the
+ * slots' cap (dp_snd_slots_cap()), which would have every copy of the size
+ * now sent allocated and freed again.
+ */
+static struct dp_txmsg *dp_snd_spare_take(struct dp_snd *s, size_t size,
+					  struct dp_txmsg **stale)
+{
+	struct dp_txmsg *m, *found = NULL;
+	u32 looked = 0;
+
+	lockdep_assert_held(&s->lock);
+	list_for_each_entry(m, &s->spare, node) {
+		if (m->slot == size) {
+			found = m;
+			break;
+		}
+		if (++looked == DP_SND_SPARES)
+			break;
+	}
+	if (!found && !list_empty(&s->spare)) {
+		m = list_last_entry(&s->spare, struct dp_txmsg, node);
+		if (m->slot == size)
+			found = m;
+		else
+			*stale = m;
+	}
+	m = found ? found : *stale;
+	if (m) {
+		list_del(&m->node);
+		s->n_spare--;
+	}
+	return found;
+}
+
+/*
  * A copy slot for a message of @len bytes sent in frames of @frame: a
- * spare of that size among the first DP_SND_SPARES (with one size, the
- * first), else a new one.
+ * spare of that size (dp_snd_spare_take()), else a new one.
  */
 static struct dp_txmsg *dp_snd_get(struct dp_snd *s, size_t len, u32 frame)
 {
-	struct dp_txmsg *m, *found = NULL;
+	struct dp_txmsg *m, *stale = NULL;
 	size_t need = struct_size(m, data, len);
 	size_t size = dp_snd_slot_size(need, frame);
-	u32 looked = 0;
 
 	if (size) {
 		spin_lock_irq(&s->lock);
-		list_for_each_entry(m, &s->spare, node) {
-			if (m->slot == size) {
-				found = m;
-				list_del(&m->node);
-				s->n_spare--;
-				break;
-			}
-			if (++looked == DP_SND_SPARES)
-				break;
-		}
+		m = dp_snd_spare_take(s, size, &stale);
 		spin_unlock_irq(&s->lock);
-		if (found) {
-			refcount_set(&found->keep.ref, 1);
-			return found;
+		if (stale)
+			dp_snd_copy_free(stale);
+		if (m) {
+			refcount_set(&m->keep.ref, 1);
+			return m;
 		}
 	}
 	if (dp_snd_slot_cut(size))

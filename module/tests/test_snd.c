@@ -1296,6 +1296,59 @@ static void test_snd_copy_slots(void)
 }
 
 /*
+ * A change of size: a burst of small messages leaves the slots' cap full
+ * of small spares.  A stream of 1000-byte round trips after it lets the
+ * coldest spare of the old size go at each miss, so it soon allocates
+ * nothing (were the small spares kept, each of its copies would be
+ * allocated and freed again), and the slots never outnumber the cap.
+ */
+/* The slots' cap (dp_snd_slots_cap()) at the window's size now. */
+static u32 slots_cap(void)
+{
+	return max(DP_SND_SPARES, ab->cwnd / w_wt(0));
+}
+
+static void test_snd_copy_slots_resize(void)
+{
+	long allocs;
+	u32 n, i;
+
+	two_open(1u << 20);
+	ab->cwnd = 64 * w_mss();
+	ab->ssthresh = 64 * w_mss();
+	for (n = 0; n < 1000 && !w_send(ab, 64); n++)
+		;
+	CHECK(n == slots_cap(), "a burst of %u, the window's", n);
+	w_run(5);
+	CHECK_EQ(w_read(B, n, NULL), n);
+	CHECK_EQ(w_send(ab, 64), 0);		/* takes the burst's copies back */
+	w_run(5);
+	CHECK_EQ(w_read(B, 1, NULL), 1);
+	CHECK(ab->n_spare + ab->n_unacked >= n, "%u spare, %u in flight, cap %u",
+	      ab->n_spare, ab->n_unacked, slots_cap());
+	allocs = kmock_kmalloc_snd;
+	for (i = 0; i < 10; i++) {
+		CHECK_EQ(w_send(ab, 1000), 0);
+		w_run(1);
+		CHECK_EQ(w_read(B, 1, NULL), 1);
+	}
+	CHECK(kmock_kmalloc_snd - allocs <= 2, "%ld allocations for ten",
+	      kmock_kmalloc_snd - allocs);
+	allocs = kmock_kmalloc_snd;
+	for (i = 0; i < 100; i++) {
+		CHECK_EQ(w_send(ab, 1000), 0);
+		w_run(1);
+		CHECK_EQ(w_read(B, 1, NULL), 1);
+		/* the cap, and the copy a send holds before it is admitted */
+		CHECK(ab->n_spare + ab->n_unacked <= slots_cap() + 1,
+		      "%u spare, %u in flight, cap %u", ab->n_spare,
+		      ab->n_unacked, slots_cap());
+	}
+	CHECK_EQ(kmock_kmalloc_snd, allocs);	/* none by the sender */
+	w_teardown();
+}
+
+/*
  * Jumbo frames: a message longer than DP_SND_SLOT that fits one frame of
  * the link (9000-byte MTU) is copied into a frame-sized slot, reused like
  * the small ones: no allocation per message (each was a fresh allocation
@@ -1757,6 +1810,7 @@ const struct unit_test snd_tests[] = {
 	{ "snd: no RTT sample from a message the receiver held", test_snd_rtt_held },
 	{ "snd: one lazily armed deadline, not a timer per message", test_snd_lazy_timer },
 	{ "snd: copy slots reused, no allocation per message", test_snd_copy_slots },
+	{ "snd: a change of size lets the old spares go", test_snd_copy_slots_resize },
 	{ "snd: frame-sized copy slots for jumbo frames, reused", test_snd_copy_slots_jumbo },
 	{ "snd: a batch's held frames leave before its writer waits on the peer",
 	  test_snd_plug_flush },

@@ -272,6 +272,7 @@ static inline void list_splice_init(struct list_head *list,
 #define list_first_entry_or_null(head, type, member)			\
 	(list_empty(head) ? NULL : list_entry((head)->next, type, member))
 #define list_first_entry(head, type, member) list_entry((head)->next, type, member)
+#define list_last_entry(head, type, member) list_entry((head)->prev, type, member)
 #define list_for_each_entry(pos, head, member)				\
 	for (pos = list_entry((head)->next, typeof(*pos), member);	\
 	     &pos->member != (head);					\
