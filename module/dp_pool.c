@@ -69,9 +69,14 @@ void dp_pool_free(struct dp_pool *pool)
 	pool->mem = NULL;
 }
 
-/* Mirror the ring's counters into the control page for user space. */
-static void dp_pool_publish(struct dp_pool *pool)
+/*
+ * Mirror the ring's counters into the control page for user space.
+ * Returns whether readers can see more messages than before.
+ */
+static bool dp_pool_publish(struct dp_pool *pool)
 {
+	bool grew = pool->ring.queued > pool->queued_pub;
+
 	lockdep_assert_held(&pool->lock);
 	/* cons first: a reader that sees the new prod sees the new cons. */
 	smp_store_release(&pool->ctrl->cons, pool->ring.cons);
@@ -82,6 +87,7 @@ static void dp_pool_publish(struct dp_pool *pool)
 	smp_store_release(&pool->ctrl->prod, dp_ring_pub(&pool->ring));
 	/* Last: readiness (poll, read, io_uring) is never ahead of the page. */
 	smp_store_release(&pool->queued_pub, pool->ring.queued);
+	return grew;
 }
 
 /* The sender fields of a token: who sent it, its number in the session. */
@@ -95,6 +101,17 @@ static void dp_pool_stamp(struct dp_token *t, const struct dp_msg_hdr *h,
 }
 
 /*
+ * Wake readers if dp_pool_publish() said they see more (@grew, decided
+ * under the lock: a release racing the wake cannot hide it).  No lock
+ * held.
+ */
+static void dp_pool_wake(struct dp_pool *pool, bool grew)
+{
+	if (grew && wq_has_sleeper(&pool->wq))
+		wake_up_interruptible_poll(&pool->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+/*
  * Place one message at the tail.  Any context.  Returns 0, or the drop
  * counter to charge when the pool has no room.
  */
@@ -105,6 +122,7 @@ int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
 	struct dp_token *t;
 	unsigned long flags;
 	int err = 0;
+	bool grew;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	t = dp_ring_reserve(&pool->ring, h->len, &err);
@@ -121,10 +139,9 @@ int dp_pool_deliver(struct dp_pool *pool, const struct dp_msg_hdr *h,
 		t->flags |= DP_TOK_RAW;
 	pool->rx_msgs++;
 	pool->rx_bytes += h->len;
-	dp_pool_publish(pool);
+	grew = dp_pool_publish(pool);	/* not behind an open large message */
 	spin_unlock_irqrestore(&pool->lock, flags);
-	if (wq_has_sleeper(&pool->wq))
-		wake_up_interruptible_poll(&pool->wq, EPOLLIN | EPOLLRDNORM);
+	dp_pool_wake(pool, grew);
 	return 0;
 }
 
@@ -149,24 +166,15 @@ static bool dp_pool_fill_slots(struct dp_pool *pool)
 	return true;
 }
 
-/* Wake readers if the visible messages grew from @before.  No lock held. */
-static void dp_pool_wake(struct dp_pool *pool, u32 before)
-{
-	if (READ_ONCE(pool->queued_pub) != before && wq_has_sleeper(&pool->wq))
-		wake_up_interruptible_poll(&pool->wq, EPOLLIN | EPOLLRDNORM);
-}
-
 int dp_pool_frag(struct dp_pool *pool, struct dp_frag_rx *st,
 		 const struct dp_msg_hdr *h, const struct dp_frag_in *in,
 		 u32 src_uid, u32 tok_seq)
 {
 	unsigned long flags;
-	bool done = false;
-	u32 before;
+	bool done = false, grew = false;
 	int err;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	before = pool->queued_pub;
 	if (in->kind == DP_FRAG_FIRST && !dp_pool_fill_slots(pool)) {
 		err = DP_CTR_RX_DROP_NOMEM;
 		goto out;
@@ -184,26 +192,24 @@ int dp_pool_frag(struct dp_pool *pool, struct dp_frag_rx *st,
 		pool->rx_msgs++;
 		pool->rx_bytes += in->total;
 	}
-	dp_pool_publish(pool);
+	grew = dp_pool_publish(pool);
 out:
 	spin_unlock_irqrestore(&pool->lock, flags);
-	dp_pool_wake(pool, before);
+	dp_pool_wake(pool, grew);
 	return err;
 }
 
 bool dp_pool_frag_abort(struct dp_pool *pool, struct dp_frag_rx *st)
 {
 	unsigned long flags;
-	bool had;
-	u32 before;
+	bool had, grew = false;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	before = pool->queued_pub;
 	had = dp_frag_rx_abort(st, &pool->ring);
 	if (had)
-		dp_pool_publish(pool);
+		grew = dp_pool_publish(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	dp_pool_wake(pool, before);
+	dp_pool_wake(pool, grew);
 	return had;
 }
 

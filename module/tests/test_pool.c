@@ -480,8 +480,8 @@ static void test_pool_release_batches(void)
 /*
  * A large message: its first fragment takes its whole token (the fill
  * slots allocated then), stamped (by it alone), but readers see nothing,
- * nor a message delivered behind it, until the last; then both, in ring
- * order, counted once, with one wake-up.
+ * nor a message delivered behind it (which wakes nobody), until the last;
+ * then both, in ring order, counted once, with one wake-up.
  */
 static void test_pool_frag(void)
 {
@@ -497,12 +497,13 @@ static void test_pool_frag(void)
 	CHECK_EQ(p.pool.ctrl->prod, 0);
 	CHECK(dp_pool_empty(&p.pool), "nothing seen");
 	p_check_token(p_token(0), 3000, false);		/* stamped already */
+	p.pool.wq.sleepers = 1;
+	p.pool.wq.wakeups = 0;
 	small = p_id(&id, false);
 	CHECK_EQ(p_deliver(small, 10), 0);
 	CHECK_EQ(p.pool.ctrl->prod, 0);
 	CHECK_EQ(dp_pool_queued(&p.pool), 0);
-	p.pool.wq.sleepers = 1;
-	p.pool.wq.wakeups = 0;
+	CHECK_EQ(p.pool.wq.wakeups, 0);		/* nothing new to see */
 	CHECK_EQ(p_frag_as(0, big, 3000, 1000, 1000, 5, 6), 0);
 	CHECK_EQ(dp_pool_queued(&p.pool), 0);
 	CHECK_EQ(p.pool.rx_msgs, 1);
