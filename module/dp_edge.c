@@ -92,16 +92,15 @@ out:
 	return err;
 }
 
-/* @goodbye: tell the peer the session is closed (endpoint closing). */
-static void dp_edge_remove(struct dp_endpoint *ep, struct dp_edge *e,
-			   bool goodbye)
+/* The peer is told the session is closed (dp_snd_stop()). */
+static void dp_edge_remove(struct dp_endpoint *ep, struct dp_edge *e)
 {
 	lockdep_assert_held(&ep->lock);
 	if (rcu_access_pointer(ep->cur) == e)
 		RCU_INIT_POINTER(ep->cur, NULL);
 	hash_del_rcu(&e->hnode);
 	ep->n_edges--;
-	dp_snd_stop(&e->snd, goodbye);
+	dp_snd_stop(&e->snd);
 	dp_edge_put(e);
 	dp_limits_shrink(&ep->charge, sizeof(*e));
 }
@@ -114,7 +113,7 @@ int dp_edge_disconnect(struct dp_endpoint *ep, const struct dp_addr *to)
 	mutex_lock(&ep->lock);
 	e = dp_edge_find(ep, to);
 	if (e)
-		dp_edge_remove(ep, e, true);
+		dp_edge_remove(ep, e);
 	else
 		err = -ENOTCONN;
 	mutex_unlock(&ep->lock);
@@ -129,7 +128,7 @@ void dp_edge_free_all(struct dp_endpoint *ep)
 
 	mutex_lock(&ep->lock);
 	hash_for_each_safe(ep->edges, bkt, tmp, e, hnode)
-		dp_edge_remove(ep, e, true);
+		dp_edge_remove(ep, e);
 	mutex_unlock(&ep->lock);
 }
 
@@ -167,6 +166,7 @@ static int dp_tx_raw(struct dp_endpoint *ep, struct dp_edge *e,
 	dp_tx_hdr(ep, &h, DP_WT_DATA, &e->to);
 	h.flags = DP_WF_RAW;
 	h.len = len;
+	/* never for our own node, so the frame always wants its CRC */
 	msg = plug ? dp_tx_plug_slot(plug, &h) : NULL;
 	if (msg) {
 		if (dp_crc32c_copy_from_user(&crc, msg, buf, len))

@@ -1839,10 +1839,10 @@ void dp_snd_reset(struct dp_snd *s, const struct dp_msg_hdr *h)
 
 /*
  * The edge leaves its endpoint (disconnect, close): no timer or work runs
- * after this.  @goodbye: tell an open session's receiver (FIN).  Process
- * context, the endpoint's lock held.
+ * after this; an open session's receiver is told (FIN).  Process context,
+ * the endpoint's lock held.
  */
-void dp_snd_stop(struct dp_snd *s, bool goodbye)
+void dp_snd_stop(struct dp_snd *s)
 {
 	u32 peer_inc = 0, isn;
 
@@ -1856,7 +1856,7 @@ void dp_snd_stop(struct dp_snd *s, bool goodbye)
 	del_timer_sync(&s->timer);
 	cancel_work_sync(&s->work);
 	wake_up_all(&s->se->wq);
-	if (goodbye && peer_inc)
+	if (peer_inc)
 		dp_snd_ctrl(s, DP_WT_RESET, DP_WF_FIN, isn, peer_inc);
 }
 

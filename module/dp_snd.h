@@ -344,7 +344,7 @@ int dp_snd_send(struct dp_snd *s, const void __user *buf, size_t len,
 		bool nonblock);
 void dp_snd_ack(struct dp_snd *s, const struct dp_msg_hdr *h, const void *sack);
 void dp_snd_reset(struct dp_snd *s, const struct dp_msg_hdr *h);
-void dp_snd_stop(struct dp_snd *s, bool goodbye);
+void dp_snd_stop(struct dp_snd *s);
 void dp_snd_release(struct dp_snd *s);
 bool dp_snd_writable(struct dp_snd *s, int *err);
 u32 dp_snd_unacked(struct dp_snd *s);

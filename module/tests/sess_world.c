@@ -305,7 +305,7 @@ void w_close(struct dp_endpoint *ep)
 		if (!e->used)
 			continue;
 		mutex_lock(&ep->lock);
-		dp_snd_stop(&e->s, true);
+		dp_snd_stop(&e->s);
 		mutex_unlock(&ep->lock);
 		dp_snd_release(&e->s);
 		e->used = false;

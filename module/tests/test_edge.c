@@ -32,7 +32,6 @@ struct e_snd {
 	struct dp_snd *s;
 	struct dp_addr to;
 	enum e_state state;
-	bool goodbye;
 };
 
 static struct {
@@ -99,14 +98,13 @@ void dp_snd_init(struct dp_snd *s, struct dp_snd_ep *se,
 	g.n_snd++;
 }
 
-void dp_snd_stop(struct dp_snd *s, bool goodbye)
+void dp_snd_stop(struct dp_snd *s)
 {
 	struct e_snd *m = e_snd_of(s);
 
 	CHECK(m->state == E_INIT, "stopped once, before its release");
 	CHECK(hlist_unhashed_lockless(&e_of(s)->hnode), "out of the table first");
 	m->state = E_STOPPED;
-	m->goodbye = goodbye;
 }
 
 void dp_snd_release(struct dp_snd *s)
@@ -314,8 +312,6 @@ static void e_done(void)
 	for (i = 0; i < HASH_SIZE(g.ep.edges); i++)
 		CHECK(!g.ep.edges[i].first, "bucket %u empty", i);
 	CHECK_EQ(e_in(E_RELEASED), g.n_snd);
-	for (i = 0; i < g.n_snd; i++)
-		CHECK(g.snd[i].goodbye, "the peer told at the end");
 	CHECK_EQ(g.ep.charge.bytes, 0);
 	CHECK(!g.ep.lock.held, "the lock let go of");
 	CHECK(!g.corked, "no cork left");
@@ -454,7 +450,7 @@ static void test_edge_limit(void)
 
 /*
  * Disconnect: ENOTCONN unless connected; the edge out of the table, its
- * session stopped with a goodbye and released, the edge freed and its
+ * session stopped (which tells the peer) and released, the edge freed and its
  * charge given back; the current edge cleared only if it was that one.
  */
 static void test_edge_disconnect(void)
@@ -473,7 +469,6 @@ static void test_edge_disconnect(void)
 	CHECK(g.ep.cur == e_find(3, 200), "the current edge kept");
 	CHECK_EQ(g.ep.n_edges, 2);
 	CHECK_EQ(g.snd[1].state, E_RELEASED);
-	CHECK(g.snd[1].goodbye, "the peer told");
 	CHECK_EQ(kmock_kmalloc_live, 2);
 	CHECK_EQ(g.ep.charge.bytes, 2 * sizeof(struct dp_edge));
 	CHECK_EQ(e_disconnect(2, 201), -ENOTCONN);
@@ -614,7 +609,7 @@ static void test_edge_refs(void)
 }
 
 /*
- * The endpoint's release: every edge out, stopped with a goodbye,
+ * The endpoint's release: every edge out, stopped (the peer told),
  * released and freed, one a sender still holds only at its put.
  */
 static void test_edge_free_all(void)

@@ -746,7 +746,7 @@ static void new_session(void)
 	const struct dp_addr to = ab->to;
 
 	mutex_lock(&A->lock);
-	dp_snd_stop(ab, true);
+	dp_snd_stop(ab);
 	mutex_unlock(&A->lock);
 	dp_snd_release(ab);
 	memset(ab, 0, sizeof(*ab));	/* a new edge, as kzalloc gives it */
