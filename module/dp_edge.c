@@ -214,6 +214,49 @@ void dp_tx_tally_flush(struct dp_endpoint *ep, struct dp_tx_tally *tally)
 }
 
 /*
+ * Why @ep may not send @len bytes now, or 0.  A raw message is one frame
+ * (the NIC's); a reliable one larger than a frame is cut (dp_snd.c), up
+ * to what its receiver announced, never more than half the largest pool.
+ */
+static int dp_send_refused(const struct dp_endpoint *ep, size_t len)
+{
+	struct dp_node *node = ep->node;
+
+	if (ep->raw ? len > DP_MAX_MSG || len > dp_max_msg(node) :
+	    len > DP_POOL_MAX / 2)
+		return -EMSGSIZE;
+	if (READ_ONCE(node->nid) == DP_NID_NONE)
+		return -EADDRNOTAVAIL;
+	return 0;
+}
+
+/* dp_send_edge_tally() past its checks: @len is not 0 and not refused. */
+static ssize_t dp_send_edge_go(struct dp_edge *e, const void __user *buf,
+			       size_t len, bool nonblock,
+			       struct dp_tx_tally *tally)
+{
+	struct dp_endpoint *ep = e->ep;
+	bool local = e->to.nid == READ_ONCE(ep->node->nid);
+	int err;
+
+	if (ep->raw)
+		err = dp_tx_raw(ep, e, buf, len);
+	else
+		err = dp_snd_send(&e->snd, buf, len, nonblock);
+	if (err)
+		return err;
+	trace_dp_tx(ep, &e->to, len);
+	if (!tally) {
+		dp_tx_count(ep, 1, len, local);
+		return len;
+	}
+	tally->msgs++;
+	tally->bytes += len;
+	tally->local += local;
+	return len;
+}
+
+/*
  * Send len bytes from buf on @e, an edge the caller holds a reference
  * to: reliably (dp_snd.c) unless its endpoint is raw.  Counted at once,
  * or in @tally if it is not NULL (the caller flushes it).
@@ -221,47 +264,22 @@ void dp_tx_tally_flush(struct dp_endpoint *ep, struct dp_tx_tally *tally)
 ssize_t dp_send_edge_tally(struct dp_edge *e, const void __user *buf,
 			   size_t len, bool nonblock, struct dp_tx_tally *tally)
 {
-	struct dp_endpoint *ep = e->ep;
-	struct dp_node *node = ep->node;
-	u32 nid = READ_ONCE(node->nid);
-	int err = 0;
+	int err;
 
 	if (!len)
-		goto out;
-	/*
-	 * A raw message is one frame (the NIC's); a reliable one larger than
-	 * a frame is cut (dp_snd.c), up to what its receiver announced, never
-	 * more than half the largest pool.
-	 */
-	err = -EMSGSIZE;
-	if (ep->raw ? len > DP_MAX_MSG || len > dp_max_msg(node) :
-	    len > DP_POOL_MAX / 2)
-		goto out;
-	err = -EADDRNOTAVAIL;
-	if (nid == DP_NID_NONE)
-		goto out;
-	if (ep->raw)
-		err = dp_tx_raw(ep, e, buf, len);
-	else
-		err = dp_snd_send(&e->snd, buf, len, nonblock);
+		return 0;
+	err = dp_send_refused(e->ep, len);
 	if (err)
-		goto out;
-	trace_dp_tx(ep, &e->to, len);
-	if (!tally) {
-		dp_tx_count(ep, 1, len, e->to.nid == nid);
-		goto out;
-	}
-	tally->msgs++;
-	tally->bytes += len;
-	tally->local += e->to.nid == nid;
-out:
-	return err ? err : len;
+		return err;
+	return dp_send_edge_go(e, buf, len, nonblock, tally);
 }
 
 /*
  * Send len bytes from buf on the edge to @to (NULL: the current edge); a
  * small message to another node may wait in the endpoint's plug for the
- * NIC to let go of an earlier frame (autocorking, dp_cork.c).
+ * NIC to let go of an earlier frame (autocorking, dp_cork.c).  A write
+ * refused for its size or the node's NID never takes the plug: it is not
+ * a write of the stream dp_cork.c looks for.
  */
 ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 		const void __user *buf, size_t len, bool nonblock)
@@ -272,10 +290,17 @@ ssize_t dp_send(struct dp_endpoint *ep, const struct dp_addr *to,
 
 	if (!e)
 		return -ENOTCONN;	/* before EMSGSIZE: docs/contract.md */
+	ret = 0;
+	if (!len)
+		goto out;
+	ret = dp_send_refused(ep, len);
+	if (ret)
+		goto out;
 	cork = e->to.nid != READ_ONCE(ep->node->nid) && dp_cork_start(ep, len);
-	ret = dp_send_edge_tally(e, buf, len, nonblock, NULL);
+	ret = dp_send_edge_go(e, buf, len, nonblock, NULL);
 	if (cork)
 		dp_cork_end(ep);
+out:
 	dp_edge_put(e);
 	return ret;
 }

@@ -964,7 +964,9 @@ static void test_edge_send_tally(void)
 
 /*
  * Autocorking: asked for a message to another node (with its length),
- * ended only if it started, whatever the send did; never for our own.
+ * ended only if it started, whatever the send did; never for our own,
+ * nor for a write refused before it is sent (0 bytes, too large, no NID):
+ * such a write is no part of a stream.
  */
 static void test_edge_send_cork(void)
 {
@@ -984,9 +986,14 @@ static void test_edge_send_cork(void)
 	g.snd_err = -EAGAIN;
 	CHECK_EQ(e_send(2, 200, 23), -EAGAIN);
 	CHECK_EQ(g.cork_ends, 2);
+	g.snd_err = 0;
 	CHECK_EQ(e_send(2, 200, DP_POOL_MAX), -EMSGSIZE);
-	CHECK_EQ(g.cork_starts, 4);
-	CHECK_EQ(g.cork_ends, 3);
+	CHECK_EQ(e_send(2, 200, 0), 0);
+	g.node.nid = DP_NID_NONE;
+	CHECK_EQ(e_send(2, 200, 24), -EADDRNOTAVAIL);
+	CHECK_EQ(g.cork_starts, 3);
+	CHECK_EQ(g.cork_ends, 2);
+	CHECK_EQ(g.snd_sends, 3);
 	CHECK(!g.corked, "none left");
 	e_done();
 }
