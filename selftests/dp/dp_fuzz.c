@@ -129,6 +129,8 @@ struct shared {
 	uint64_t tr_sent[TR_COUNT], tr_recv[TR_COUNT], tr_reordered[TR_COUNT], tr_foreign;
 	/* the sending endpoint's tx_undelivered and tx_unacked once drained */
 	uint64_t tr_undeliv[TR_COUNT], tr_unacked[TR_COUNT];
+	/* the receiving endpoint's rx_msgs then, and what the traffic read there */
+	uint64_t tr_placed[TR_COUNT], tr_read[TR_COUNT];
 	uint64_t tr_spray;		/* traffic messages sent to the fuzzers' DPIDs */
 	uint64_t admin_ops;
 	uint64_t ctrl_odd;		/* control-page reads that saw no pool */
@@ -1839,6 +1841,7 @@ struct tdir {
 	int copy;		/* receive with read() instead of the pool */
 	uint8_t *seen;		/* bitmap of sequence numbers received */
 	uint64_t reordered;
+	uint64_t nread;		/* messages read from rx: ours and others' */
 };
 
 static uint8_t tpat(uint32_t seq, uint32_t i)
@@ -1957,12 +1960,14 @@ static void tdrain(struct tdir *d, int dir, uint8_t *buf)
 		n = read(d->rx, buf, BUF_SIZE);
 		if (n < 0)
 			return;
+		d->nread++;
 		tcheck(d, dir, buf, (size_t)n, NULL);
 	}
 	for (;;) {
 		n = dp_read(d->rx, &msg);
 		if (n <= 0)
 			break;
+		d->nread++;
 		tok = dp_token_of(d->rx, msg);
 		if (!tok)
 			violation("traffic %s: dp_token_of failed", tr_name[dir]);
@@ -2054,19 +2059,27 @@ static int traffic_setup(struct tdir *d)
 
 /*
  * Whether direction @i is settled: all it sent arrived, or its sender has
- * nothing unacknowledged left, so nothing more can arrive (a message is
- * then either received or counted in tx_undelivered).  Records the
- * sender's counts.
+ * nothing unacknowledged left and its receiver has shown every message it
+ * placed in the pool, so nothing more can arrive (a message is then either
+ * received or counted in tx_undelivered).  An acknowledged message is in
+ * the pool but not always readable yet: behind another sender's large
+ * message still open there (a fuzzer's, whose sender went silent or whose
+ * FIN was lost: the receiver gives it up after unreach_ms), readers see
+ * nothing until it completes or is given up.  Records the sender's counts.
  */
 static int tsettled(struct tdir *d, int i)
 {
-	struct dp_ep_stats st;
+	struct dp_ep_stats st, rst;
 
-	if (dpt_stats(d[i].tx, &st))
+	if (dpt_stats(d[i].tx, &st) || dpt_stats(d[i].rx, &rst))
 		return 0;
 	sh->tr_undeliv[i] = st.tx_undelivered;
 	sh->tr_unacked[i] = st.tx_unacked;
-	return sh->tr_recv[i] >= sh->tr_sent[i] || !st.tx_unacked;
+	sh->tr_placed[i] = rst.rx_msgs;
+	sh->tr_read[i] = d[i].nread;
+	/* rx second: a message acknowledged before is counted placed. */
+	return sh->tr_recv[i] >= sh->tr_sent[i] ||
+	       (!st.tx_unacked && rst.rx_msgs <= d[i].nread);
 }
 
 /*
@@ -2516,6 +2529,10 @@ static void check_traffic(void)
 			tr_name[i], (unsigned long long)lost,
 			(unsigned long long)sh->tr_undeliv[i],
 			(unsigned long long)sh->tr_unacked[i]);
+		if (lost)
+			ktap_diag("traffic %s: its receiver read %llu of the %llu messages placed in its pool (any sender's)",
+				  tr_name[i], (unsigned long long)sh->tr_read[i],
+				  (unsigned long long)sh->tr_placed[i]);
 	}
 	ktap_diag("%llu messages from the fuzzers reached the traffic endpoints, %llu went the other way",
 		  (unsigned long long)sh->tr_foreign, (unsigned long long)sh->tr_spray);
