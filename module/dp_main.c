@@ -107,6 +107,7 @@ static int __init dp_init(void)
 	}
 	dp_limits_init();
 	dp_crc32c_select();
+	dp_copy_select();
 	dp_trace_init();
 	dp_wq = alloc_workqueue("dp", WQ_MEM_RECLAIM, 0);
 	if (!dp_wq)

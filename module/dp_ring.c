@@ -205,7 +205,7 @@ int dp_ring_fill(struct dp_ring *r, const struct dp_ring_fill *f, u32 off,
 
 	if (!to)
 		return -EINVAL;
-	memcpy(to, src, n);
+	dp_memcpy(to, src, n);
 	return 0;
 }
 

@@ -227,7 +227,7 @@ static void dp_tx_plug_add(struct dp_tx_plug *plug, u32 size,
 	else
 		dp_wire_encode(w, h);
 	dp_wire_seal_crc(w, msg_crc);
-	memcpy(w + 1, msg, h->len);
+	dp_memcpy(w + 1, msg, h->len);
 	plug->len += need;
 	plug->n++;
 }

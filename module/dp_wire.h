@@ -76,7 +76,7 @@ static inline void dp_payload_copy(const struct dp_payload *p, u32 off,
 				   void *to, u32 len)
 {
 	if (p->data)
-		memcpy(to, p->data + off, len);
+		dp_memcpy(to, p->data + off, len);
 	else if (len)
 		p->ops->copy(p->src, p->base + off, to, len);
 }

@@ -147,7 +147,7 @@ fault:
  * Copy @len bytes from user @src to @dst and continue CRC32C *@crc over
  * them (dp_crc32c()), fused into one pass where the crc32 instruction is
  * in use: the sender's copy of a message and its checksum's pass
- * (docs/reliability.md section 7).  Else copy_from_user(), then the CRC
+ * (docs/reliability.md section 7).  Else dp_copy_from_user(), then the CRC
  * over the copy.  A NULL @crc copies alone: a message to our own node
  * carries no checksum.  The same checks as copy_from_user() (the
  * destination object's size, the sanitizers' hooks).  0 or -EFAULT (then
@@ -157,7 +157,7 @@ int dp_crc32c_copy_from_user(u32 *crc, void *dst, const void __user *src,
 			     size_t len)
 {
 	if (!crc)
-		return copy_from_user(dst, src, len) ? -EFAULT : 0;
+		return dp_copy_from_user(dst, src, len);
 	might_fault();
 #ifdef CONFIG_X86_64
 	if (dp_crc_insn) {
@@ -171,8 +171,8 @@ int dp_crc32c_copy_from_user(u32 *crc, void *dst, const void __user *src,
 		return ok ? 0 : -EFAULT;
 	}
 #endif
-	/* copy_from_user() makes the checks itself: once, not twice */
-	if (copy_from_user(dst, src, len))
+	/* dp_copy_from_user() makes the checks itself: once, not twice */
+	if (dp_copy_from_user(dst, src, len))
 		return -EFAULT;
 	*crc = dp_crc32c(*crc, dst, len);
 	return 0;
