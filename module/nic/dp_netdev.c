@@ -486,15 +486,13 @@ static void dp_netdev_frame_free(void *handle)
  * shared skb (a packet tap holds it too) needs no copy of its own.  Offsets
  * are within skb->len: dp_wire_decode_parts() checked the message's length
  * against the frame's before anything reads it.
+ *
+ * Its @len bytes from @off, piece by piece: copied to @to (dp_memcpy(),
+ * not skb_copy_bits()'s memcpy(): see dp_copy.c), or else run through
+ * CRC32C @crc, which is returned.  Both callers inline it.
  */
-static void dp_netdev_copy(const void *src, u32 off, void *to, u32 len)
-{
-	/* fails only past skb->len, which the length check rules out */
-	if (skb_copy_bits(src, off, to, len))
-		memset(to, 0, len);
-}
-
-static u32 dp_netdev_crc(const void *src, u32 off, u32 len, u32 crc)
+static __always_inline u32 dp_netdev_walk(const void *src, u32 off, u32 len,
+					  u8 *to, u32 crc)
 {
 	struct sk_buff *skb = (struct sk_buff *)src;
 	struct skb_seq_state st;
@@ -504,14 +502,30 @@ static u32 dp_netdev_crc(const void *src, u32 off, u32 len, u32 crc)
 	skb_prepare_seq_read(skb, off, off + len, &st);
 	while (done < len) {
 		n = skb_seq_read(done, &p, &st);
-		if (!n)		/* past the end; it unmapped what it had */
-			return ~crc;	/* (never: see above) a bad checksum */
+		if (!n) {	/* past the end; it unmapped what it had */
+			if (to)	/* (never: see above) zeroes, */
+				memset(to + done, 0, len - done);
+			return ~crc;	/* or a bad checksum */
+		}
 		n = min(n, len - done);	/* a fragment may run past @len */
-		crc = dp_crc32c(crc, p, n);
+		if (to)
+			dp_memcpy(to + done, p, n);
+		else
+			crc = dp_crc32c(crc, p, n);
 		done += n;
 	}
 	skb_abort_seq_read(&st);	/* unmaps the last fragment */
 	return crc;
+}
+
+static void dp_netdev_copy(const void *src, u32 off, void *to, u32 len)
+{
+	dp_netdev_walk(src, off, len, to, 0);
+}
+
+static u32 dp_netdev_crc(const void *src, u32 off, u32 len, u32 crc)
+{
+	return dp_netdev_walk(src, off, len, NULL, crc);
 }
 
 static const struct dp_payload_ops dp_netdev_payload_ops = {
