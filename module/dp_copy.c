@@ -3,11 +3,12 @@
  * Copies of message bytes: the kernel's memcpy() and copy_from_user(), or
  * loops of 8-byte words (dp_memcpy_words()) where those are faster.
  *
- * dp_copy_select() times both once at load and keeps the faster, as
- * dp_crc32c_select() does for the CRC and the kernel's xor and raid6 code
- * do for theirs.  On hardware that is the kernel's own: `rep movsb` on a
- * CPU with ERMS, or its unrolled loops.  Under QEMU's TCG, in real time
- * and under -icount alike, it is words: TCG runs `rep movsb` a byte per
+ * dp_copy_select() times both once at load and keeps words only where
+ * they take under three quarters of the kernel's time, as
+ * dp_crc32c_select() picks the CRC's way and the kernel's xor and raid6
+ * code pick theirs.  On hardware, where `rep movsb` is fast, we expect the
+ * kernel's copy (not measured).  Under QEMU's TCG, in real time and under
+ * -icount alike, it is words: TCG runs `rep movsb` a byte per
  * round of translated code, and a 1024-byte copy took 3.2 us that way in a
  * guest against 0.4 us by words.  The sender's copy from the user and the
  * bundle's copy of each message went at that speed (a sampled profile,
