@@ -141,7 +141,15 @@ void dp_crc32c_select(void);	/* at load: the faster of the two */
 int dp_crc32c_copy_from_user(u32 *crc, void *dst, const void __user *src,
 			     size_t len);
 
-/* dp_copy.c: whether copies go by words (dp_memcpy_words()), set at load */
+/*
+ * A store to a destination that may be unaligned (as put_unaligned()): the
+ * word loops' stores from the user (dp_copy.c, dp_wire_crc.c).
+ */
+struct dp_u64_unaligned {
+	u64 v;
+} __packed;
+
+/* dp_copy.c: whether copies go by words (dp_memcpy_words()): copy= */
 extern bool dp_copy_words;
 void dp_copy_select(void);
 /* copy_from_user(), by words where that is faster: 0 or -EFAULT */
@@ -150,7 +158,7 @@ int dp_copy_from_user(void *dst, const void __user *src, size_t len);
 /* A message's bytes, copied the faster way (dp_copy_select()). */
 static inline void dp_memcpy(void *dst, const void *src, size_t len)
 {
-	if (dp_copy_words)
+	if (READ_ONCE(dp_copy_words))
 		dp_memcpy_words(dst, src, len);
 	else
 		memcpy(dst, src, len);

@@ -13,9 +13,19 @@
  * guest against 0.4 us by words.  The sender's copy from the user and the
  * bundle's copy of each message went at that speed (a sampled profile,
  * docs/perf/profile-realtime-write64.md).
+ *
+ * The module parameter copy= overrides the timing: "kernel" or "words"
+ * forces one way, "auto" (the default) times them again.  It exists so
+ * that a test can run both ways on any kernel (selftests/dp/dp_ways.c):
+ * the KASAN kernel's timing keeps the kernel's copy, every other guest's
+ * the words.  A read of it gives the way in use.  Each copy reads the
+ * choice once, so changing it under traffic is safe.
  */
 #include <linux/instrumented.h>
 #include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -51,9 +61,11 @@ static u64 dp_copy_time(u8 *dst, const u8 *src, bool words)
 	return best;
 }
 
-void dp_copy_select(void)
+/* Time both ways and keep the faster (words only if clearly faster). */
+static void dp_copy_time_both(void)
 {
 	u64 mem_ns, words_ns;
+	bool words;
 	u8 *buf;
 	int i;
 
@@ -66,18 +78,68 @@ void dp_copy_select(void)
 	words_ns = dp_copy_time(buf + DP_COPY_LEN, buf, true);
 	kfree(buf);
 	/* Only clearly faster: a tie keeps the kernel's choice. */
-	dp_copy_words = words_ns * 4 < mem_ns * 3;
+	words = words_ns * 4 < mem_ns * 3;
+	WRITE_ONCE(dp_copy_words, words);
 	pr_info("dp: message copies by %s (%llu ns per %u KiB; the %s took %llu)\n",
-		dp_copy_words ? "8-byte words" : "the kernel's memcpy",
-		dp_copy_words ? words_ns : mem_ns, DP_COPY_EACH,
-		dp_copy_words ? "kernel's memcpy" : "words",
-		dp_copy_words ? mem_ns : words_ns);
+		words ? "8-byte words" : "the kernel's memcpy",
+		words ? words_ns : mem_ns, DP_COPY_EACH,
+		words ? "kernel's memcpy" : "words",
+		words ? mem_ns : words_ns);
 }
 
-/* A store to a destination that may be unaligned (as put_unaligned()). */
-struct dp_copy_u64 {
-	u64 v;
-} __packed;
+enum { DP_COPY_AUTO, DP_COPY_KERNEL, DP_COPY_WORDS };
+static const char * const dp_copy_ways[] = { "auto", "kernel", "words" };
+static int dp_copy_way = DP_COPY_AUTO;	/* under the module's param lock */
+static bool dp_copy_loaded;		/* the same */
+
+/* Apply dp_copy_way: the timing, or the way it forces. */
+static void dp_copy_apply(void)
+{
+	lockdep_assert_held(&THIS_MODULE->param_lock);
+	if (dp_copy_way == DP_COPY_AUTO) {
+		dp_copy_time_both();
+		return;
+	}
+	WRITE_ONCE(dp_copy_words, dp_copy_way == DP_COPY_WORDS);
+	pr_info("dp: message copies by %s (copy=%s)\n",
+		dp_copy_way == DP_COPY_WORDS ? "8-byte words" : "the kernel's memcpy",
+		dp_copy_ways[dp_copy_way]);
+}
+
+/* At load, after copy= was parsed. */
+void dp_copy_select(void)
+{
+	kernel_param_lock(THIS_MODULE);
+	dp_copy_loaded = true;
+	dp_copy_apply();
+	kernel_param_unlock(THIS_MODULE);
+}
+
+/* Called with the module's param lock held (kernel/params.c). */
+static int dp_copy_param_set(const char *val, const struct kernel_param *kp)
+{
+	int way = sysfs_match_string(dp_copy_ways, val);
+
+	if (way < 0)
+		return -EINVAL;
+	dp_copy_way = way;
+	if (dp_copy_loaded)	/* else dp_copy_select() applies it */
+		dp_copy_apply();
+	return 0;
+}
+
+static int dp_copy_param_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n",
+			 READ_ONCE(dp_copy_words) ? "words" : "kernel");
+}
+
+static const struct kernel_param_ops dp_copy_param_ops = {
+	.set = dp_copy_param_set,
+	.get = dp_copy_param_get,
+};
+module_param_cb(copy, &dp_copy_param_ops, NULL, 0644);
+MODULE_PARM_DESC(copy, "message copies: auto (timed, the default), kernel or words; reads the way in use");
 
 /* Eight bytes from the user at @s, word @i, stored at @d's word @i. */
 #define DP_COPY_STEP(d, s, i, fault)					\
@@ -86,7 +148,7 @@ struct dp_copy_u64 {
 		u64 v_;							\
 									\
 		unsafe_get_user(v_, (const u64 __user *)(s) + i_, fault); \
-		((struct dp_copy_u64 *)(d))[i_].v = v_;			\
+		((struct dp_u64_unaligned *)(d))[i_].v = v_;		\
 	} while (0)
 
 /*
@@ -128,7 +190,7 @@ int dp_copy_from_user(void *dst, const void __user *src, size_t len)
 {
 	bool ok;
 
-	if (!dp_copy_words)
+	if (!READ_ONCE(dp_copy_words))
 		return copy_from_user(dst, src, len) ? -EFAULT : 0;
 	might_fault();
 	if (!check_copy_size(dst, len, false))

@@ -10,10 +10,21 @@
  * the instruction; under QEMU's TCG in real time it is the table: TCG
  * emulates crc32 a bit at a time, and a profile of dp's bandwidth between
  * two such guests had the CRC at 12% of each side's samples.
+ *
+ * The module parameter crc= overrides the timing, as copy= does the
+ * copies' (dp_copy.c): "table" or "insn" forces one way ("insn" only
+ * where the CPU has it), "auto" (the default) times them again, and a read
+ * gives the way in use.  A test runs the sender's fused copy and CRC
+ * (dp_crc_copy_insn()) and the table's copy-then-CRC that way on every
+ * kernel (selftests/dp/dp_ways.c).  The CRC's value is the same either
+ * way, so changing it under traffic is safe.
  */
 #include <linux/crc32.h>
 #include <linux/instrumented.h>
 #include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #ifdef CONFIG_X86_64
@@ -27,7 +38,7 @@ static bool dp_crc_insn __read_mostly;
 u32 dp_crc32c(u32 crc, const u8 *p, size_t len)
 {
 #ifdef CONFIG_X86_64
-	if (dp_crc_insn)
+	if (READ_ONCE(dp_crc_insn))
 		return dp_crc32c_sse42(crc, p, len);
 #endif
 	return __crc32c_le(crc, p, len);
@@ -55,42 +66,106 @@ static u64 dp_crc_time(const u8 *buf, bool insn)
 	return best;
 }
 
-void dp_crc32c_select(void)
+/* Time both ways and keep the faster: the instruction on a tie. */
+static void dp_crc_time_both(void)
 {
 	u64 insn_ns, table_ns;
+	bool insn;
 	u8 *buf;
 	int i;
 
-	if (!boot_cpu_has(X86_FEATURE_XMM4_2))
-		return;
-	dp_crc_insn = true;	/* unless the table proves faster */
 	buf = kmalloc(DP_CRC_BUF, GFP_KERNEL);
-	if (!buf)
+	if (!buf) {
+		WRITE_ONCE(dp_crc_insn, true);
 		return;
+	}
 	for (i = 0; i < DP_CRC_BUF; i++)
 		buf[i] = (u8)(i * 7 + 3);
 	insn_ns = dp_crc_time(buf, true);
 	table_ns = dp_crc_time(buf, false);
 	kfree(buf);
-	dp_crc_insn = insn_ns <= table_ns;
+	insn = insn_ns <= table_ns;
+	WRITE_ONCE(dp_crc_insn, insn);
 	pr_info("dp: crc32c by %s (%llu ns per 4 KiB; the %s took %llu)\n",
-		dp_crc_insn ? "the crc32 instruction" : "the table",
-		dp_crc_insn ? insn_ns : table_ns,
-		dp_crc_insn ? "table" : "instruction",
-		dp_crc_insn ? table_ns : insn_ns);
+		insn ? "the crc32 instruction" : "the table",
+		insn ? insn_ns : table_ns, insn ? "table" : "instruction",
+		insn ? table_ns : insn_ns);
+}
+
+static bool dp_crc_has_insn(void)
+{
+	return boot_cpu_has(X86_FEATURE_XMM4_2);
 }
 #else
-void dp_crc32c_select(void)
+static void dp_crc_time_both(void)
 {
+}
+
+static bool dp_crc_has_insn(void)
+{
+	return false;
 }
 #endif
 
-#ifdef CONFIG_X86_64
-/* A store to a destination that may be unaligned (as put_unaligned()). */
-struct dp_crc_u64 {
-	u64 v;
-} __packed;
+enum { DP_CRC_AUTO, DP_CRC_TABLE, DP_CRC_INSN };
+static const char * const dp_crc_ways[] = { "auto", "table", "insn" };
+static int dp_crc_way = DP_CRC_AUTO;	/* under the module's param lock */
+static bool dp_crc_loaded;		/* the same */
 
+/* Apply dp_crc_way: the timing, or the way it forces. */
+static void dp_crc_apply(void)
+{
+	lockdep_assert_held(&THIS_MODULE->param_lock);
+	if (dp_crc_way != DP_CRC_AUTO) {
+		WRITE_ONCE(dp_crc_insn, dp_crc_way == DP_CRC_INSN);
+		pr_info("dp: crc32c by %s (crc=%s)\n",
+			dp_crc_way == DP_CRC_INSN ? "the crc32 instruction" : "the table",
+			dp_crc_ways[dp_crc_way]);
+	} else if (dp_crc_has_insn()) {
+		dp_crc_time_both();
+	} else {
+		WRITE_ONCE(dp_crc_insn, false);
+	}
+}
+
+/* At load, after crc= was parsed. */
+void dp_crc32c_select(void)
+{
+	kernel_param_lock(THIS_MODULE);
+	dp_crc_loaded = true;
+	dp_crc_apply();
+	kernel_param_unlock(THIS_MODULE);
+}
+
+/* Called with the module's param lock held (kernel/params.c). */
+static int dp_crc_param_set(const char *val, const struct kernel_param *kp)
+{
+	int way = sysfs_match_string(dp_crc_ways, val);
+
+	if (way < 0)
+		return -EINVAL;
+	if (way == DP_CRC_INSN && !dp_crc_has_insn())
+		return -EOPNOTSUPP;
+	dp_crc_way = way;
+	if (dp_crc_loaded)	/* else dp_crc32c_select() applies it */
+		dp_crc_apply();
+	return 0;
+}
+
+static int dp_crc_param_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n",
+			 READ_ONCE(dp_crc_insn) ? "insn" : "table");
+}
+
+static const struct kernel_param_ops dp_crc_param_ops = {
+	.set = dp_crc_param_set,
+	.get = dp_crc_param_get,
+};
+module_param_cb(crc, &dp_crc_param_ops, NULL, 0644);
+MODULE_PARM_DESC(crc, "the wire CRC32C: auto (timed, the default), table or insn (SSE4.2); reads the way in use");
+
+#ifdef CONFIG_X86_64
 /* Eight bytes from the user: into the CRC @c, and stored at @d. */
 #define DP_CRC_COPY_STEP(c, d, s, i, fault)				\
 	do {								\
@@ -99,7 +174,7 @@ struct dp_crc_u64 {
 									\
 		unsafe_get_user(v_, (const u64 __user *)(s) + i_, fault); \
 		__asm__("crc32q %1, %0" : "+r" (c) : "r" (v_));		\
-		((struct dp_crc_u64 *)(d))[i_].v = v_;			\
+		((struct dp_u64_unaligned *)(d))[i_].v = v_;		\
 	} while (0)
 
 /*
@@ -160,7 +235,7 @@ int dp_crc32c_copy_from_user(u32 *crc, void *dst, const void __user *src,
 		return dp_copy_from_user(dst, src, len);
 	might_fault();
 #ifdef CONFIG_X86_64
-	if (dp_crc_insn) {
+	if (READ_ONCE(dp_crc_insn)) {
 		bool ok;
 
 		if (!check_copy_size(dst, len, false))
