@@ -248,10 +248,11 @@ stage_kselftest() {
 }
 
 # The core suite's tests that drive a NIC backend's data path and its
-# life (send, receive, order, a full pool, large messages, a NIC going and
-# coming, a send faulting mid-copy): run_local.sh's DPT_ONLY for the
-# backend runs that do not take the whole suite.
-NIC_PATH='xfer|order|pool_full|nic_gone|node_set|send_fault|large'
+# life (send, receive, both ways of copying and of the CRC, order, a full
+# pool, large messages, a NIC going and coming, a send faulting
+# mid-copy): run_local.sh's DPT_ONLY for the backend runs that do not take
+# the whole suite.
+NIC_PATH='xfer|ways|order|pool_full|nic_gone|node_set|send_fault|large'
 
 # The core suite's tests whose path through dp depends on the NIC backend:
 # NIC_PATH and the bundles of a batch (sendv, over io_uring too: uring),

@@ -15,6 +15,7 @@ admin          120 none   sh ./t_module.sh admin
 module_held    120 none   sh ./t_module.sh held
 bind           120 pair   ./dp_bind
 xfer           120 pair   ./dp_xfer
+ways           180 pair   ./dp_ways
 zerocopy       120 pair   ./dp_zerocopy
 block_read     120 pair   ./dp_block
 wait_policy    300 pair   ./dp_wait
