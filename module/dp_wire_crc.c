@@ -24,8 +24,8 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/string.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #ifdef CONFIG_X86_64
 #include <asm/cpufeature.h>
