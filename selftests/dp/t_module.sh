@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Module life cycle (KTAP on stdout; exit 1 on failure):
-#   t_module.sh load   insmod, rmmod, insmod again; /proc/modules and /dev/dp
+#   t_module.sh load   insmod, rmmod, insmod again; /proc/modules and /dev/dp;
+#                      copy= and crc= given to insmod read back, a bad one
+#                      fails the load
 #   t_module.sh busy   rmmod refused while a /dev/dp fd, a bound endpoint or
 #                      a mapped pool is held; succeeds once it is gone
 #   t_module.sh admin  node and NART changes need CAP_NET_ADMIN; a failed
@@ -28,6 +30,14 @@ check() {
 	fi
 }
 not() { ! "$@"; }
+# params_are NAME VALUE...: each module parameter NAME reads VALUE
+params_are() {
+	while [ $# -ge 2 ]; do
+		v=$(cat "/sys/module/dp/parameters/$1") || return 1
+		[ "$v" = "$2" ] || { echo "$1 reads '$v', not '$2'"; return 1; }
+		shift 2
+	done
+}
 finish() {
 	ktap_flush "$n"
 	[ $fail -eq 0 ]
@@ -108,6 +118,17 @@ load)
 	unhold
 	check "rmmod again" rmmod dp
 	check "dp gone again" not mod_loaded
+	# copy= and crc= given at load (module/dp_copy.c, dp_wire_crc.c)
+	crc=table
+	grep -q '^flags.* sse4_2' /proc/cpuinfo && crc=insn
+	check "insmod with copy=kernel crc=$crc" insmod "$DP_KO" copy=kernel crc=$crc
+	check "copy= and crc= read back kernel and $crc" params_are copy kernel crc $crc
+	check "rmmod after it" rmmod dp
+	check "insmod with copy=words crc=table" insmod "$DP_KO" copy=words crc=table
+	check "copy= and crc= read back words and table" params_are copy words crc table
+	check "rmmod after that" rmmod dp
+	check "an unknown crc= fails the load" not insmod "$DP_KO" copy=words crc=bogus
+	check "dp not loaded after it" not mod_loaded
 	;;
 busy)
 	check "insmod" mod_load
