@@ -35,20 +35,10 @@
 static uint8_t out[N_SIZES][70000];
 static uint8_t in[70000];
 
-/* Write @val to parameter @name; 0 or the errno. */
+/* Write @val to parameter @name (dpt_param()); 0 or the errno. */
 static int set_param(const char *name, const char *val)
 {
-	char path[96];
-	int fd, e = 0;
-
-	snprintf(path, sizeof(path), "/sys/module/dp/parameters/%s", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		e = errno;
-	close(fd);
-	return e;
+	return dpt_param(name, val, NULL, 0) ? errno : 0;
 }
 
 /* The way parameter @name reads, without its newline ("" if none). */
