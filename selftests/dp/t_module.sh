@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Module life cycle (KTAP on stdout; exit 1 on failure):
 #   t_module.sh load   insmod, rmmod, insmod again; /proc/modules and /dev/dp;
+#                      the load times its copies from a page of its own,
+#                      unmapped after;
 #                      copy= and crc= given to insmod read back, a bad one
 #                      fails the load
 #   t_module.sh busy   rmmod refused while a /dev/dp fd, a bound endpoint or
@@ -97,6 +99,18 @@ bg_kill() {
 	return 0
 }
 kicks() { dmesg | grep -c 'so that it gives back what it holds'; }
+# The newest copy timing (module/dp_copy.c) copied from the user too.
+copies_from_user() {
+	dmesg | grep 'dp: message copies by' | tail -n 1 | grep -q 'from the user'
+}
+# copy=auto written by a shell: timed again from a page of that shell's,
+# which is gone after (as many mappings after the write as before).
+auto_unmaps() {
+	# shellcheck disable=SC2016 # $$: the inner shell's own
+	sh -c 'a=$(wc -l </proc/$$/maps)
+		echo auto >/sys/module/dp/parameters/copy || exit 1
+		[ "$(wc -l </proc/$$/maps)" -eq "$a" ]' && copies_from_user
+}
 
 ktap_buffer
 ns_clean
@@ -106,6 +120,8 @@ case $1 in
 load)
 	check "insmod dp.ko" insmod "$DP_KO"
 	check "dp listed in /proc/modules" mod_loaded
+	check "the load timed the copies from a page of insmod's" copies_from_user
+	check "copy=auto times them again, and the shell's page is gone after" auto_unmaps
 	check "/dev/dp is a character device" test -c /dev/dp
 	check "/dev/dp has mode 0666" test "$(stat -c %a /dev/dp)" = 666
 	check "a second insmod fails" not insmod "$DP_KO"
