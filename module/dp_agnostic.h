@@ -154,6 +154,8 @@ extern bool dp_copy_words;
 void dp_copy_select(void);
 /* copy_from_user(), by words where that is faster: 0 or -EFAULT */
 int dp_copy_from_user(void *dst, const void __user *src, size_t len);
+/* copy_to_user(), the same */
+int dp_copy_to_user(void __user *dst, const void *src, size_t len);
 
 /* A message's bytes, copied the faster way (dp_copy_select()). */
 static inline void dp_memcpy(void *dst, const void *src, size_t len)

@@ -1,25 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Copies of message bytes: the kernel's memcpy() and copy_from_user(), or
- * loops of 8-byte words (dp_memcpy_words()) where those are faster.
+ * Copies of message bytes: the kernel's memcpy(), copy_from_user() and
+ * copy_to_user(), or loops of 8-byte words (dp_memcpy_words()) where those
+ * are faster.
  *
  * dp_copy_select() times both once at load and keeps words only where
  * they take under three quarters of the kernel's time, as
  * dp_crc32c_select() picks the CRC's way and the kernel's xor and raid6
  * code pick theirs.  What it times is what a message's bytes go through:
- * the sender's copy from the user (from a page of the loading process's
- * own, as lib/test_user_copy.c does) and a copy in the kernel (a bundle's,
- * the pool's).  On hardware, where `rep movsb` is fast, we expect the
- * kernel's copy (not measured).  Under QEMU's TCG, in real time and under
- * -icount alike, it is words: TCG runs `rep movsb` a byte per round of
- * translated code, and a 1024-byte copy took 3.2 us that way in a guest
- * against 0.4 us by words.  The sender's copy from the user and the
- * bundle's copy of each message went at that speed (a sampled profile,
- * docs/perf/profile-realtime-write64.md).  The two kernel copies need not
- * agree: on 6.12 without FSRM memcpy() is a loop of words as fast as ours
- * while copy_from_user() is `rep movsb` (ERMS), three to four times
- * slower than words under TCG, so timing memcpy() alone kept the slow copy
- * from the user there.
+ * the sender's copy from the user and a reader's read() back to it (with a
+ * page of the loading process's own, as lib/test_user_copy.c does) and a
+ * copy in the kernel (a bundle's, the pool's).  On hardware, where `rep
+ * movsb` is fast, we expect the kernel's copy (not measured).  Under
+ * QEMU's TCG, in real time and under -icount alike, it is words: TCG runs
+ * `rep movsb` a byte per round of translated code, and a 1024-byte copy
+ * took 3.2 us that way in a guest against 0.4 us by words.  The sender's
+ * copy from the user and the bundle's copy of each message went at that
+ * speed (a sampled profile, docs/perf/profile-realtime-write64.md); under
+ * -icount each byte counts an instruction.  The kernel's copies need not
+ * be alike: on 6.12 without FSRM memcpy() is a loop of words as fast as
+ * ours while copy_from_user() and copy_to_user() are `rep movsb` (ERMS),
+ * three to four times slower than words under TCG, so timing memcpy()
+ * alone kept the slow copies to and from the user there.
  *
  * The module parameter copy= overrides the timing: "kernel" or "words"
  * forces one way, "auto" (the default) times them again.  It exists so
@@ -83,25 +85,60 @@ fault:
 	return false;
 }
 
+/* Eight bytes from @s's word @i, stored at the user's @d word @i. */
+#define DP_COPY_OUT_STEP(d, s, i, fault)				\
+	do {								\
+		const unsigned int i_ = (i);				\
+		const struct dp_u64_unaligned *w_ = (const void *)(s);	\
+									\
+		unsafe_put_user(w_[i_].v, (u64 __user *)(d) + i_, fault); \
+	} while (0)
+
+/* The copy to the user by words, as dp_copy_user_words() from it. */
+static bool dp_copy_words_to_user(u8 __user *d, const u8 *s, size_t len)
+{
+	if (!user_access_begin(d, len))
+		return false;
+	for (; len >= 32; len -= 32, s += 32, d += 32) {
+		DP_COPY_OUT_STEP(d, s, 0, fault);
+		DP_COPY_OUT_STEP(d, s, 1, fault);
+		DP_COPY_OUT_STEP(d, s, 2, fault);
+		DP_COPY_OUT_STEP(d, s, 3, fault);
+	}
+	for (; len >= 8; len -= 8, s += 8, d += 8)
+		DP_COPY_OUT_STEP(d, s, 0, fault);
+	for (; len; len--, s++, d++)
+		unsafe_put_user(*s, d, fault);
+	user_access_end();
+	return true;
+fault:
+	user_access_end();
+	return false;
+}
+
 #define DP_COPY_LEN	1024	/* a copy timed: a message of a bundle */
 #define DP_COPY_ROUNDS	8
 #define DP_COPY_EACH	4	/* messages per timed round */
 
-/* A message's copy from the user, as dp_copy_from_user() makes it: 0 or 1 */
-static int dp_copy_time_user(u8 *dst, const u8 __user *user, size_t len,
+/*
+ * A message's copies from and to the user, as dp_copy_from_user() and
+ * dp_copy_to_user() make them: 0, or 1 if @user faulted.
+ */
+static int dp_copy_time_user(u8 *dst, u8 __user *user, size_t len,
 			     bool words)
 {
 	if (words)
-		return !dp_copy_user_words(dst, user, len);
-	return copy_from_user(dst, user, len) ? 1 : 0;
+		return !dp_copy_user_words(dst, user, len) ||
+		       !dp_copy_words_to_user(user, dst, len);
+	return copy_from_user(dst, user, len) || copy_to_user(user, dst, len);
 }
 
 /*
  * The best of a few rounds, in ns, of DP_COPY_EACH messages' copies: from
- * @user (when there is a page to copy from) to @dst, then from @src to @dst.
+ * @user (when there is a page to copy with) to @dst and back, and from
+ * @src to @dst.
  */
-static u64 dp_copy_time(u8 *dst, const u8 *src, const u8 __user *user,
-			bool words)
+static u64 dp_copy_time(u8 *dst, const u8 *src, u8 __user *user, bool words)
 {
 	u64 best = U64_MAX, t;
 	size_t len = DP_COPY_LEN;
@@ -152,7 +189,7 @@ static unsigned long dp_copy_user_page(const u8 *src)
 static bool dp_copy_time_pair(u8 *buf, unsigned long user, u64 *mem_ns,
 			      u64 *words_ns)
 {
-	const u8 __user *u = (const u8 __user *)user;
+	u8 __user *u = (u8 __user *)user;
 
 	*mem_ns = dp_copy_time(buf + DP_COPY_LEN, buf, u, false);
 	*words_ns = dp_copy_time(buf + DP_COPY_LEN, buf, u, true);
@@ -188,7 +225,8 @@ static void dp_copy_time_both(void)
 	pr_info("dp: message copies by %s (%llu ns for %u KiB%s; the %s took %llu)\n",
 		words ? "8-byte words" : "the kernel's copies",
 		words ? words_ns : mem_ns, DP_COPY_EACH,
-		user ? " from the user and as much in the kernel" : " in the kernel",
+		user ? " from the user, as much back and in the kernel" :
+		       " in the kernel",
 		words ? "kernel's copies" : "words", words ? mem_ns : words_ns);
 }
 
@@ -264,4 +302,20 @@ int dp_copy_from_user(void *dst, const void __user *src, size_t len)
 	ok = dp_copy_user_words(dst, src, len);
 	instrument_copy_from_user_after(dst, src, len, ok ? 0 : len);
 	return ok ? 0 : -EFAULT;
+}
+
+/*
+ * copy_to_user() of a message's bytes (a read() out of the pool), by words
+ * where dp_copy_select() chose them, with the same checks.  0 or -EFAULT
+ * (then part of @dst may have been written).
+ */
+int dp_copy_to_user(void __user *dst, const void *src, size_t len)
+{
+	if (!READ_ONCE(dp_copy_words))
+		return copy_to_user(dst, src, len) ? -EFAULT : 0;
+	might_fault();
+	if (!check_copy_size(src, len, true))
+		return -EFAULT;
+	instrument_copy_to_user(dst, src, len);
+	return dp_copy_words_to_user(dst, src, len) ? 0 : -EFAULT;
 }

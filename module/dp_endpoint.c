@@ -268,7 +268,7 @@ static ssize_t dp_ep_take(struct dp_endpoint *ep, char __user *buf,
 	len = t->len;
 	if (len > count)
 		return -EMSGSIZE;
-	if (copy_to_user(buf, t + 1, len))
+	if (dp_copy_to_user(buf, t + 1, len))
 		return -EFAULT;
 	dp_pool_release(&ep->pool, 1);
 	dp_rcv_released(&ep->rcv);

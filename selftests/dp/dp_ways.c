@@ -15,7 +15,8 @@
  *    across the link, and the same written one by one;
  *  - a large message (fragments into the pool's token), A -> B;
  *  - the batch again to an endpoint on A's own node (no CRC);
- * every message read intact and in order.  Then "auto" gives back a timed
+ * every message read intact and in order, each read() into a buffer at
+ * another misalignment (the copy to the user).  Then "auto" gives back a timed
  * choice, one of the two ways, and an unknown way is refused (EINVAL).
  */
 #define _GNU_SOURCE
@@ -60,7 +61,10 @@ static const char *get_param(const char *name, char *buf, size_t len)
 	return buf;
 }
 
-/* Read @n messages on @rx: message i is @len[i] bytes of out[i] at @off[i]. */
+/*
+ * Read @n messages on @rx, message i into in + i % 8 (read()'s copy to the
+ * user at each misalignment): it is @len[i] bytes of out[i] + i % 8.
+ */
 static void expect(int rx, unsigned int n, const size_t *len, const char *what)
 {
 	unsigned int i, bad = 0, got = 0;
@@ -69,9 +73,9 @@ static void expect(int rx, unsigned int n, const size_t *len, const char *what)
 	for (i = 0; i < n; i++) {
 		if (dpt_wait_readable(rx, DPT_WAIT_MS) != 1)
 			break;
-		r = read(rx, in, sizeof(in));
+		r = read(rx, in + i % 8, sizeof(in) - 8);
 		got++;
-		if (r != (ssize_t)len[i] || memcmp(in, out[i] + i % 8, len[i])) {
+		if (r != (ssize_t)len[i] || memcmp(in + i % 8, out[i] + i % 8, len[i])) {
 			if (!bad)
 				ktap_diag("%s: message %u: %zd bytes, want %zu%s", what, i, r,
 					  len[i], r == (ssize_t)len[i] ? " (bytes differ)" : "");
