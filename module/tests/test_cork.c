@@ -214,7 +214,7 @@ static void test_cork_held_while_in_flight(void)
 }
 
 /*
- * A write within DP_STREAM_GAP_NS of the last one's return streams: held
+ * A write within DP_STREAM_GAP_NS of the last one's beginning streams: held
  * with nothing in flight, the hold armed once for the bundle it opens,
  * and the bundle sent when the hold ends.
  */
@@ -288,6 +288,34 @@ static void test_cork_gap(void)
 	CHECK(w.ep->plug.stream, "99 us after: streams");
 	CHECK_EQ(w.ep->plug.n, 1);
 	CHECK_EQ(w.frames, 2);
+	w_teardown();
+}
+
+static void w_slow(void)
+{
+	w_us(95);
+}
+
+/*
+ * The gap runs from the last write's beginning (one clock read a write):
+ * the 95 us a write spent inside count, the 10 us after it returned
+ * make 105, and the next write does not stream; the one after does.
+ */
+static void test_cork_gap_from_start(void)
+{
+	w_setup();
+	w_write(64);			/* alone, in flight */
+	w_us(10);
+	w.during = w_slow;
+	w_write(64);			/* streams, 95 us inside */
+	CHECK(!w.during, "the write ran its 95 us");
+	CHECK(w.ep->plug.stream, "10 us after: streams");
+	w_us(10);
+	w_write(64);
+	CHECK(!w.ep->plug.stream, "105 us after the last one began: does not");
+	w_us(10);
+	w_write(64);
+	CHECK(w.ep->plug.stream, "10 us after: streams");
 	w_teardown();
 }
 
@@ -473,6 +501,7 @@ static void test_cork_hold_off(void)
 	w_write(64);
 	CHECK(!w.ep->plug.stream, "does not stream");
 	CHECK_EQ(w.frames, 2);
+	CHECK_EQ(w_txc()->last_write, 0);	/* no clock read */
 	w_us(10);
 	w_write(64);			/* behind the frame in flight */
 	CHECK_EQ(w.ep->plug.n, 1);
@@ -544,6 +573,7 @@ const struct unit_test cork_tests[] = {
 	{ "cork_stream_hold", test_cork_stream_hold },
 	{ "cork_stream_full", test_cork_stream_full },
 	{ "cork_gap", test_cork_gap },
+	{ "cork_gap_from_start", test_cork_gap_from_start },
 	{ "cork_quiet", test_cork_quiet },
 	{ "cork_done_leaves_hold", test_cork_done_leaves_hold },
 	{ "cork_hold_renewed", test_cork_hold_renewed },
