@@ -455,8 +455,8 @@ static inline bool dp_tx_bundles(size_t len, u32 size)
  *	is held only while the plug holds others or one of the endpoint's
  *	frames is in flight, or (@stream) for the writes that follow it.
  * @stream: the owner is a single write that streams (dp_cork.c): it
- *	began soon after a write of its endpoint did, with nothing read or
- *	released since.  Its frame is held even with none in flight,
+ *	follows a write of its endpoint at once, with nothing read or
+ *	released between them.  Its frame is held even with none in flight,
  *	for the writes to come, until the bundle is full or the hold ends.
  * @len: bytes held at @at.
  * @n: frames held.
@@ -499,9 +499,8 @@ struct dp_tx_plug {
  * @ep: the endpoint, NULL once it is released.
  * @flush: sends what @ep's plug holds (dp_wq).
  * @last_write: local_clock() when the endpoint's last single write that
- *	took the plug began (kept only while stream_hold_us is not 0), 0
- *	once it has read, polled or released since: the next write streams
- *	if it begins soon after (dp_cork.c).
+ *	took the plug returned, 0 once it has read, polled or released
+ *	since: the next write streams if it comes soon after (dp_cork.c).
  * @hold: ends a streaming write's hold (queues @flush), armed once per
  *	hold; cancelled at the endpoint's release.
  */

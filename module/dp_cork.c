@@ -19,9 +19,9 @@
  * A NIC that lets go of a frame before the next write comes would leave
  * a stream of small writes one frame each, each paying its own kick of
  * the device: so a write that streams is held even with nothing in
- * flight.  It streams if it begins within DP_STREAM_GAP_NS of its
- * endpoint's last write's beginning, with nothing read, polled or
- * released since (a ping-pong never streams): one clock read a write.  Its hold ends when the
+ * flight.  It streams if it comes within DP_STREAM_GAP_NS of its
+ * endpoint's last write's return, with nothing read, polled or released
+ * between them (a ping-pong never streams).  Its hold ends when the
  * bundle is full (the writer sends it), when the writer reads, polls or
  * releases, or stream_hold_us after the write that opened the bundle
  * (the end of a burst: one hrtimer per hold; a streaming write that has
@@ -128,20 +128,16 @@ void dp_cork_stop(struct dp_endpoint *ep)
 }
 
 /*
- * Whether a single write that takes the plug now streams: it begins soon
- * after its endpoint's last write began, with nothing read, polled or
- * released since.  Its own beginning is kept for the next write's test:
- * the one clock read of a write (none with stream_hold_us=0).
+ * Whether a single write that takes the plug now streams: it comes soon
+ * after its endpoint's last write returned, with nothing read, polled or
+ * released between them.
  */
-static bool dp_cork_streams(struct dp_txc *c)
+static bool dp_cork_streams(const struct dp_txc *c)
 {
-	u64 last = READ_ONCE(c->last_write), now;
+	u64 last = READ_ONCE(c->last_write);
 
-	if (!READ_ONCE(dp_stream_hold_us))
-		return false;
-	now = local_clock();
-	WRITE_ONCE(c->last_write, now);
-	return last && now - last < DP_STREAM_GAP_NS;
+	return last && READ_ONCE(dp_stream_hold_us) &&
+	       local_clock() - last < DP_STREAM_GAP_NS;
 }
 
 /*
@@ -211,7 +207,7 @@ void dp_cork_end(struct dp_endpoint *ep)
 	if (!dp_cork_settle(plug, c)) {
 		/* the next owner's cmpxchg() sees the plug as we left it */
 		smp_store_release(&plug->owner, NULL);
-		return;
+		goto out;
 	}
 	atomic64_inc(&ep->tx_corked);
 	WRITE_ONCE(c->held, true);
@@ -222,6 +218,8 @@ void dp_cork_end(struct dp_endpoint *ep)
 	smp_mb();	/* @held before @inflight; pairs with dp_txc_done() */
 	if (!stream && !atomic_read(&c->inflight))
 		dp_cork_send_held(ep, c);
+out:
+	WRITE_ONCE(c->last_write, local_clock());
 }
 
 /*
