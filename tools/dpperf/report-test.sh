@@ -29,6 +29,7 @@ gen() {
 	echo "# mode=realtime failed proto=tcp test=pingpong size=1500 reason=timeout"
 	gen realtime dp bw MB/s 1500:12
 	echo "# mode=realtime dp sender, bw 1500: tx_msgs +1399 tx_blocked +17 tx_retrans +0"
+	echo "# mode=realtime host: other processes took 40.1 CPU-s over the run's 66 s (0.61 of a core): NOT quiet: the real-time figures ran beside other work"
 	gen realtime udp bw MB/s 1500:8
 	gen realtime tcp bw MB/s 1500:6
 	# bwsize: dp reaches half its peak (100) between 1024 (40) and 4096
@@ -144,6 +145,7 @@ check "MPI under icount: its section and note" has "the same NetPIPE runs in ONE
 check "MPI under icount: its own ratio" has "| 1 | 30.0 | 80.0 | 0.38 |"
 check "failure noted" has "failed proto=tcp test=pingpong size=1500 reason=timeout"
 check "the dp sender's counters noted" has "dp sender, bw 1500: tx_msgs +1399 tx_blocked +17"
+check "the host's other load noted" has "host: other processes took 40.1 CPU-s over the run's 66 s (0.61 of a core): NOT quiet"
 # the targets' table: 20 / 32.5 = 0.62 against 0.6; bandwidth 12 / 6 at the
 # one size; a batch's cost 1000 / 4000; n1/2 2048 / 4096; MPI 40 / 100
 check "targets: a missed one" has "| 13 | e1000 netdev, icount | 1-byte round trip, dp/UDP | 0.62 | ≤ 0.6 | missed |"

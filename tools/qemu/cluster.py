@@ -77,6 +77,7 @@ import base64
 import json
 import os
 import re
+import resource
 import selectors
 import shutil
 import signal
@@ -327,6 +328,40 @@ class Fabric(Relay):
             return f"myrisim died during the run (exit {self.proc.returncode})"
         return None if self.proc.returncode == 0 else \
             f"myrisim exited {self.proc.returncode} on SIGTERM"
+
+
+PERF_MODE = re.compile(r"^#? ?mode=([\w-]+)")
+# The modes whose figures are real time: how much of the host other processes
+# took during the run is written beside them (host_cpu()).
+REALTIME_PERF_MODES = ("demo", "mpidemo")
+QUIET_CORES = 0.1  # others' share of a core under which a run counts as quiet
+
+
+def host_cpu():
+    """CPU seconds the host has been busy (/proc/stat), and those of this
+    process and its waited-for children (the guests' QEMUs, the relay, the
+    fabric): their difference over a run is what other processes took."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:9]]
+    busy = (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / os.sysconf("SC_CLK_TCK")
+    ours = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        r = resource.getrusage(who)
+        ours += r.ru_utime + r.ru_stime
+    return busy, ours
+
+
+def others_note(before, after, elapsed):
+    """What other processes took of the host over a run, as a line for the
+    report's "Runs and problems" (or None if nothing was measured)."""
+    if elapsed <= 0:
+        return None
+    others = max(0.0, (after[0] - before[0]) - (after[1] - before[1]))
+    cores = others / elapsed
+    verdict = "quiet" if cores < QUIET_CORES else \
+        "NOT quiet: the real-time figures ran beside other work"
+    return f"host: other processes took {others:.1f} CPU-s over the run's " \
+        f"{elapsed:.0f} s ({cores:.2f} of a core): {verdict}"
 
 
 LINK_TAG = re.compile(r"^[A-Za-z0-9]{1,16}$")
@@ -868,6 +903,7 @@ def run(a):
     logf = open(os.path.join(a.out, f"{a.mode}-barrier.log"), "w")
     guest_timeout = max(60, a.timeout - 30)  # the guest's watchdog fires first
     start = time.monotonic()
+    cpu_before = host_cpu()
     timed_out = False
     try:
         if a.nic != "myri" and (a.guests > 2 or a.faults is not None):
@@ -935,6 +971,8 @@ def run(a):
     elapsed = time.monotonic() - start
     if a.mode == "shell":
         return 0
+    host = others_note(cpu_before, host_cpu(), elapsed) \
+        if a.mode in REALTIME_PERF_MODES else None
 
     total = ktap.Report()
     perf_all, summary = [], []
@@ -962,8 +1000,11 @@ def run(a):
                 print(f"cluster:     {note}")
     if a.mode in ("demo", "mpidemo") + ICOUNT_MODES:
         tsv = os.path.join(a.out, f"{a.mode}.tsv")
+        modes = sorted({m.group(1) for m in map(PERF_MODE.match, perf_all) if m})
         with open(tsv, "w") as f:
             f.write("".join(line + "\n" for line in perf_all))
+            if host:
+                f.write("".join(f"# mode={m} {host}\n" for m in modes))
         if perf_all:
             print(f"cluster: {len(perf_all)} DPPERF lines -> {tsv}")
         else:
@@ -972,7 +1013,10 @@ def run(a):
     ktap.write_names(os.path.join(a.out, f"{a.mode}-names.txt"), total)
     with open(os.path.join(a.out, f"{a.mode}-summary.json"), "w") as f:
         json.dump({"kernel": a.kernel, "mode": a.mode, "guests": summary, "link": link,
-                   "elapsed_s": round(elapsed, 1), "host_timeout": timed_out}, f, indent=1)
+                   "elapsed_s": round(elapsed, 1), "host_timeout": timed_out,
+                   "host": host}, f, indent=1)
+    if host:
+        print(f"cluster: {host}")
     if link and a.faults is not None:
         print(f"cluster: link: {link}")
     if fabric and a.mode == "myricore":

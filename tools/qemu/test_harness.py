@@ -387,6 +387,26 @@ def test_tcg_accel():
     check("tcg: an explicit choice wins", accel(cpus, 2, thread="multi") == "tcg,thread=multi")
 
 
+def test_host_note():
+    """What other processes took of the host over a real-time run."""
+    import cluster
+    note = cluster.others_note
+    # busy and ours, CPU-s: the host busy 30 s more over 30 s, ours 29 of them
+    quiet = note((100.0, 10.0), (130.0, 39.0), 30)
+    check("host: others' 1 CPU-s of 30 s is quiet",
+          "took 1.0 CPU-s over the run's 30 s (0.03 of a core): quiet" in quiet)
+    busy = note((100.0, 10.0), (160.0, 40.0), 30)
+    check("host: a core of others is not", "(1.00 of a core): NOT quiet" in busy)
+    check("host: ours alone, never below 0", "took 0.0 CPU-s" in note((0, 0), (5, 6), 5))
+    check("host: no run, no note", note((0, 0), (1, 1), 0) is None)
+    busy, ours = cluster.host_cpu()
+    check("host: /proc/stat and rusage read", busy > 0 and ours > 0)
+    check("host: the perf lines' modes",
+          [cluster.PERF_MODE.match(x).group(1) for x in
+           ("# mode=realtime dpperf client", "mode=mpi-icount\tdp\tmpilat")]
+          == ["realtime", "mpi-icount"])
+
+
 def test_stuck_at_boot():
     """A guest that never reached user space once the others ended."""
     import cluster
@@ -655,6 +675,7 @@ def main():
     test_kernel_bad()
     test_crash_report()
     test_tcg_accel()
+    test_host_note()
     test_stuck_at_boot()
     test_myri_cards()
     test_switch(sys.argv[1])
