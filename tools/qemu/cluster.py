@@ -331,8 +331,9 @@ class Fabric(Relay):
 
 
 PERF_MODE = re.compile(r"^#? ?mode=([\w-]+)")
-# The modes whose figures are real time: how much of the host other processes
-# took during the run is written beside them (host_cpu()).
+# The modes whose figures are real time (with ICOUNT_MODES, those that write a
+# TSV): how much of the host other processes took during the run is written
+# beside them (host_cpu()).
 REALTIME_PERF_MODES = ("demo", "mpidemo")
 QUIET_CORES = 0.1  # others' share of a core under which a run counts as quiet
 
@@ -998,7 +999,7 @@ def run(a):
             print(f"cluster:   FAIL {what}")
             for note in notes:  # what the test said before it failed
                 print(f"cluster:     {note}")
-    if a.mode in ("demo", "mpidemo") + ICOUNT_MODES:
+    if a.mode in REALTIME_PERF_MODES + ICOUNT_MODES:
         tsv = os.path.join(a.out, f"{a.mode}.tsv")
         modes = sorted({m.group(1) for m in map(PERF_MODE.match, perf_all) if m})
         with open(tsv, "w") as f:

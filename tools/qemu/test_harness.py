@@ -399,8 +399,8 @@ def test_host_note():
     check("host: a core of others is not", "(1.00 of a core): NOT quiet" in busy)
     check("host: ours alone, never below 0", "took 0.0 CPU-s" in note((0, 0), (5, 6), 5))
     check("host: no run, no note", note((0, 0), (1, 1), 0) is None)
-    busy, ours = cluster.host_cpu()
-    check("host: /proc/stat and rusage read", busy > 0 and ours > 0)
+    host_busy, ours = cluster.host_cpu()
+    check("host: /proc/stat and rusage read", host_busy > 0 and ours > 0)
     check("host: the perf lines' modes",
           [cluster.PERF_MODE.match(x).group(1) for x in
            ("# mode=realtime dpperf client", "mode=mpi-icount\tdp\tmpilat")]
