@@ -3,8 +3,8 @@
 # Test of profile-compare on synthetic runs that profile-report has read:
 # instructions summed by group per message (a bandwidth run: bytes over
 # size) and per leg (a ping-pong), calls counted at a function's first
-# address in an exact run and "-" in a sampled one, --calls, and a missing
-# or foreign DIR failing.  Usage: profile-compare-test.sh PATH/TO/
+# address in an exact run and "-" in a sampled one, --calls, --floor, and a
+# missing or foreign DIR or an unknown --floor group failing.  Usage: profile-compare-test.sh PATH/TO/
 # profile-compare.  Prints TAP; exit 0 when all pass.
 set -u
 pc=${1:?usage: profile-compare-test.sh PROFILE-COMPARE}
@@ -14,7 +14,7 @@ tab=$(printf '\t')
 # shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
 echo "TAP version 13"
-echo "1..9"
+echo "1..12"
 
 tsv() {	# tsv DIR SYMBOL:SPACE:COUNT...: DIR/profile.tsv as profile-report writes it
 	dir=$1
@@ -67,7 +67,8 @@ t $? "calls from a function's first address only, per message"
 # a sampled ping-pong beside it: 100 round trips, period 1000, per leg
 mkdir "$d/pp"
 printf 'PROFILE-BEGIN\niters 100 period 1000 proto tcp\nPROFILE-END\n' >"$d/pp/icount-g0.out.log"
-tsv "$d/pp" tcp_sendmsg:kernel:400 schedule:kernel:200
+tsv "$d/pp" tcp_sendmsg:kernel:400 schedule:kernel:200 e1000_clean:kernel:100 \
+	tul_rx:kernel:200
 "$pc" --calls __schedule,nothing_here "$d/dp/profile" "$d/pp" >"$d/two.md" 2>"$d/err"
 t $? "two runs, one sampled, side by side"
 # 400 samples * 1000 / 200 legs = 2000; dp's per message beside it
@@ -78,6 +79,19 @@ grep -q '^| `__schedule` | 2.000 | - |' "$d/two.md" &&
 	grep -q '^| `nothing_here` | no such symbol | - |' "$d/two.md" &&
 	! grep -q 'vp_notify' "$d/two.md"
 t $? "--calls names the functions; a sampled run has no calls"
+# Linux's driver and dp's own tulip helpers (tul_) by name
+grep -q "^| Linux's NIC driver | 0 | 500 |" "$d/two.md" && grep -q "^| dp.ko | 4 | 1000 |" "$d/two.md"
+t $? "Linux's NIC driver and dp.ko's tul_ helpers have groups of their own"
+
+# the floor: least scheduler min(6, 1000), least user space min(0.7, 0);
+# over each run's all, 11.5 a message and 4500 a leg
+"$pc" --floor "the scheduler" --floor "user space" "$d/dp/profile" "$d/pp" >"$d/floor.md" 2>"$d/err" &&
+	grep -q "^| floor: the least of the runs in the scheduler; user space | 6 | 6 |" "$d/floor.md" &&
+	grep -q "^| the floor over the run's all | 0.522 | 0.001 |" "$d/floor.md"
+t $? "--floor sums the least of the runs in each group named, over each run's all"
+! "$pc" --floor "the scheduler" --floor "no such group" "$d/dp/profile" >/dev/null 2>&1 &&
+	! "$pc" "$d/dp/profile" 2>/dev/null | grep -q "floor"
+t $? "an unknown --floor group fails; without --floor no floor is printed"
 
 mkdir "$d/foreign"
 echo "not a profile" >"$d/foreign/profile.tsv"
