@@ -1057,6 +1057,12 @@ def fabric_hops(a, total, log):
     print(f"cluster: {'ok  ' if ok else 'FAIL'} {name}: {why}")
 
 
+def nic_driver_of(nic):
+    """The guest's Linux driver for -device @nic ("e1000,mitigation=off":
+    e1000), or "none" where the guest needs none loaded by name."""
+    return {"tulip": "tulip", "e1000": "e1000"}.get(nic.split(",")[0], "none")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kernel", help="kernel version (default: tools/kvers.sh's first)")
@@ -1143,7 +1149,7 @@ def main():
         if a.faults is not None:
             sys.exit("cluster: --nic myri has no relay; faults are the simulator's (dp-link)")
     if a.nic_driver is None:
-        a.nic_driver = {"tulip": "tulip", "e1000": "e1000"}.get(a.nic, "none")
+        a.nic_driver = nic_driver_of(a.nic)
     a.out = a.out or os.path.join(TOP, "build", "results", a.kernel)
     if not 1 <= a.guests <= 64:
         sys.exit("cluster: 1..64 guests")

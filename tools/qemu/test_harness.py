@@ -429,6 +429,16 @@ def test_stuck_at_boot():
         check("boot: a barrier line is", bar.seen == {0})
 
 
+def test_nic_driver():
+    """The guest's driver for a -device spec with options (make profile's
+    PROFILE_NIC=e1000,mitigation=off) is its name's, not none."""
+    import cluster
+    for nic, want in (("e1000", "e1000"), ("e1000,mitigation=off", "e1000"),
+                      ("tulip", "tulip"), ("virtio-net-pci", "none"), ("myri", "none")):
+        got = cluster.nic_driver_of(nic)
+        check(f"nic driver: {nic} loads {want}", got == want, got)
+
+
 def test_myri_cards():
     """Mode myricore: one guest, two LANai cards (hosts h0 and h1 of 'one'),
     each card's node with the route to the other."""
@@ -677,6 +687,7 @@ def main():
     test_tcg_accel()
     test_host_note()
     test_stuck_at_boot()
+    test_nic_driver()
     test_myri_cards()
     test_switch(sys.argv[1])
     test_relay(sys.argv[1])
