@@ -637,7 +637,7 @@ def qemu_nic_cmd(a, g, kernel, initramfs, sockdir, out_prefix, timeout):
         "" if a.mode == "shell" else "dpg.out=ttyS2",
         "dpg.cmd=" + base64.b64encode(a.cmd.encode()).decode() if a.cmd else "",
         "dpg.modprobe=" + ",".join(mods) if mods else "",
-        "dpg.backend=tulip" if a.nic == "tulip" and a.nic_driver == "none" else "",
+        "dpg.backend=tulip" if nic_model(a.nic) == "tulip" and a.nic_driver == "none" else "",
         "dpg.backend=myri" if a.nic == "myri" else "",
         f"dpg.myri={myri_routes(a.fabric, g, a.guests, nics, card_hosts(a, g))}"
         if a.nic == "myri" else "",
@@ -1057,10 +1057,16 @@ def fabric_hops(a, total, log):
     print(f"cluster: {'ok  ' if ok else 'FAIL'} {name}: {why}")
 
 
+def nic_model(nic):
+    """The device model of -device spec @nic, its options left off
+    ("e1000,mitigation=off": e1000)."""
+    return nic.split(",")[0]
+
+
 def nic_driver_of(nic):
-    """The guest's Linux driver for -device @nic ("e1000,mitigation=off":
-    e1000), or "none" where the guest needs none loaded by name."""
-    return {"tulip": "tulip", "e1000": "e1000"}.get(nic.split(",")[0], "none")
+    """The guest's Linux driver for -device @nic, or "none" where the guest
+    needs none loaded by name."""
+    return {"tulip": "tulip", "e1000": "e1000"}.get(nic_model(nic), "none")
 
 
 def main():

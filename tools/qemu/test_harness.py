@@ -437,6 +437,19 @@ def test_nic_driver():
                       ("tulip", "tulip"), ("virtio-net-pci", "none"), ("myri", "none")):
         got = cluster.nic_driver_of(nic)
         check(f"nic driver: {nic} loads {want}", got == want, got)
+    # the guest's command line, as qemu_cmd() builds it, for a spec with options
+    import argparse
+    a = argparse.Namespace(fabric=None, nic="e1000,mitigation=off", nics=1, mode="check",
+                           guests=1, smp=1, tcg_thread="auto", cpu="max", mem=512, cmd=None,
+                           nic_driver=cluster.nic_driver_of("e1000,mitigation=off"),
+                           tap=False, no_nart=False, append=None, kernel="k", faults=None)
+    cmd = " ".join(cluster.qemu_cmd(a, 0, "vmlinuz", "initrd", "/s", "/o", 60))
+    check("nic driver: e1000,mitigation=off boots with e1000 loaded, options on the device",
+          "dpg.modprobe=e1000" in cmd and "-device e1000,mitigation=off,netdev=n0" in cmd, cmd)
+    a.nic, a.nic_driver = "tulip,romfile=", "none"
+    cmd = " ".join(cluster.qemu_cmd(a, 0, "vmlinuz", "initrd", "/s", "/o", 60))
+    check("nic driver: a tulip spec with options, no driver, is dp's tulip backend",
+          "dpg.backend=tulip" in cmd and "dpg.modprobe" not in cmd, cmd)
 
 
 def test_myri_cards():
