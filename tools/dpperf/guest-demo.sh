@@ -27,7 +27,11 @@
 #   DPPERF-BEGIN
 #   mode=realtime<TAB>proto<TAB>test<TAB>size<TAB>value<TAB>unit   (and # comments)
 #   DPPERF-END
-# Environment: DPPERF_ITERS (1000), DPPERF_BYTES (2097152), DPPERF_RECV (spin),
+# The first pass's bandwidth and rate tests send DPPERF_BYTES (16 MiB) per
+# size: with 2 MiB a size took a tenth to a third of a second, and quiet runs
+# of the same code put dp's worst size anywhere from 0.86x to 1.38x TCP's;
+# with 16 MiB (about 25 s more a pass) six runs gave 1.05x to 1.46x.
+# Environment: DPPERF_ITERS (1000), DPPERF_BYTES (16777216), DPPERF_RECV (spin),
 # DPPERF_BUSY_POLL (unset; US: every protocol's receive busy-polls the NIC
 # for up to US microseconds, dp's read() by DP_WAIT_BUSY_POLL and the
 # sockets' by SO_BUSY_POLL, meant with DPPERF_RECV=block).
@@ -36,7 +40,7 @@ set -u
 . /etc/dp/env
 
 ITERS=${DPPERF_ITERS:-1000}
-BYTES=${DPPERF_BYTES:-2097152}
+BYTES=${DPPERF_BYTES:-16777216}
 RECV=${DPPERF_RECV:-spin}
 BUSY=''
 [ -n "${DPPERF_BUSY_POLL:-}" ] && BUSY="--busy-poll --poll-usecs $DPPERF_BUSY_POLL"
