@@ -14,9 +14,9 @@
 #
 # On Ethernet a second pass, "sweep", measures bandwidth against size from
 # 1 byte to 1 MiB (dpperf --test bwsize: powers of 4, DPPERF_SWEEP_BYTES
-# (32 MiB) per size, at least 8 and at most 20000 messages: with 4 MiB the
-# 1 MiB point was 8 messages, a fifth of a second, and moved by half from
-# run to run) for dp (the server's pool 4 MiB, so that 1 MiB fits its
+# (16 MiB) per size each time, 32 MiB in all, at least 8 and at most 20000
+# messages: with 4 MiB the 1 MiB point was 8 messages, a fifth of a second,
+# and moved by half from run to run) for dp (the server's pool 4 MiB, so that 1 MiB fits its
 # max_msg), UDP (to 16 KiB: a datagram carries less than 64 KiB) and TCP
 # (its server announces the same 4 MiB, so dpperf's windows between
 # acknowledgements are as large in bytes as dp's); dpperf prints each
@@ -27,11 +27,15 @@
 #   DPPERF-BEGIN
 #   mode=realtime<TAB>proto<TAB>test<TAB>size<TAB>value<TAB>unit   (and # comments)
 #   DPPERF-END
-# The first pass's bandwidth and rate tests send DPPERF_BYTES (16 MiB) per
-# size: with 2 MiB a size took a tenth to a third of a second, and quiet runs
-# of the same code put dp's worst size anywhere from 0.86x to 1.38x TCP's;
-# with 16 MiB (about 25 s more a pass) six runs gave 1.05x to 1.46x.
-# Environment: DPPERF_ITERS (1000), DPPERF_BYTES (16777216), DPPERF_RECV (spin),
+# On Ethernet each pass runs twice, the protocols in the order dp, UDP, TCP
+# and then TCP, UDP, dp (passes "all" and "allrev", "sweep" and
+# "sweeprev"), and the report averages the two: whatever drifts on the host
+# over a pass then falls on every protocol alike, where one order put it on
+# the first or the last.  The first pass's bandwidth and rate tests send
+# DPPERF_BYTES (8 MiB) per size each time, 16 MiB in all: with 2 MiB a size
+# took a tenth to a third of a second, and quiet runs of the same code put
+# dp's worst size anywhere from 0.86x to 1.38x TCP's.
+# Environment: DPPERF_ITERS (1000), DPPERF_BYTES (8388608), DPPERF_RECV (spin),
 # DPPERF_BUSY_POLL (unset; US: every protocol's receive busy-polls the NIC
 # for up to US microseconds, dp's read() by DP_WAIT_BUSY_POLL and the
 # sockets' by SO_BUSY_POLL, meant with DPPERF_RECV=block).
@@ -40,7 +44,7 @@ set -u
 . /etc/dp/env
 
 ITERS=${DPPERF_ITERS:-1000}
-BYTES=${DPPERF_BYTES:-16777216}
+BYTES=${DPPERF_BYTES:-8388608}
 RECV=${DPPERF_RECV:-spin}
 BUSY=''
 [ -n "${DPPERF_BUSY_POLL:-}" ] && BUSY="--busy-poll --poll-usecs $DPPERF_BUSY_POLL"
@@ -98,19 +102,26 @@ run_client() {	# run_client PROTO STEP
 # 1 byte (bandwidth over DPPERF_MYRI_SMALL_BYTES, 65536 messages) and the
 # largest message (over DPPERF_MYRI_BYTES, 8 MiB): one byte count for
 # both would give millions of 1-byte messages or a handful of large ones.
-PASSES="all sweep"
+PASSES="all allrev sweep sweeprev"
 [ "${DP_BACKEND:-}" = myri ] && PASSES="small large"
 SRVARGS=''
 pass_args() {	# pass_args PASS: MODE, TESTS, SIZES, PBYTES, SRVARGS
 	SRVARGS=''
 	case $1 in
-	all) MODE=realtime TESTS=pingpong,bw,rate SIZES='' PBYTES=$BYTES ;;
-	sweep) MODE=realtime TESTS=bwsize SIZES='' PBYTES=${DPPERF_SWEEP_BYTES:-33554432}
+	all|allrev) MODE=realtime TESTS=pingpong,bw,rate SIZES='' PBYTES=$BYTES ;;
+	sweep|sweeprev) MODE=realtime TESTS=bwsize SIZES='' PBYTES=${DPPERF_SWEEP_BYTES:-16777216}
 		SRVARGS="--pool 4194304" ;;
 	small) MODE=myri TESTS=pingpong,bw SIZES="--sizes 1"
 		PBYTES=${DPPERF_MYRI_SMALL_BYTES:-65536} ;;
 	large) MODE=myri TESTS=pingpong,bw SIZES="--sizes $max"
 		PBYTES=${DPPERF_MYRI_BYTES:-8388608} ;;
+	esac
+}
+# pass_protos PASS: the protocols in the pass's order
+pass_protos() {
+	case $1 in
+	*rev) echo "$PROTOS" | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? " " : "\n") }' ;;
+	*) echo "$PROTOS" ;;
 	esac
 }
 
@@ -150,7 +161,7 @@ barrier demo-loaded
 
 for pass in $PASSES; do
 	pass_args "$pass"
-	for p in $PROTOS; do
+	for p in $(pass_protos "$pass"); do
 		step=$p
 		[ "$pass" = all ] || step=$p-$pass
 		case $role in
