@@ -17,11 +17,11 @@
 # (16 MiB) per size each time, 32 MiB in all, at least 8 and at most 20000
 # messages: with 4 MiB the 1 MiB point was 8 messages, a fifth of a second,
 # and moved by half from run to run) for dp (the server's pool 4 MiB, so
-# that 1 MiB fits its max_msg), UDP (to 16 KiB: a datagram carries less than 64 KiB) and TCP
-# (its server announces the same 4 MiB, so dpperf's windows between
-# acknowledgements are as large in bytes as dp's); dpperf prints each
-# curve's half-bandwidth size n1/2, and the report computes it from the
-# table.
+# that 1 MiB fits its max_msg), UDP (to 16 KiB: a datagram carries less
+# than 64 KiB) and TCP (its server announces the same 4 MiB, so dpperf's
+# windows between acknowledgements are as large in bytes as dp's); dpperf
+# prints each curve's half-bandwidth size n1/2, and the report computes it
+# from the table.
 #
 # Prints KTAP (one test per step) and, on guest 0, the results:
 #   DPPERF-BEGIN
