@@ -120,7 +120,7 @@ pass_args() {	# pass_args PASS: MODE, TESTS, SIZES, PBYTES, SRVARGS
 # pass_protos PASS: the protocols in the pass's order
 pass_protos() {
 	case $1 in
-	*rev) echo "$PROTOS" | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? " " : "\n") }' ;;
+	*rev) r=''; for q in $PROTOS; do r="$q${r:+ $r}"; done; echo "$r" ;;
 	*) echo "$PROTOS" ;;
 	esac
 }
